@@ -1,0 +1,32 @@
+"""Shared fixtures.
+
+Tests that need something outside the repository (the shared corpora, Chromium) skip with a reason on a
+machine that lacks it, but fail in CI (``CI=true``), where a missing dependency is a broken setup.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED_CORPORA = REPO_ROOT.parent / "shared" / "corpora"
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def skip_unless_ci(reason: str):
+    """Skip here, fail in CI."""
+    if in_ci():
+        pytest.fail(f"{reason} (required in CI)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def shared_corpora() -> Path:
+    if not SHARED_CORPORA.is_dir():
+        skip_unless_ci(f"the shared corpora are not at {SHARED_CORPORA}")
+    return SHARED_CORPORA

@@ -1,0 +1,274 @@
+"""Bayes' rule for one review, step by step, as an immutable record that pages only format.
+
+For each class the trace holds every factor of φ_k · Π_j P(x_j | k), the product as an exact fraction
+(small vocabularies) and as float64 multiplied one factor at a time (which underflows to 0.0 for a long
+review), the sum of logs, the factors that are exactly 0, and the normalisation by log-sum-exp with
+its max shift. Words of the review that are not in the vocabulary are ignored, and listed as such.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from .analysis import DocumentAnalysis
+from .bag import BagOfWords
+from .models import NaiveBayes
+
+# Exact fractions for the products when the vocabulary is at most this size (the lecture examples).
+EXACT_VOCABULARY_LIMIT = 200
+# Bernoulli: below this vocabulary size every absent word's factor 1 − ψ is listed; above it, the
+# absent words are one aggregated factor (and those whose factor is 0 are still named).
+LISTED_ABSENT_LIMIT = 60
+
+
+@dataclass(frozen=True)
+class FeatureValue:
+    word: str
+    index: int  # column j in the vocabulary
+    count: int  # occurrences in the review
+    value: int  # x_j as the model sees it: count, or 1 for presence
+
+
+@dataclass(frozen=True)
+class Factor:
+    """One factor P(x_j | k): ψ_jk for a present word, 1 − ψ_jk for an absent one (Bernoulli), or θ_jk
+    raised to the word's count (multinomial)."""
+
+    word: str
+    index: int
+    present: bool
+    probability: float
+    ratio: tuple[Fraction, Fraction] | None  # unreduced numerator/denominator, None under an ε-floor
+    power: int  # how many times the factor is multiplied in
+    log_value: float  # power · log(probability); −∞ for a zero factor
+
+    @property
+    def exact(self) -> Fraction | None:
+        return None if self.ratio is None else Fraction(self.ratio[0]) / Fraction(self.ratio[1])
+
+    @property
+    def is_zero(self) -> bool:
+        return self.probability == 0.0
+
+
+@dataclass(frozen=True)
+class AbsentWords:
+    """The product of 1 − ψ_jk over absent words too many to list, taken from the kept sum of logs."""
+
+    count: int
+    log_product: float
+    product: float
+    exact: Fraction | None
+
+
+@dataclass(frozen=True)
+class ZeroFactor:
+    word: str
+    label: str
+    present: bool  # True: the word is in the review but never in the class; False: absent but always there
+
+
+@dataclass(frozen=True)
+class ClassTrace:
+    label: str
+    prior: float
+    prior_ratio: tuple[int, int] | None
+    prior_exact: Fraction
+    log_prior: float
+    factors: tuple[Factor, ...]
+    absent_words: AbsentWords | None
+    zero_factors: tuple[ZeroFactor, ...]
+    joint: float  # φ_k · Π factors, multiplied one at a time in float64
+    joint_exact: Fraction | None
+    log_joint: float  # log φ_k + Σ log factors
+    shifted_log_joint: float | None  # log_joint − max over classes (the log-sum-exp shift)
+    posterior: float | None
+    log_posterior: float | None
+
+
+@dataclass(frozen=True)
+class Trace:
+    text: str
+    model: dict
+    analysis: DocumentAnalysis
+    features: tuple[FeatureValue, ...]  # the non-zero entries of the feature vector
+    unseen: tuple[str, ...]  # features of the review that are not in the vocabulary: ignored
+    classes: tuple[str, ...]
+    per_class: tuple[ClassTrace, ...]
+    cannot_decide: bool  # every class has probability 0
+    log_shift: float | None  # max_k log joint, subtracted before exponentiating
+    sum_shifted: float | None  # Σ_k exp(log joint − shift)
+    log_evidence: float  # log P(x)
+    evidence: float
+    decision: str | None
+    tied: tuple[str, ...]  # classes sharing the top score, when more than one does
+    exact: bool  # whether the products are also given as exact fractions
+    vocabulary_size: int
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        return self.analysis.features
+
+
+def explain(model: NaiveBayes, bag: BagOfWords, text: str) -> Trace:
+    """The complete trace of classifying ``text`` with ``model`` (whose vocabulary is ``bag``'s)."""
+    analysis = bag.analyzer.explain(text)
+    counts: dict[int, int] = {}
+    unseen: dict[str, None] = {}
+    for feature in analysis.features:
+        j = bag.index.get(feature)
+        if j is None:
+            unseen[feature] = None
+        else:
+            counts[j] = counts.get(j, 0) + 1
+    features = tuple(
+        FeatureValue(bag.vocabulary[j], j, c, 1 if model.uses_presence else c) for j, c in sorted(counts.items())
+    )
+    exact = model.epsilon is None and len(bag.vocabulary) <= EXACT_VOCABULARY_LIMIT
+    log_joints = _log_joints(model, features)
+
+    finite = [v for v in log_joints if v > -math.inf]
+    cannot_decide = not finite
+    if cannot_decide:
+        shift = sum_shifted = None
+        log_evidence = -math.inf
+    else:
+        shift = max(finite)
+        sum_shifted = math.fsum(math.exp(v - shift) for v in finite)
+        log_evidence = shift + math.log(sum_shifted)
+
+    per_class = tuple(
+        _class_trace(model, k, features, log_joints[k], shift, log_evidence, exact)
+        for k in range(len(model.classes))
+    )
+    decision, tied = None, ()
+    if not cannot_decide:
+        best = [k for k, v in enumerate(log_joints) if v == shift]
+        decision = model.classes[best[0]]
+        tied = tuple(model.classes[k] for k in best) if len(best) > 1 else ()
+    return Trace(
+        text=text,
+        model=model.describe(),
+        analysis=analysis,
+        features=features,
+        unseen=tuple(unseen),
+        classes=model.classes,
+        per_class=per_class,
+        cannot_decide=cannot_decide,
+        log_shift=shift,
+        sum_shifted=sum_shifted,
+        log_evidence=log_evidence,
+        evidence=math.exp(log_evidence),
+        decision=decision,
+        tied=tied,
+        exact=exact,
+        vocabulary_size=len(bag.vocabulary),
+    )
+
+
+def _log_joints(model: NaiveBayes, features) -> list[float]:
+    """The same computation as scoring a whole test set, so the trace and the evaluation agree."""
+    import scipy.sparse as sp
+
+    columns = np.array([f.index for f in features], dtype=np.int64)
+    values = np.array([f.count for f in features], dtype=np.int64)
+    row = sp.csr_matrix((values, columns, [0, len(columns)]), shape=(1, len(model.vocabulary)))
+    return [float(v) for v in model.joint_log_likelihood(row)[0]]
+
+
+def _factor(model: NaiveBayes, k: int, j: int, present: bool, power: int) -> Factor:
+    if model.kind == "bernoulli" and not present:
+        log_probability = float(model.absent_log_prob_[k, j])
+        probability = math.exp(log_probability) if model.epsilon is None else 1.0 - float(model.feature_prob_[k, j])
+    else:
+        log_probability = float(model.feature_log_prob_[k, j])
+        probability = float(model.feature_prob_[k, j])
+    ratio = None if model.epsilon is not None else model.feature_ratio(k, j, absent=not present)
+    if ratio is not None:
+        probability = float(Fraction(ratio[0]) / Fraction(ratio[1]))  # correctly rounded, and 0 exactly when 0
+    return Factor(
+        word=model.vocabulary[j],
+        index=j,
+        present=present,
+        probability=probability,
+        ratio=ratio,
+        power=power,
+        log_value=power * log_probability if log_probability > -math.inf else -math.inf,
+    )
+
+
+def _class_trace(model: NaiveBayes, k: int, features, log_joint, shift, log_evidence, exact) -> ClassTrace:
+    label = model.classes[k]
+    present = {f.index: f for f in features}
+    n_words = len(model.vocabulary)
+    absent_words = None
+    if model.kind == "bernoulli" and n_words <= LISTED_ABSENT_LIMIT:
+        factors = tuple(_factor(model, k, j, j in present, 1) for j in range(n_words))
+    else:
+        factors = tuple(_factor(model, k, f.index, True, f.value) for f in features)
+        if model.kind == "bernoulli":
+            absent_words = _absent_words(model, k, present, exact)
+
+    zero_factors = [ZeroFactor(f.word, label, f.present) for f in factors if f.is_zero]
+    if absent_words is not None and model.certain_word_count_[k]:
+        certain = np.flatnonzero(model.absent_log_prob_[k] == -np.inf)
+        zero_factors += [ZeroFactor(model.vocabulary[j], label, False) for j in certain if j not in present]
+
+    prior = float(model.class_prior_[k])
+    joint = prior
+    for factor in factors:
+        for _ in range(factor.power):
+            joint *= factor.probability  # one multiplication at a time, as a naive program would
+    if absent_words is not None:
+        joint *= absent_words.product
+
+    joint_exact = None
+    if exact:
+        joint_exact = model.class_prior_exact[k]
+        for factor in factors:
+            joint_exact *= factor.exact**factor.power
+        if absent_words is not None:
+            joint_exact *= absent_words.exact
+
+    decided = log_evidence > -math.inf
+    return ClassTrace(
+        label=label,
+        prior=prior,
+        prior_ratio=model.prior_ratio(k),
+        prior_exact=model.class_prior_exact[k],
+        log_prior=float(model.class_log_prior_[k]),
+        factors=factors,
+        absent_words=absent_words,
+        zero_factors=tuple(zero_factors),
+        joint=joint,
+        joint_exact=joint_exact,
+        log_joint=log_joint,
+        shifted_log_joint=(log_joint - shift) if decided else None,
+        posterior=math.exp(log_joint - log_evidence) if decided else None,
+        log_posterior=(log_joint - log_evidence) if decided else None,
+    )
+
+
+def _absent_words(model: NaiveBayes, k: int, present: dict, exact: bool) -> AbsentWords:
+    absent_log = model.absent_log_prob_[k]
+    present_indices = np.fromiter(present, dtype=np.int64, count=len(present))
+    present_log = absent_log[present_indices]
+    if model.certain_word_count_[k] - np.count_nonzero(present_log == -np.inf) > 0:
+        log_product = -math.inf  # an absent word with ψ = 1: the product is exactly 0
+    else:
+        log_product = float(model.absent_log_prob_sum_[k] - present_log[present_log > -np.inf].sum())
+    product_exact = None
+    if exact:
+        product_exact = Fraction(1)
+        for j in range(len(model.vocabulary)):
+            if j not in present:
+                product_exact *= model.exact_feature_prob(k, j, absent=True)
+    return AbsentWords(
+        count=len(model.vocabulary) - len(present),
+        log_product=log_product,
+        product=math.exp(log_product),
+        exact=product_exact,
+    )

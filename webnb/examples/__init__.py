@@ -1,0 +1,73 @@
+"""The small corpora that ship with webnb, each the worked example of a lecture.
+
+They are read with the same reader as an upload, so they obey the same rules.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+from webnb.engine.corpus import Corpus
+
+
+@dataclass(frozen=True)
+class Example:
+    id: str
+    title: str
+    description: str
+    suggested_model: str  # "bernoulli" or "multinomial"
+    suggested_alpha: str
+    sample_review: str
+
+
+EXAMPLES = (
+    Example(
+        id="match-reviews",
+        title="Match reviews",
+        description=(
+            "Five one-line football match reviews, three positive and two negative. With no smoothing, "
+            "a review containing “not” can never be positive, and one without “was” can never be negative."
+        ),
+        suggested_model="bernoulli",
+        suggested_alpha="0",
+        sample_review="match was sharp",
+    ),
+    Example(
+        id="china-japan",
+        title="China or not China",
+        description=(
+            "Four tiny documents made of city and country words. The classic worked example for "
+            "multinomial Naive Bayes with add-one smoothing."
+        ),
+        suggested_model="multinomial",
+        suggested_alpha="1",
+        sample_review="Chinese Chinese Chinese Tokyo Japan",
+    ),
+)
+
+
+def example_ids() -> tuple[str, ...]:
+    return tuple(example.id for example in EXAMPLES)
+
+
+def get_example(example_id: str) -> Example:
+    for example in EXAMPLES:
+        if example.id == example_id:
+            return example
+    raise KeyError(example_id)
+
+
+@lru_cache(maxsize=None)
+def load_example_corpus(example_id: str) -> Corpus:
+    """The documents of a built-in example (raises KeyError for an unknown id)."""
+    example = get_example(example_id)
+    source = resources.files(__name__).joinpath(f"{example.id}.jsonl")
+    records = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return Corpus(
+        texts=tuple(r["text"] for r in records),
+        labels=tuple(r["label"] for r in records),
+        ids=tuple(r["id"] for r in records),
+        name=example.title,
+    )
