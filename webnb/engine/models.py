@@ -174,10 +174,11 @@ class NaiveBayes:
         −∞ throughout and marked False in ``decidable``."""
         jll = self.joint_log_likelihood(matrix)
         decidable = ~np.all(jll == -np.inf, axis=1)
-        shift = np.where(decidable, jll.max(axis=1), 0.0)
-        with np.errstate(divide="ignore"):
-            log_evidence = shift + np.log(np.exp(jll - shift[:, None]).sum(axis=1))
-        log_posterior = np.where(decidable[:, None], jll - log_evidence[:, None], -np.inf)
+        log_posterior = np.full_like(jll, -np.inf)
+        scores = jll[decidable]
+        shift = scores.max(axis=1, keepdims=True)
+        log_evidence = shift + np.log(np.exp(scores - shift).sum(axis=1, keepdims=True))
+        log_posterior[decidable] = scores - log_evidence
         return log_posterior, decidable
 
     # -- exact values, for small corpora -----------------------------------------------------------

@@ -1,0 +1,133 @@
+"""The webnb command line, run in-process and once as a real console script."""
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from webnb.cli import build_parser, main
+from webnb import examples
+from webnb.examples import load_example_corpus
+
+EXAMPLES_DIR = Path(examples.__file__).parent
+MATCH = str(EXAMPLES_DIR / "match-reviews.jsonl")
+CHINA = str(EXAMPLES_DIR / "china-japan.jsonl")
+
+
+def run(*argv) -> tuple[int, str]:
+    out = io.StringIO()
+    code = main(list(argv), out=out)
+    return code, out.getvalue()
+
+
+def test_explain_json_match_was_sharp():
+    code, text = run("explain", "--train", MATCH, "--model", "bernoulli", "--alpha", "0", "--text", "match was sharp", "--json")
+    assert code == 0
+    report = json.loads(text)
+    assert report["tokens"] == ["match", "was", "sharp"]
+    assert report["unseen"] == []
+    assert report["classes"] == ["negative", "positive"]
+    assert report["decision"] == "positive"
+    negative, positive = report["per_class"]
+    assert positive["class"] == "positive" and positive["joint_exact"] == "32/3645"
+    assert positive["prior"] == 0.6 and positive["posterior"] == 1.0
+    assert negative["joint_exact"] == "0" and negative["joint"] == 0.0 and negative["log_joint"] == "-inf"
+    assert negative["posterior"] == 0.0
+    assert negative["zero_factors"] == [{"word": "not", "class": "negative", "present": False}]
+
+
+def test_explain_json_cannot_decide():
+    code, text = run("explain", "--train", MATCH, "--model", "bernoulli", "--alpha", "0", "--text", "not sharp match", "--json")
+    report = json.loads(text)
+    assert report["decision"] is None and report["cannot_decide"] is True
+    assert [c["posterior"] for c in report["per_class"]] == [None, None]
+    assert [z["word"] for c in report["per_class"] for z in c["zero_factors"]] == ["was", "not"]
+
+
+def test_explain_text_output_shows_the_factors():
+    code, text = run("explain", "--train", CHINA, "--text", "Chinese Chinese Chinese Tokyo Japan Osaka")
+    assert code == 0
+    assert "θ(chinese)^3" in text and "= 6/14" in text
+    assert "Not in the vocabulary, ignored: osaka" in text
+    assert "Decision: China" in text
+
+
+def test_evaluate_json_on_the_training_corpus():
+    code, text = run("evaluate", "--train", MATCH, "--model", "bernoulli", "--alpha", "1", "--json")
+    report = json.loads(text)
+    for key in ("accuracy", "n_train", "n_test", "classes", "class_prior", "vocabulary_size", "confusion", "undecidable"):
+        assert key in report
+    assert report["n_train"] == report["n_test"] == 5
+    assert report["classes"] == ["negative", "positive"] and report["class_prior"] == [0.4, 0.6]
+    assert report["vocabulary_size"] == 8
+    assert report["accuracy"] == 1.0 and report["confusion"] == [[2, 0], [0, 3]] and report["undecidable"] == 0
+
+
+def test_evaluate_with_a_test_file_counts_undecidable(tmp_path):
+    test_file = tmp_path / "test.csv"
+    test_file.write_text('label,text\npositive,brilliant keeper\nnegative,not sharp match\npositive,"match was sharp"\n')
+    code, text = run("evaluate", "--train", MATCH, "--test", str(test_file), "--model", "bernoulli", "--alpha", "0", "--json")
+    report = json.loads(text)
+    assert report["n_test"] == 3 and report["undecidable"] == 1
+    assert report["confusion"] == [[0, 0], [0, 2]] and report["undecidable_by_class"] == [1, 0]
+    assert report["accuracy"] == pytest.approx(2 / 3)
+
+
+def test_evaluate_held_out_split(tmp_path):
+    corpus = tmp_path / "c.tsv"
+    rows = [f"{'pos' if i % 2 else 'neg'}\t{'good great' if i % 2 else 'bad awful'} doc{i}" for i in range(40)]
+    corpus.write_text("label\ttext\n" + "\n".join(rows) + "\n")
+    code, text = run("evaluate", "--train", str(corpus), "--test-size", "0.25", "--seed", "3", "--json")
+    report = json.loads(text)
+    assert report["n_train"] == 30 and report["n_test"] == 10 and report["accuracy"] == 1.0
+
+
+def test_analysis_options_reach_the_engine():
+    code, text = run("explain", "--train", MATCH, "--text", "the keepers were composed", "--stop-words", "english",
+                     "--stemmer", "porter", "--ngram-range", "1,2", "--json")
+    report = json.loads(text)
+    assert report["tokens"] == ["keeper", "compos", "keeper compos"]
+    assert [d["word"] for d in report["dropped"]] == ["the", "were"]
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["explain", "--train", MATCH, "--alpha", "-1", "--text", "x"], "α must be 0 or more"),
+        (["evaluate", "--train", "/nonexistent/file.jsonl"], "Cannot read"),
+        (["evaluate", "--train", MATCH, "--class-prior", "0.5,0.6"], "add up to 1"),
+        (["evaluate", "--train", MATCH, "--min-df", "5"], "no word remains"),
+    ],
+)
+def test_errors_are_messages_not_tracebacks(argv, message, capsys):
+    code = main(argv, out=io.StringIO())
+    assert code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_single_class_corpus_is_refused(tmp_path, capsys):
+    path = tmp_path / "one.jsonl"
+    path.write_text('{"label": "spam", "text": "win money"}\n{"label": "spam", "text": "free prize"}\n')
+    assert main(["evaluate", "--train", str(path)], out=io.StringIO()) == 2
+    assert "at least two classes" in capsys.readouterr().err
+
+
+def test_serve_options_parse():
+    args = build_parser().parse_args(["serve", "--host", "0.0.0.0", "--port", "8123"])
+    assert (args.command, args.host, args.port) == ("serve", "0.0.0.0", 8123)
+
+
+def test_console_script_is_installed():
+    # The script sits beside the interpreter running the tests, whether or not the venv is activated.
+    executable = shutil.which("webnb", path=str(Path(sys.executable).parent)) or shutil.which("webnb")
+    if executable is None:
+        pytest.fail("the webnb console script is not on PATH: install the project (pip install -e .)")
+    result = subprocess.run([executable, "explain", "--train", CHINA, "--text", "Tokyo Japan", "--json"],
+                            capture_output=True, text=True, check=True)
+    assert json.loads(result.stdout)["decision"] == "not China"
+    assert load_example_corpus("china-japan").classes == ("China", "not China")

@@ -1,0 +1,135 @@
+"""How good is a model: accuracy, confusion matrix and per-class precision, recall and F1.
+
+Documents that the model cannot decide (every class at probability 0, possible with α = 0) are counted
+on their own: they are not correct, they appear in no column of the confusion matrix, and they count
+against recall. They are never quietly assigned to the first class.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from .corpus import CorpusError
+from .models import NaiveBayes
+
+
+def stratified_split(labels, test_size: float = 0.25, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Indices (train, test), each sorted, with every class split in the same proportion.
+
+    Each class keeps at least one training document; a class of n documents puts round(n · test_size)
+    of them in the test set. The same seed always gives the same split.
+    """
+    if not 0.0 < test_size < 1.0:
+        raise ValueError(f"test size must be a fraction between 0 and 1, not {test_size}")
+    labels = np.asarray(labels)
+    rng = np.random.default_rng(seed)
+    test_parts = []
+    for label in sorted(set(labels.tolist())):
+        members = np.flatnonzero(labels == label)
+        n_test = min(int(round(len(members) * test_size)), len(members) - 1)
+        test_parts.append(rng.permutation(members)[:n_test])
+    test = np.sort(np.concatenate(test_parts)) if test_parts else np.array([], dtype=np.int64)
+    if len(test) == 0:
+        raise CorpusError("The test set would be empty: the corpus is too small for this test size.")
+    train = np.setdiff1d(np.arange(len(labels)), test)
+    return train, test
+
+
+@dataclass(frozen=True)
+class ClassScores:
+    label: str
+    support: int  # test documents of this class
+    predicted: int  # test documents predicted as this class
+    correct: int
+    precision: float | None  # None when nothing was predicted as this class
+    recall: float | None  # None when the class has no test documents
+    f1: float | None
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    classes: tuple[str, ...]
+    n_test: int
+    correct: int
+    accuracy: float  # correct / n_test; undecidable documents count as not correct
+    undecidable: int
+    undecidable_by_class: tuple[int, ...]
+    confusion: tuple[tuple[int, ...], ...]  # confusion[true][predicted], decided documents only
+    per_class: tuple[ClassScores, ...]
+    predictions: tuple[str | None, ...]
+
+    @property
+    def decided_accuracy(self) -> float | None:
+        decided = self.n_test - self.undecidable
+        return self.correct / decided if decided else None
+
+    def describe(self) -> dict:
+        return {
+            "n_test": self.n_test,
+            "accuracy": self.accuracy,
+            "correct": self.correct,
+            "undecidable": self.undecidable,
+            "classes": list(self.classes),
+            "confusion": [list(row) for row in self.confusion],
+            "undecidable_by_class": list(self.undecidable_by_class),
+            "per_class": [
+                {
+                    "class": s.label,
+                    "support": s.support,
+                    "precision": s.precision,
+                    "recall": s.recall,
+                    "f1": s.f1,
+                }
+                for s in self.per_class
+            ],
+        }
+
+
+def evaluate(model: NaiveBayes, matrix: sp.csr_matrix, labels) -> Evaluation:
+    """Score ``model`` on the documents of ``matrix`` (counts) whose true classes are ``labels``."""
+    labels = list(labels)
+    if matrix.shape[0] != len(labels):
+        raise CorpusError(
+            f"The test matrix has {matrix.shape[0]} documents but {len(labels)} labels were given: "
+            "give one label per document."
+        )
+    classes = model.classes
+    number_of = {label: k for k, label in enumerate(classes)}
+    unknown = sorted(set(labels) - set(number_of))
+    if unknown:
+        raise CorpusError(
+            f"The test documents have classes the model never saw in training: {', '.join(map(repr, unknown))}."
+        )
+    true = np.fromiter((number_of[label] for label in labels), dtype=np.int64, count=len(labels))
+    predicted = model.predict_index(matrix)
+    n_classes = len(classes)
+    decided = predicted >= 0
+    confusion = np.zeros((n_classes, n_classes), dtype=np.int64)
+    np.add.at(confusion, (true[decided], predicted[decided]), 1)
+    undecidable_by_class = np.bincount(true[~decided], minlength=n_classes)
+    correct = int(np.trace(confusion))
+    per_class = []
+    for k, label in enumerate(classes):
+        support = int((true == k).sum())
+        predicted_k = int(confusion[:, k].sum())
+        hits = int(confusion[k, k])
+        precision = hits / predicted_k if predicted_k else None
+        recall = hits / support if support else None
+        if precision is None or recall is None:
+            f1 = None
+        else:
+            f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        per_class.append(ClassScores(label, support, predicted_k, hits, precision, recall, f1))
+    return Evaluation(
+        classes=classes,
+        n_test=len(true),
+        correct=correct,
+        accuracy=correct / len(true) if len(true) else 0.0,
+        undecidable=int((~decided).sum()),
+        undecidable_by_class=tuple(int(v) for v in undecidable_by_class),
+        confusion=tuple(tuple(int(v) for v in row) for row in confusion),
+        per_class=tuple(per_class),
+        predictions=tuple(classes[i] if i >= 0 else None for i in predicted),
+    )
