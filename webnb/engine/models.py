@@ -59,10 +59,13 @@ def _exact_float(fraction: Fraction) -> float:
 
 @dataclass(frozen=True, eq=False)
 class NaiveBayes:
-    """A fitted model. Arrays ending in ``_`` have shape (n_classes,) or (n_classes, n_words).
+    """A fitted model.
 
-    ``feature_prob_`` is ψ (Bernoulli) or θ (multinomial), after the ε-floor if one is set.
-    For Bernoulli, ``absent_log_prob_`` is log(1 − ψ), the log-factor of a word that is absent.
+    Parameters are stored where they differ: at the (class, word) pairs observed in training
+    (``observed_*``, parallel to ``statistics.observed``), and once per class for all the words a class
+    never saw (``unobserved_*``, shape (n_classes,)). That keeps a new α at O(observed pairs) instead of
+    O(n_classes × n_words). The dense tables ``feature_prob_`` (ψ or θ), ``feature_log_prob_`` and, for
+    Bernoulli, ``absent_log_prob_`` (log(1 − ψ)), of shape (n_classes, n_words), are built on first use.
     """
 
     kind: str
@@ -74,9 +77,12 @@ class NaiveBayes:
     class_prior_exact: tuple[Fraction, ...]
     class_prior_: np.ndarray
     class_log_prior_: np.ndarray
-    feature_prob_: np.ndarray
-    feature_log_prob_: np.ndarray
-    absent_log_prob_: np.ndarray | None = None
+    observed_prob: np.ndarray
+    observed_log_prob: np.ndarray
+    observed_absent_log_prob: np.ndarray | None
+    unobserved_prob: np.ndarray
+    unobserved_log_prob: np.ndarray
+    unobserved_absent_log_prob: np.ndarray | None
 
     @property
     def classes(self) -> tuple[str, ...]:
@@ -91,52 +97,105 @@ class NaiveBayes:
         """Whether a word counts once per document (Bernoulli, or binary multinomial features)."""
         return self.kind == "bernoulli" or self.binary
 
+    # -- dense tables, for pages that show every parameter ----------------------------------------
+
+    def _dense(self, unobserved: np.ndarray, observed: np.ndarray) -> np.ndarray:
+        pairs = self.statistics.observed
+        table = np.empty((self.statistics.n_classes, self.statistics.n_words))
+        table[:] = unobserved[:, None]
+        table[pairs.classes, pairs.words] = observed
+        return table
+
+    @cached_property
+    def feature_prob_(self) -> np.ndarray:
+        return self._dense(self.unobserved_prob, self.observed_prob)
+
+    @cached_property
+    def feature_log_prob_(self) -> np.ndarray:
+        return self._dense(self.unobserved_log_prob, self.observed_log_prob)
+
+    @cached_property
+    def absent_log_prob_(self) -> np.ndarray | None:
+        if self.kind != "bernoulli":
+            return None
+        return self._dense(self.unobserved_absent_log_prob, self.observed_absent_log_prob)
+
+    # -- single entries, for the trace ------------------------------------------------------------
+
+    def entry(self, class_index: int, word_index: int) -> tuple[float, float, float | None]:
+        """(ψ_jk or θ_jk, its log, and for Bernoulli log(1 − ψ_jk)) for one class and word."""
+        position = self.statistics.observed.position(class_index, word_index)
+        if position is None:
+            absent = self.unobserved_absent_log_prob
+            return (
+                float(self.unobserved_prob[class_index]),
+                float(self.unobserved_log_prob[class_index]),
+                None if absent is None else float(absent[class_index]),
+            )
+        absent = self.observed_absent_log_prob
+        return (
+            float(self.observed_prob[position]),
+            float(self.observed_log_prob[position]),
+            None if absent is None else float(absent[position]),
+        )
+
+    def certain_words(self, class_index: int) -> np.ndarray:
+        """Words with ψ_jk = 1 (in every training document of the class): their absence has probability 0."""
+        pairs = self.statistics.observed
+        return pairs.words[self._observed_certain & (pairs.classes == class_index)]
+
     # -- Bernoulli bookkeeping: Σ_j log(1 − ψ_jk) is kept so that scoring touches present words only.
 
     @cached_property
-    def _certain(self) -> np.ndarray:
-        """ψ_jk = 1: the word is in every training document of the class, so its absence has probability 0."""
-        return self.absent_log_prob_ == -np.inf
-
-    @cached_property
-    def _impossible(self) -> np.ndarray:
-        """ψ_jk or θ_jk = 0: the word never occurs in the class, so its presence has probability 0."""
-        return self.feature_log_prob_ == -np.inf
+    def _observed_certain(self) -> np.ndarray:
+        if self.kind != "bernoulli":
+            return np.zeros(len(self.observed_prob), dtype=bool)
+        return self.observed_absent_log_prob == -np.inf
 
     @cached_property
     def absent_log_prob_sum_(self) -> np.ndarray:
         """Σ_j log(1 − ψ_jk) over the words whose absence is possible, shape (n_classes,)."""
-        return np.where(self._certain, 0.0, self.absent_log_prob_).sum(axis=1)
+        pairs = self.statistics.observed
+        unobserved_words = self.statistics.n_words - pairs.per_class
+        finite = np.where(self._observed_certain, 0.0, self.observed_absent_log_prob)
+        return unobserved_words * self.unobserved_absent_log_prob + np.bincount(
+            pairs.classes, weights=finite, minlength=self.statistics.n_classes
+        )
 
     @cached_property
     def certain_word_count_(self) -> np.ndarray:
         """How many words have ψ_jk = 1 in each class, shape (n_classes,)."""
-        return self._certain.sum(axis=1)
-
-    @cached_property
-    def _presence_weight_by_word(self) -> np.ndarray:
-        """log ψ − log(1 − ψ), shape (n_words, n_classes), the infinite cases set to 0 (they are counted
-        separately). Stored word-major so that a sparse row times it reads only the present words."""
-        finite = ~(self._certain | self._impossible)
-        weight = np.where(finite, self.feature_log_prob_ - np.where(finite, self.absent_log_prob_, 0.0), 0.0)
-        return np.ascontiguousarray(weight.T)
-
-    @cached_property
-    def _log_prob_by_word(self) -> np.ndarray:
-        return np.ascontiguousarray(self.feature_log_prob_.T)
-
-    @cached_property
-    def _zero_indicators_by_word(self) -> tuple[np.ndarray, np.ndarray]:
-        return (
-            np.ascontiguousarray(self._impossible.T, dtype=np.int64),
-            np.ascontiguousarray(self._certain.T, dtype=np.int64),
-        )
+        return np.bincount(self.statistics.observed.classes[self._observed_certain], minlength=self.statistics.n_classes)
 
     @cached_property
     def has_zero_probabilities(self) -> bool:
-        return bool(self._impossible.any() or (self.absent_log_prob_ is not None and self._certain.any()))
+        return bool((self.unobserved_log_prob == -np.inf).any() or self._observed_certain.any())
 
     # -- scoring ----------------------------------------------------------------------------------
+
+    def _word_by_class(self, values: np.ndarray) -> sp.csr_matrix:
+        """A sparse (n_words, n_classes) matrix holding ``values`` at the observed pairs."""
+        pairs = self.statistics.observed
+        shape = (self.statistics.n_words, self.statistics.n_classes)
+        matrix = sp.csr_matrix((values, pairs.classes, pairs.word_indptr), shape=shape)
+        matrix.has_canonical_format = True  # word-major, classes ascending: already canonical
+        return matrix
+
+    @cached_property
+    def _scoring(self):
+        """What scoring needs, per class: the shared weight of an unobserved word (0 where that weight
+        is −∞, which is handled by counting instead), and sparse corrections at observed pairs."""
+        if self.kind == "bernoulli":
+            unobserved = self.unobserved_log_prob - self.unobserved_absent_log_prob
+            observed = self.observed_log_prob - np.where(self._observed_certain, 0.0, self.observed_absent_log_prob)
+        else:
+            unobserved, observed = self.unobserved_log_prob, self.observed_log_prob
+        impossible_unobserved = unobserved == -np.inf
+        base = np.where(impossible_unobserved, 0.0, unobserved)
+        corrections = self._word_by_class(observed - base[self.statistics.observed.classes])
+        observed_indicator = self._word_by_class(np.ones(len(observed))) if impossible_unobserved.any() else None
+        certain_indicator = self._word_by_class(self._observed_certain.astype(float))
+        return base, corrections, impossible_unobserved, observed_indicator, certain_indicator
 
     def joint_log_likelihood(self, matrix: sp.csr_matrix) -> np.ndarray:
         """log φ_k + log P(x | k) for each row of ``matrix`` (counts, shape (n_docs, n_words)).
@@ -144,19 +203,21 @@ class NaiveBayes:
         Returns shape (n_docs, n_classes); −∞ where a zero factor makes the class impossible. Never NaN.
         """
         matrix = sp.csr_matrix(matrix)
-        if self.uses_presence:
-            matrix = matrix.copy()
-            matrix.data = np.ones_like(matrix.data)
-        if self.kind == "multinomial":
-            # Counts are positive, so −∞ log-probabilities only ever add up to −∞, never to NaN.
-            return np.asarray(matrix @ self._log_prob_by_word) + self.class_log_prior_
-        jll = np.asarray(matrix @ self._presence_weight_by_word) + self.class_log_prior_ + self.absent_log_prob_sum_
-        if self.has_zero_probabilities:
-            impossible, certain = self._zero_indicators_by_word
-            present_impossible = np.asarray(matrix @ impossible)
-            present_certain = np.asarray(matrix @ certain)
-            absent_certain = self.certain_word_count_ - present_certain
-            jll[(present_impossible > 0) | (absent_certain > 0)] = -np.inf
+        presence = matrix.copy()
+        presence.data = np.ones_like(presence.data)
+        counted = presence if self.uses_presence else matrix
+        base, corrections, impossible_unobserved, observed_indicator, certain_indicator = self._scoring
+        lengths = np.asarray(counted.sum(axis=1)).reshape(-1, 1)
+        jll = self.class_log_prior_ + lengths * base + (counted @ corrections).toarray()
+        if self.kind == "bernoulli":
+            jll += self.absent_log_prob_sum_
+        if observed_indicator is not None:
+            present_words = np.diff(presence.indptr).reshape(-1, 1)
+            present_unobserved = present_words - (presence @ observed_indicator).toarray()
+            jll[(present_unobserved > 0) & impossible_unobserved] = -np.inf
+        if self.kind == "bernoulli" and self.certain_word_count_.any():
+            absent_certain = self.certain_word_count_ - (presence @ certain_indicator).toarray()
+            jll[absent_certain > 0] = -np.inf
         return jll
 
     def predict_index(self, matrix: sp.csr_matrix) -> np.ndarray:
@@ -193,11 +254,8 @@ class NaiveBayes:
             numerator = (n_k - n_jk if absent else n_jk) + self.alpha
             return numerator, n_k + 2 * self.alpha
         counts = stats.feature_count(self.binary)
-        return int(counts[class_index, word_index]) + self.alpha, self._multinomial_total(class_index)
-
-    def _multinomial_total(self, class_index: int) -> Fraction:
-        counts = self.statistics.feature_count(self.binary)
-        return int(counts[class_index].sum()) + self.statistics.n_words * self.alpha
+        total = int(stats.feature_total[self.binary][class_index]) + stats.n_words * self.alpha
+        return int(counts[class_index, word_index]) + self.alpha, total
 
     def exact_feature_prob(self, class_index: int, word_index: int, absent: bool = False) -> Fraction | None:
         """ψ_jk (1 − ψ_jk when ``absent``) or θ_jk as an exact fraction; None under an ε-floor."""
@@ -266,47 +324,85 @@ def fit_naive_bayes(
 
     with np.errstate(divide="ignore"):
         if kind == "bernoulli":
-            present = stats.document_count_ + alpha_value
-            absent = (stats.class_count_[:, None] - stats.document_count_) + alpha_value
-            denominator = (stats.class_count_ + 2 * alpha_value)[:, None]
-            prob = present / denominator
-            if epsilon is None:
-                log_prob = np.log(present) - np.log(denominator)
-                absent_log_prob = np.log(absent) - np.log(denominator)
-            else:
-                prob = np.clip(prob, epsilon, 1.0 - epsilon)
-                log_prob, absent_log_prob = np.log(prob), np.log1p(-prob)
+            binary = True
+            parameters = _bernoulli_parameters(stats, alpha_value, epsilon)
         else:
-            smoothed = stats.feature_count(binary) + alpha_value
-            totals = smoothed.sum(axis=1)
-            empty = [stats.classes[k] for k in np.flatnonzero(totals == 0)]
-            if empty:
-                raise CorpusError(
-                    f"Class {empty[0]!r} has no words in the vocabulary, so with α = 0 every θ of that class "
-                    "would be 0/0. Use α > 0, or give that class documents with words."
-                )
-            prob = smoothed / totals[:, None]
-            if epsilon is None:
-                log_prob = np.log(smoothed) - np.log(totals)[:, None]
-            else:
-                prob = np.clip(prob, epsilon, 1.0)
-                log_prob = np.log(prob)
-            absent_log_prob = None
-
+            parameters = _multinomial_parameters(stats, alpha_value, epsilon, binary)
     return NaiveBayes(
         kind=kind,
         statistics=stats,
         alpha=alpha_exact,
         epsilon=epsilon,
-        binary=binary if kind == "multinomial" else True,
+        binary=binary,
         prior_mode=prior_mode,
         class_prior_exact=prior_exact,
         class_prior_=prior,
         class_log_prior_=log_prior,
-        feature_prob_=prob,
-        feature_log_prob_=log_prob,
-        absent_log_prob_=absent_log_prob,
+        **parameters,
     )
+
+
+def _bernoulli_parameters(stats: ClassStatistics, alpha: float, epsilon: float | None) -> dict:
+    """ψ = (n_jk + α)/(n_k + 2α) and log(1 − ψ) = log(n_k − n_jk + α) − log(n_k + 2α): computed from
+    the counts, not as 1 − ψ, so no digits cancel and ψ = 1 gives exactly −∞."""
+    pairs = stats.observed
+    n_k = stats.class_count_.astype(float)
+    denominator = n_k + 2 * alpha
+    observed_denominator = denominator[pairs.classes]
+    present = pairs.document_count + alpha
+    absent = n_k[pairs.classes] - pairs.document_count + alpha
+    if epsilon is None:
+        return {
+            "observed_prob": present / observed_denominator,
+            "observed_log_prob": np.log(present) - np.log(observed_denominator),
+            "observed_absent_log_prob": np.log(absent) - np.log(observed_denominator),
+            "unobserved_prob": alpha / denominator,
+            "unobserved_log_prob": np.log(np.full_like(denominator, alpha)) - np.log(denominator),
+            "unobserved_absent_log_prob": np.log(n_k + alpha) - np.log(denominator),
+        }
+    observed = np.clip(present / observed_denominator, epsilon, 1.0 - epsilon)
+    unobserved = np.clip(alpha / denominator, epsilon, 1.0 - epsilon)
+    return {
+        "observed_prob": observed,
+        "observed_log_prob": np.log(observed),
+        "observed_absent_log_prob": np.log1p(-observed),
+        "unobserved_prob": unobserved,
+        "unobserved_log_prob": np.log(unobserved),
+        "unobserved_absent_log_prob": np.log1p(-unobserved),
+    }
+
+
+def _multinomial_parameters(stats: ClassStatistics, alpha: float, epsilon: float | None, binary: bool) -> dict:
+    """θ = (c_jk + α)/(Σ_j c_jk + |V|·α)."""
+    pairs = stats.observed
+    totals = stats.feature_total[binary] + stats.n_words * alpha
+    empty = [stats.classes[k] for k in np.flatnonzero(totals == 0)]
+    if empty:
+        raise CorpusError(
+            f"Class {empty[0]!r} has no words in the vocabulary, so with α = 0 every θ of that class "
+            "would be 0/0. Use α > 0, or give that class documents with words."
+        )
+    smoothed = pairs.count(binary) + alpha
+    observed_totals = totals[pairs.classes]
+    if epsilon is None:
+        return {
+            "observed_prob": smoothed / observed_totals,
+            "observed_log_prob": np.log(smoothed) - np.log(observed_totals),
+            "observed_absent_log_prob": None,
+            "unobserved_prob": alpha / totals,
+            "unobserved_log_prob": np.log(np.full_like(totals, alpha, dtype=float)) - np.log(totals),
+            "unobserved_absent_log_prob": None,
+        }
+    observed = np.clip(smoothed / observed_totals, epsilon, 1.0)
+    unobserved = np.clip(alpha / totals, epsilon, 1.0)
+    return {
+        "observed_prob": observed,
+        "observed_log_prob": np.log(observed),
+        "observed_absent_log_prob": None,
+        "unobserved_prob": unobserved,
+        "unobserved_log_prob": np.log(unobserved),
+        "unobserved_absent_log_prob": None,
+    }
 
 
 def log_of_fraction(value: Fraction) -> float:

@@ -6,6 +6,7 @@ arrays without reading the corpus again.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
@@ -59,3 +60,46 @@ class ClassStatistics:
     def feature_count(self, binary: bool) -> np.ndarray:
         """The counts a multinomial model uses: occurrences, or documents when features are binary."""
         return self.document_count_ if binary else self.word_count_
+
+    @cached_property
+    def observed(self) -> "ObservedPairs":
+        """The (class, word) pairs seen at least once: a small fraction of n_classes × n_words on a
+        real corpus. Parameters are computed there; every unseen pair of a class shares one value.
+        Ordered by word, then class, so that they form a sparse (n_words, n_classes) matrix as they are."""
+        words, classes = np.nonzero(self.document_count_.T)
+        return ObservedPairs(
+            classes=classes,
+            words=words,
+            word_indptr=np.concatenate(([0], np.cumsum(np.bincount(words, minlength=self.n_words)))),
+            document_count=self.document_count_[classes, words],
+            word_count=self.word_count_[classes, words],
+            per_class=np.bincount(classes, minlength=self.n_classes),
+        )
+
+    @cached_property
+    def feature_total(self) -> dict[bool, np.ndarray]:
+        """Σ_j of the multinomial counts per class, for counts (False) and for presence (True)."""
+        return {False: self.word_count_.sum(axis=1), True: self.document_count_.sum(axis=1)}
+
+
+@dataclass(frozen=True, eq=False)
+class ObservedPairs:
+    """The non-zero entries of the class statistics, as parallel arrays of length n_observed."""
+
+    classes: np.ndarray
+    words: np.ndarray
+    word_indptr: np.ndarray  # the pairs of word j are positions word_indptr[j]:word_indptr[j + 1]
+    document_count: np.ndarray
+    word_count: np.ndarray
+    per_class: np.ndarray  # observed words per class, shape (n_classes,)
+
+    def count(self, binary: bool) -> np.ndarray:
+        return self.document_count if binary else self.word_count
+
+    def position(self, class_index: int, word_index: int) -> int | None:
+        """Where the pair (class, word) is, or None if the class never saw the word."""
+        start, stop = self.word_indptr[word_index], self.word_indptr[word_index + 1]
+        for position in range(start, stop):  # at most n_classes entries, in class order
+            if self.classes[position] == class_index:
+                return int(position)
+        return None

@@ -180,15 +180,12 @@ def _log_joints(model: NaiveBayes, features) -> list[float]:
 
 
 def _factor(model: NaiveBayes, k: int, j: int, present: bool, power: int) -> Factor:
+    probability, log_probability, absent_log_probability = model.entry(k, j)
     if model.kind == "bernoulli" and not present:
-        log_probability = float(model.absent_log_prob_[k, j])
-        probability = math.exp(log_probability) if model.epsilon is None else 1.0 - float(model.feature_prob_[k, j])
-    else:
-        log_probability = float(model.feature_log_prob_[k, j])
-        probability = float(model.feature_prob_[k, j])
+        probability, log_probability = 1.0 - probability, absent_log_probability
     ratio = None if model.epsilon is not None else model.feature_ratio(k, j, absent=not present)
     if ratio is not None:
-        probability = float(Fraction(ratio[0]) / Fraction(ratio[1]))  # correctly rounded, and 0 exactly when 0
+        probability = float(ratio[0]) / float(ratio[1])  # from the counts, not 1 − ψ: exact zeros stay exact
     return Factor(
         word=model.vocabulary[j],
         index=j,
@@ -214,8 +211,9 @@ def _class_trace(model: NaiveBayes, k: int, features, log_joint, shift, log_evid
 
     zero_factors = [ZeroFactor(f.word, label, f.present) for f in factors if f.is_zero]
     if absent_words is not None and model.certain_word_count_[k]:
-        certain = np.flatnonzero(model.absent_log_prob_[k] == -np.inf)
-        zero_factors += [ZeroFactor(model.vocabulary[j], label, False) for j in certain if j not in present]
+        zero_factors += [
+            ZeroFactor(model.vocabulary[j], label, False) for j in model.certain_words(k) if j not in present
+        ]
 
     prior = float(model.class_prior_[k])
     joint = prior
@@ -253,13 +251,12 @@ def _class_trace(model: NaiveBayes, k: int, features, log_joint, shift, log_evid
 
 
 def _absent_words(model: NaiveBayes, k: int, present: dict, exact: bool) -> AbsentWords:
-    absent_log = model.absent_log_prob_[k]
-    present_indices = np.fromiter(present, dtype=np.int64, count=len(present))
-    present_log = absent_log[present_indices]
-    if model.certain_word_count_[k] - np.count_nonzero(present_log == -np.inf) > 0:
+    present_logs = [model.entry(k, j)[2] for j in present]
+    certain_present = sum(1 for value in present_logs if value == -math.inf)
+    if model.certain_word_count_[k] - certain_present > 0:
         log_product = -math.inf  # an absent word with ψ = 1: the product is exactly 0
     else:
-        log_product = float(model.absent_log_prob_sum_[k] - present_log[present_log > -np.inf].sum())
+        log_product = float(model.absent_log_prob_sum_[k]) - math.fsum(v for v in present_logs if v > -math.inf)
     product_exact = None
     if exact:
         product_exact = Fraction(1)
