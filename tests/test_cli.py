@@ -101,7 +101,7 @@ def test_analysis_options_reach_the_engine():
         (["explain", "--train", MATCH, "--alpha", "-1", "--text", "x"], "α must be 0 or more"),
         (["evaluate", "--train", "/nonexistent/file.jsonl"], "Cannot read"),
         (["evaluate", "--train", MATCH, "--class-prior", "0.5,0.6"], "add up to 1"),
-        (["evaluate", "--train", MATCH, "--min-df", "5"], "no word remains"),
+        (["evaluate", "--train", MATCH, "--min-df", "9"], "at least 9 documents, but the corpus has 5"),
     ],
 )
 def test_errors_are_messages_not_tracebacks(argv, message, capsys):

@@ -37,17 +37,29 @@ PLACEHOLDERS = {
 # Applied in this order: a URL may contain an e-mail address or digits, money contains a number, a
 # phone number is a run of digits.
 _NORMALISATION_PATTERNS = {
-    "url": re.compile(r"(?i)\b(?:https?://|www\.)[^\s<>\"']*[^\s<>\"'.,;:!?)\]]"),
+    # Not after "@": the "www.example.com" of "info@www.example.com" is part of an e-mail address.
+    "url": re.compile(r"(?i)(?<!@)\b(?:https?://|www\.)[^\s<>\"']*[^\s<>\"'.,;:!?)\]]"),
     "email": re.compile(r"(?i)\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"),
+    # Commas group thousands ("$1,000") or mark decimals ("10,50 euros"); a comma after the amount
+    # ends the clause ("$500, or") and is not part of it.
     "money": re.compile(
-        r"(?i)[$£€¥](?:\s?\d[\d,]*(?:\.\d+)?)?"
-        r"|\b\d[\d,]*(?:\.\d+)?\s?(?:usd|eur|gbp|dollars?|pounds?|euros?)\b"
+        r"(?i)[$£€¥](?:\s?\d+(?:,\d{3})*(?:[.,]\d+)?)?"
+        r"|\b\d+(?:,\d{3})*(?:[.,]\d+)?\s?(?:usd|eur|gbp|dollars?|pounds?|euros?)\b"
     ),
+    # Never part of a longer run of digits or of a word, so that year ranges ("1990-2000"), versions
+    # and decimals stay numbers; a full stop may end the sentence after it ("Call 09061701461.").
     "phone": re.compile(
-        r"(?<![\w.])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,5}\)\s?)?\d{3,5}[\s.-]\d{3,4}(?:[\s.-]\d{3,4})?(?![\w.])"
-        r"|(?<![\w.])\+?\d{10,13}(?![\w.])"
+        r"(?<![\w.+])(?:"
+        r"\+\d{1,3}(?:[\s.-]?(?:\(\d{1,5}\)|\d{1,8}(?!\d))){2,5}"  # international: +44 20 7946 0958
+        r"|(?:1[\s.-]?)?(?:\(\d{3}\)\s?|\d{3}[\s.-])\d{3}[\s.-]\d{4}"  # North American: 1-800-555-0199
+        r"|\(\d{2,5}\)\s?\d{3,4}[\s.-]?\d{3,4}"  # area code in brackets: (02) 809 9495
+        r"|0\d{2,4}(?:[\s.-]?\d{2,4}){2,4}"  # national, with the leading 0: 0800 123 4567, 07946 123456
+        r"|\d{3}[.-]\d{4}"  # local: 867-5309
+        r"|\+?\d{10,13}"  # unbroken: 09061701461, +447781234567
+        r")(?!\w|[.,]?\d)"
     ),
-    "number": re.compile(r"\d+(?:[.,]\d+)*"),
+    # A number standing alone, not the digits of a word such as "mp3", "b4" or "2nite".
+    "number": re.compile(r"\b\d+(?:[.,]\d+)*\b"),
 }
 
 STEMMERS = ("porter", "snowball")
@@ -83,6 +95,8 @@ class AnalysisOptions:
             raise ValueError(f"stop_words must be 'english', a list of words or None, not {self.stop_words!r}")
         if isinstance(self.stop_words, (list, set, frozenset)):
             object.__setattr__(self, "stop_words", tuple(sorted(self.stop_words)))
+        if isinstance(self.normalize, str):
+            object.__setattr__(self, "normalize", (self.normalize,))
         unknown = set(self.normalize) - set(PLACEHOLDERS)
         if unknown:
             raise ValueError(f"normalize accepts {tuple(PLACEHOLDERS)}, not {sorted(unknown)}")
@@ -262,7 +276,8 @@ class Analyzer:
         text = self._fold(text)
 
         matches = list(self._pattern.finditer(text))
-        tokens = [m.group(1) if self._pattern.groups else m.group(0) for m in matches]
+        # As re.findall (the fast path): the group when the pattern has one, "" when it took no part.
+        tokens = [(m.group(1) or "") if self._pattern.groups else m.group(0) for m in matches]
         dropped = [DroppedWord(word, reason) for word, reason in self._uncovered_words(text, matches)]
         kept = []
         for token in tokens:

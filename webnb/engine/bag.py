@@ -42,12 +42,19 @@ class VocabularyOptions:
                 raise ValueError(f"{name} as a fraction must be between 0 and 1, not {value}")
             if isinstance(value, Integral) and value < 0:
                 raise ValueError(f"{name} must not be negative")
-        if self.max_features is not None and (isinstance(self.max_features, bool) or self.max_features < 1):
+        if self.max_features is not None and (
+            isinstance(self.max_features, bool) or not isinstance(self.max_features, Integral) or self.max_features < 1
+        ):
             raise ValueError(f"max_features must be a positive whole number, not {self.max_features!r}")
 
     def document_count_bounds(self, n_documents: int) -> tuple[float, float]:
         low = self.min_df if isinstance(self.min_df, Integral) else self.min_df * n_documents
         high = self.max_df if isinstance(self.max_df, Integral) else self.max_df * n_documents
+        if low > n_documents:
+            raise EmptyVocabularyError(
+                f"min_df ({self.min_df}) keeps only words found in at least {low:g} documents, but the corpus "
+                f"has {n_documents}. Lower min_df."
+            )
         if high < low:
             raise CorpusError(
                 f"max_df ({self.max_df}) allows fewer documents than min_df ({self.min_df}): "
