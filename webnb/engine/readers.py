@@ -225,12 +225,16 @@ def _json_object(line: str, line_number: int, example: str) -> dict:
     return record
 
 
-def _json_label(value, field: str, line_number: int, example: str) -> str:
+def _require_field(value, field: str, line_number: int, example: str) -> None:
     if value is _MISSING:
         raise CorpusError(
             f"line {line_number}: no {field!r} field. "
             f"Every line needs a label and a text, like {example}"
         )
+
+
+def _json_label(value, field: str, line_number: int, example: str) -> str:
+    _require_field(value, field, line_number, example)
     if value is None:
         raise CorpusError(
             f"line {line_number}: the {field!r} field is null. Give every line a label, like {example}"
@@ -250,11 +254,7 @@ def _json_label(value, field: str, line_number: int, example: str) -> str:
 
 
 def _json_text(value, field: str, line_number: int, example: str) -> str:
-    if value is _MISSING:
-        raise CorpusError(
-            f"line {line_number}: no {field!r} field. "
-            f"Every line needs a label and a text, like {example}"
-        )
+    _require_field(value, field, line_number, example)
     if not isinstance(value, str):
         raise CorpusError(
             f"line {line_number}: the {field!r} field must be a string in double quotes, "
