@@ -122,22 +122,21 @@ class NaiveBayes:
 
     # -- single entries, for the trace ------------------------------------------------------------
 
-    def entry(self, class_index: int, word_index: int) -> tuple[float, float, float | None]:
-        """(ψ_jk or θ_jk, its log, and for Bernoulli log(1 − ψ_jk)) for one class and word."""
-        position = self.statistics.observed.position(class_index, word_index)
-        if position is None:
-            absent = self.unobserved_absent_log_prob
-            return (
-                float(self.unobserved_prob[class_index]),
-                float(self.unobserved_log_prob[class_index]),
-                None if absent is None else float(absent[class_index]),
-            )
-        absent = self.observed_absent_log_prob
-        return (
-            float(self.observed_prob[position]),
-            float(self.observed_log_prob[position]),
-            None if absent is None else float(absent[position]),
-        )
+    def columns(self, word_indices) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """ψ or θ, its log, and for Bernoulli log(1 − ψ), for a few words: each of shape
+        (n_classes, len(word_indices)). Costs O(n_classes · len(word_indices)), whatever |V| is."""
+        word_indices = np.asarray(word_indices, dtype=np.int64)
+        pairs = self.statistics.observed
+        sources = [(self.unobserved_prob, self.observed_prob), (self.unobserved_log_prob, self.observed_log_prob)]
+        if self.kind == "bernoulli":
+            sources.append((self.unobserved_absent_log_prob, self.observed_absent_log_prob))
+        tables = [np.repeat(unobserved[:, None], len(word_indices), axis=1) for unobserved, _ in sources]
+        for column, j in enumerate(word_indices.tolist()):
+            start, stop = pairs.word_indptr[j], pairs.word_indptr[j + 1]
+            seen_by = pairs.classes[start:stop]
+            for table, (_, observed) in zip(tables, sources):
+                table[seen_by, column] = observed[start:stop]
+        return tables[0], tables[1], tables[2] if self.kind == "bernoulli" else None
 
     def certain_words(self, class_index: int) -> np.ndarray:
         """Words with ψ_jk = 1 (in every training document of the class): their absence has probability 0."""
@@ -244,18 +243,23 @@ class NaiveBayes:
 
     # -- exact values, for small corpora -----------------------------------------------------------
 
-    def feature_ratio(self, class_index: int, word_index: int, absent: bool = False) -> tuple[Fraction, Fraction]:
+    @cached_property
+    def _alpha_term(self) -> int | Fraction:
+        """α as an int when it is whole, so that ratios stay in fast integer arithmetic."""
+        return int(self.alpha) if self.alpha.denominator == 1 else self.alpha
+
+    def feature_ratio(self, class_index: int, word_index: int, absent: bool = False) -> tuple:
         """ψ_jk (or 1 − ψ_jk when ``absent``) or θ_jk as an unreduced (numerator, denominator), the way
-        the lecture writes them: 0/2 is "no document of 2", which 0 alone does not say."""
-        stats = self.statistics
+        the lecture writes them: 0/2 is "no document of 2", which 0 alone does not say. The parts are
+        ints, or Fractions when α is not a whole number."""
+        stats, alpha = self.statistics, self._alpha_term
         if self.kind == "bernoulli":
             n_k = int(stats.class_count_[class_index])
             n_jk = int(stats.document_count_[class_index, word_index])
-            numerator = (n_k - n_jk if absent else n_jk) + self.alpha
-            return numerator, n_k + 2 * self.alpha
+            return (n_k - n_jk if absent else n_jk) + alpha, n_k + 2 * alpha
         counts = stats.feature_count(self.binary)
-        total = int(stats.feature_total[self.binary][class_index]) + stats.n_words * self.alpha
-        return int(counts[class_index, word_index]) + self.alpha, total
+        total = int(stats.feature_total[self.binary][class_index]) + stats.n_words * alpha
+        return int(counts[class_index, word_index]) + alpha, total
 
     def exact_feature_prob(self, class_index: int, word_index: int, absent: bool = False) -> Fraction | None:
         """ψ_jk (1 − ψ_jk when ``absent``) or θ_jk as an exact fraction; None under an ε-floor."""

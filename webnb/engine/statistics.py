@@ -95,11 +95,3 @@ class ObservedPairs:
 
     def count(self, binary: bool) -> np.ndarray:
         return self.document_count if binary else self.word_count
-
-    def position(self, class_index: int, word_index: int) -> int | None:
-        """Where the pair (class, word) is, or None if the class never saw the word."""
-        start, stop = self.word_indptr[word_index], self.word_indptr[word_index + 1]
-        for position in range(start, stop):  # at most n_classes entries, in class order
-            if self.classes[position] == class_index:
-                return int(position)
-        return None

@@ -140,8 +140,10 @@ def explain(model: NaiveBayes, bag: BagOfWords, text: str) -> Trace:
         sum_shifted = math.fsum(math.exp(v - shift) for v in finite)
         log_evidence = shift + math.log(sum_shifted)
 
+    listed = range(len(bag.vocabulary)) if _lists_every_word(model) else (f.index for f in features)
+    columns = _Columns.fetch(model, listed)
     per_class = tuple(
-        _class_trace(model, k, features, log_joints[k], shift, log_evidence, exact)
+        _class_trace(model, k, features, columns, log_joints[k], shift, log_evidence, exact)
         for k in range(len(model.classes))
     )
     decision, tied = None, ()
@@ -169,6 +171,11 @@ def explain(model: NaiveBayes, bag: BagOfWords, text: str) -> Trace:
     )
 
 
+def _lists_every_word(model: NaiveBayes) -> bool:
+    """Bernoulli multiplies a factor for every word of the vocabulary; list them all when they are few."""
+    return model.kind == "bernoulli" and len(model.vocabulary) <= LISTED_ABSENT_LIMIT
+
+
 def _log_joints(model: NaiveBayes, features) -> list[float]:
     """The same computation as scoring a whole test set, so the trace and the evaluation agree."""
     import scipy.sparse as sp
@@ -179,10 +186,29 @@ def _log_joints(model: NaiveBayes, features) -> list[float]:
     return [float(v) for v in model.joint_log_likelihood(row)[0]]
 
 
-def _factor(model: NaiveBayes, k: int, j: int, present: bool, power: int) -> Factor:
-    probability, log_probability, absent_log_probability = model.entry(k, j)
+@dataclass(frozen=True)
+class _Columns:
+    """The parameters of the words a trace looks at, fetched once for every class."""
+
+    words: tuple[int, ...]
+    prob: np.ndarray  # (n_classes, len(words))
+    log_prob: np.ndarray
+    absent_log_prob: np.ndarray | None
+
+    @classmethod
+    def fetch(cls, model: NaiveBayes, words) -> "_Columns":
+        words = tuple(words)
+        return cls(words, *model.columns(words))
+
+
+def _factor(model: NaiveBayes, columns: _Columns, k: int, column: int, present: bool, power: int) -> Factor:
+    j = columns.words[column]
     if model.kind == "bernoulli" and not present:
-        probability, log_probability = 1.0 - probability, absent_log_probability
+        probability = 1.0 - float(columns.prob[k, column])
+        log_probability = float(columns.absent_log_prob[k, column])
+    else:
+        probability = float(columns.prob[k, column])
+        log_probability = float(columns.log_prob[k, column])
     ratio = None if model.epsilon is not None else model.feature_ratio(k, j, absent=not present)
     if ratio is not None:
         probability = float(ratio[0]) / float(ratio[1])  # from the counts, not 1 − ψ: exact zeros stay exact
@@ -197,17 +223,16 @@ def _factor(model: NaiveBayes, k: int, j: int, present: bool, power: int) -> Fac
     )
 
 
-def _class_trace(model: NaiveBayes, k: int, features, log_joint, shift, log_evidence, exact) -> ClassTrace:
+def _class_trace(model: NaiveBayes, k: int, features, columns: _Columns, log_joint, shift, log_evidence, exact):
     label = model.classes[k]
     present = {f.index: f for f in features}
-    n_words = len(model.vocabulary)
     absent_words = None
-    if model.kind == "bernoulli" and n_words <= LISTED_ABSENT_LIMIT:
-        factors = tuple(_factor(model, k, j, j in present, 1) for j in range(n_words))
+    if _lists_every_word(model):
+        factors = tuple(_factor(model, columns, k, j, j in present, 1) for j in range(len(model.vocabulary)))
     else:
-        factors = tuple(_factor(model, k, f.index, True, f.value) for f in features)
+        factors = tuple(_factor(model, columns, k, c, True, f.value) for c, f in enumerate(features))
         if model.kind == "bernoulli":
-            absent_words = _absent_words(model, k, present, exact)
+            absent_words = _absent_words(model, k, present, columns, exact)
 
     zero_factors = [ZeroFactor(f.word, label, f.present) for f in factors if f.is_zero]
     if absent_words is not None and model.certain_word_count_[k]:
@@ -250,8 +275,8 @@ def _class_trace(model: NaiveBayes, k: int, features, log_joint, shift, log_evid
     )
 
 
-def _absent_words(model: NaiveBayes, k: int, present: dict, exact: bool) -> AbsentWords:
-    present_logs = [model.entry(k, j)[2] for j in present]
+def _absent_words(model: NaiveBayes, k: int, present: dict, columns: _Columns, exact: bool) -> AbsentWords:
+    present_logs = columns.absent_log_prob[k].tolist()
     certain_present = sum(1 for value in present_logs if value == -math.inf)
     if model.certain_word_count_[k] - certain_present > 0:
         log_product = -math.inf  # an absent word with ψ = 1: the product is exactly 0
