@@ -30,3 +30,30 @@ def shared_corpora() -> Path:
     if not SHARED_CORPORA.is_dir():
         skip_unless_ci(f"the shared corpora are not at {SHARED_CORPORA}")
     return SHARED_CORPORA
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium driven by Playwright; never `playwright install`. One per test run: Playwright's
+    sync API allows only one instance at a time."""
+    if not CHROMIUM.exists():
+        skip_unless_ci(f"Chromium is not at {CHROMIUM}")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        skip_unless_ci("playwright is not installed")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()

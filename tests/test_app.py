@@ -11,7 +11,7 @@ from bs4 import BeautifulSoup
 import webnb.home
 from webnb import create_app
 from webnb.engine.corpus import Corpus
-from webnb.examples import EXAMPLES, Example, example_ids, load_example_corpus
+from webnb.examples import Example, example_ids, load_example_corpus
 
 
 @pytest.fixture
@@ -74,7 +74,7 @@ def test_corpus_text_is_escaped(client, monkeypatch):
     monkeypatch.setattr(webnb.home, "load_example_corpus", lambda example_id: corpus)
 
     soup = get_soup(client)
-    assert [script.get("src") for script in soup.find_all("script")] == ["/static/vendor/htmx.min.js"]
+    assert [script.get("src") for script in soup.find_all("script")] == ["/static/vendor/htmx.min.js", "/static/webnb.js"]
     assert soup.find("b") is None
     assert soup.find("h2").get_text() == hostile  # shown as text, not run
     assert cell_texts(soup.find("table", class_="documents").tbody.tr) == ["1", hostile, hostile]

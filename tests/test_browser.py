@@ -10,38 +10,13 @@ from pathlib import Path
 import pytest
 from werkzeug.serving import make_server
 
-from conftest import skip_unless_ci
 from webnb import create_app
 from webnb.examples import EXAMPLES, load_example_corpus
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 PROJECTOR = {"width": 1024, "height": 768}
 ARTIFACTS = Path(__file__).parent / "artifacts"
-
-
-@pytest.fixture(scope="session")
-def browser():
-    """Debian's Chromium driven by Playwright; never `playwright install`."""
-    if not CHROMIUM.exists():
-        skip_unless_ci(f"Chromium is not at {CHROMIUM}")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        skip_unless_ci("playwright is not installed")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture(scope="module")

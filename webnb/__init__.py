@@ -5,6 +5,7 @@ import os
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
+DEFAULT_MAX_UPLOAD_BYTES = 50 * 1024 * 1024
 
 
 def find_folder(name: str) -> Path:
@@ -19,8 +20,12 @@ def create_app(test_config=None, *, instance_path=None):
     """The webnb Flask app. ``instance_path`` lets tests keep the instance folder out of the checkout."""
     # Imported here, not at the top: importing webnb.engine runs this file and must not pull in Flask.
     from flask import Flask
+    from flask_wtf.csrf import CSRFProtect
 
-    from webnb import home
+    from webnb import formatting, home
+    from webnb.catalog import Catalog
+    from webnb.storage import Storage
+    from webnb.views import corpus, inference, matrix, parameters
 
     app = Flask(
         __name__,
@@ -30,12 +35,27 @@ def create_app(test_config=None, *, instance_path=None):
         static_folder=find_folder("static"),
     )
     # The dev key only suits webnb running on the instructor's own machine; anything shared sets its own.
-    app.config.from_mapping(SECRET_KEY=os.environ.get("WEBNB_SECRET_KEY", "dev"))
+    app.config.from_mapping(
+        SECRET_KEY=os.environ.get("WEBNB_SECRET_KEY", "dev"),
+        DATABASE_URL=os.environ.get("WEBNB_DATABASE_URL"),
+        MAX_CONTENT_LENGTH=DEFAULT_MAX_UPLOAD_BYTES,
+        WTF_CSRF_TIME_LIMIT=None,  # a lesson tab stays open for a whole lecture
+    )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)
     else:
         app.config.from_mapping(test_config)
     os.makedirs(app.instance_path, exist_ok=True)
+    database_url = app.config["DATABASE_URL"] or f"sqlite:///{Path(app.instance_path) / 'webnb.sqlite3'}"
+
+    storage = Storage(database_url)
+    storage.create_schema()
+    app.extensions["webnb"] = {"storage": storage, "catalog": Catalog(storage)}
+    CSRFProtect(app)
+    app.jinja_env.filters.update(formatting.FILTERS)
+    app.jinja_env.tests.update(formatting.TESTS)
 
     app.register_blueprint(home.bp)
+    for blueprint in (corpus.bp, matrix.bp, parameters.bp, inference.bp):
+        app.register_blueprint(blueprint)
     return app

@@ -18,7 +18,7 @@ from webnb.engine import (
     stratified_split,
 )
 from webnb.engine.analysis import PLACEHOLDERS, STEMMERS, STRIP_ACCENTS, TOKEN_PATTERNS
-from webnb.engine.serialize import evaluation_dict, fraction_text, number, ratio_text, trace_dict
+from webnb.engine.serialize import evaluation_dict, fraction_text, ratio_text, trace_dict
 
 
 # -- argument parsing ---------------------------------------------------------------------------

@@ -223,6 +223,12 @@ def _factor(model: NaiveBayes, columns: _Columns, k: int, column: int, present: 
     )
 
 
+def factor_of(model: NaiveBayes, class_index: int, word_index: int, present: bool, power: int = 1) -> Factor:
+    """One factor exactly as a trace shows it, also for an absent word that a large vocabulary's trace
+    only aggregates."""
+    return _factor(model, _Columns.fetch(model, [word_index]), class_index, 0, present, power)
+
+
 def _class_trace(model: NaiveBayes, k: int, features, columns: _Columns, log_joint, shift, log_evidence, exact):
     label = model.classes[k]
     present = {f.index: f for f in features}

@@ -45,6 +45,28 @@ EXAMPLES = (
         suggested_alpha="1",
         sample_review="Chinese Chinese Chinese Tokyo Japan",
     ),
+    Example(
+        id="folgers-students",
+        title="Folgers and students",
+        description=(
+            "Two sentences, one a coffee jingle and one a teacher's praise, to watch text become a vocabulary "
+            "and a bag of words: counts for the multinomial model, presence for Bernoulli."
+        ),
+        suggested_model="multinomial",
+        suggested_alpha="1",
+        sample_review="Fill your cup, great students",
+    ),
+    Example(
+        id="spam-ham",
+        title="Spam or ham",
+        description=(
+            "Sixteen short text messages, seven of them spam. Prize calls, phone numbers, money and links are "
+            "where the placeholder options of the text analysis earn their keep."
+        ),
+        suggested_model="bernoulli",
+        suggested_alpha="1",
+        sample_review="Claim your free prize now, call 0800 555 0199",
+    ),
 )
 
 

@@ -1,0 +1,45 @@
+// Keyboard shortcuts for stepping through the lesson on a projector.
+//
+//   ← / →        previous / next step       [data-step="prev"] / [data-step="next"]
+//   Home / End   first / last step          [data-step="first"] / [data-step="last"]
+//   p            presenter mode on or off   [data-presenter-toggle]
+//
+// A shortcut clicks the element that the page marks with the attribute, so it does exactly what clicking it
+// does (a plain link, or an htmx request). The page is queried when the key is pressed, so content that htmx
+// swapped in is found too. Nothing happens while the focus is in a field (typing a review must not change
+// the step), when a modifier is held (Alt+← is the browser's Back), or when the element says
+// aria-disabled="true". Loaded with `defer`; no inline code, so it runs under CSP script-src 'self'.
+(function () {
+  "use strict";
+
+  var TARGETS = {
+    ArrowLeft: '[data-step="prev"]',
+    ArrowRight: '[data-step="next"]',
+    Home: '[data-step="first"]',
+    End: '[data-step="last"]',
+    p: "[data-presenter-toggle]"
+  };
+
+  // Inputs where keys do not edit a value or move a selection; every other input is a field.
+  var BUTTON_INPUTS = /^(button|submit|reset|checkbox|image)$/;
+
+  function isField(element) {
+    if (!(element instanceof Element)) return false;
+    if (element.isContentEditable) return true;
+    var field = element.closest("input, textarea, select");
+    return field !== null && !(field.tagName === "INPUT" && BUTTON_INPUTS.test(field.type));
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.defaultPrevented || event.isComposing) return;
+    if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    var key = event.key.length === 1 ? event.key.toLowerCase() : event.key; // "P" with Caps Lock is still p
+    var selector = TARGETS[key];
+    if (!selector || isField(event.target)) return;
+    if (key === "p" && event.repeat) return; // holding p must not flip presenter mode back and forth
+    var target = document.querySelector(selector);
+    if (!target || target.getAttribute("aria-disabled") === "true") return;
+    event.preventDefault(); // Home/End and the arrows would otherwise also scroll the page
+    target.click();
+  });
+})();

@@ -1,0 +1,408 @@
+"""The inference lesson: the zero-probability failure and its fixes, underflow, log space and the
+per-word contributions, on the lecture examples and on 20 Newsgroups."""
+from __future__ import annotations
+
+import json
+import math
+import time
+from fractions import Fraction
+
+import pytest
+
+from webnb.engine import SEED_EPSILON, AnalysisOptions, Corpus, TrainingSet, explain, read_corpus
+from webnb.engine.lesson import REPEAT_CAP, RepeatedProducts, build_lesson, find_underflow, lesson_dict, repeated
+from webnb.engine.trace import LISTED_ABSENT_LIMIT
+from webnb.examples import load_example_corpus
+
+log = math.log
+
+
+@pytest.fixture(scope="module")
+def match_reviews():
+    return TrainingSet.build(load_example_corpus("match-reviews"))
+
+
+@pytest.fixture(scope="module")
+def china_japan():
+    return TrainingSet.build(load_example_corpus("china-japan"))
+
+
+def by_class(trace):
+    return {c.label: c for c in trace.per_class}
+
+
+def all_numbers(lesson_data) -> list:
+    """Every float in a nested plain-data structure."""
+    if isinstance(lesson_data, dict):
+        return [x for v in lesson_data.values() for x in all_numbers(v)]
+    if isinstance(lesson_data, list):
+        return [x for v in lesson_data for x in all_numbers(v)]
+    return [lesson_data] if isinstance(lesson_data, float) else []
+
+
+# -- the zero-probability failure and its two fixes -------------------------------------------------------
+
+
+def test_not_sharp_match_culprits_and_both_fixes(match_reviews):
+    lesson = build_lesson(match_reviews, "not sharp match", kind="bernoulli", alpha="0")
+    assert lesson.unsmoothed_cannot_decide and lesson.unsmoothed.decision is None
+    assert [(c.word, c.label, c.present) for c in lesson.culprits] == [
+        ("not", "positive", True),
+        ("was", "negative", False),
+    ]
+    not_positive, was_negative = lesson.culprits
+    # Unsmoothed: exactly 0, written as the notes write it.
+    assert not_positive.unsmoothed.probability == 0.0 and not_positive.unsmoothed.ratio == (0, 3)
+    assert was_negative.unsmoothed.probability == 0.0 and was_negative.unsmoothed.ratio == (0, 2)
+    assert not_positive.unsmoothed.log_value == -math.inf
+    # Laplace, α = 1: ψ(not | positive) = (0 + 1)/(3 + 2); 1 − ψ(was | negative) = (0 + 1)/(2 + 2).
+    assert lesson.smoothing_alpha == 1
+    assert not_positive.smoothed.exact == Fraction(1, 5) and not_positive.smoothed.probability == 0.2
+    assert was_negative.smoothed.exact == Fraction(1, 4)
+    # The floor: ψ = 0 becomes ε; ψ = 1 becomes 1 − ε, so 1 − ψ is what float64 makes of 1 − (1 − ε).
+    assert not_positive.floored.probability == SEED_EPSILON and not_positive.floored.exact is None
+    assert was_negative.floored.probability == 1.0 - (1.0 - SEED_EPSILON)
+    assert was_negative.floored.probability == pytest.approx(1e-14, rel=1e-3)
+    assert was_negative.floored.log_value == pytest.approx(log(1.0 - (1.0 - SEED_EPSILON)), rel=1e-12)
+
+    assert [(z.label, z.zeroed, z.present_words, z.absent_words) for z in lesson.zero_summary] == [
+        ("negative", True, (), ("was",)),
+        ("positive", True, ("not",), ()),
+    ]
+
+
+def test_not_sharp_match_smoothed_and_floored_decide(match_reviews):
+    lesson = build_lesson(match_reviews, "not sharp match")
+    smoothed = by_class(lesson.smoothed)
+    assert lesson.smoothed.decision == "negative"
+    assert math.fsum(c.posterior for c in lesson.smoothed.per_class) == pytest.approx(1.0, abs=1e-15)
+    positive, negative = smoothed["positive"].joint_exact, smoothed["negative"].joint_exact
+    exact_positive = positive / (positive + negative)
+    assert smoothed["positive"].posterior == pytest.approx(float(exact_positive), rel=1e-12)
+
+    # Floored, by hand: positive keeps 3/5 · 2/3 · 1/3 · 1/3 · 2/3 · 1/3 · 2/3 · 2/3 and ε for "not";
+    # negative keeps 2/5 · 1/2 · 1/2 and 1 − (1 − ε) for "was" (its other factors are 1 − ε, about 1).
+    floored = by_class(lesson.floored)
+    assert lesson.floored.decision == "negative" and not lesson.floored.cannot_decide
+    positive_log = log(Fraction(3, 5) * Fraction(16, 2187)) + log(SEED_EPSILON)
+    negative_log = log(Fraction(1, 10)) + log(1.0 - (1.0 - SEED_EPSILON))
+    assert floored["positive"].log_joint == pytest.approx(positive_log, rel=1e-12)
+    assert floored["negative"].log_joint == pytest.approx(negative_log, rel=1e-12)
+
+
+def test_match_was_sharp_has_one_culprit_and_an_infinite_contribution(match_reviews):
+    lesson = build_lesson(match_reviews, "match was sharp")
+    assert not lesson.unsmoothed_cannot_decide and lesson.trace.decision == "positive"
+    assert [(c.word, c.label, c.present) for c in lesson.culprits] == [("not", "negative", False)]
+    assert lesson.culprits[0].smoothed.exact == Fraction(1, 4)
+    assert [(z.label, z.zeroed) for z in lesson.zero_summary] == [("negative", True), ("positive", False)]
+
+    chart = lesson.contributions
+    assert (chart.decided, chart.runner_up, chart.from_smoothed, chart.alpha) == ("positive", "negative", False, 0)
+    absent = chart.entries[0]  # +∞ sorts first
+    assert absent.kind == "absent" and absent.count == 5 and absent.zero_words == ("not",)
+    # Σ log(1 − ψ | positive) over keeper, and, composed, brilliant, not: 2/3 · 2/3 · 1/3 · 2/3 · 3/3.
+    assert absent.decided_log == pytest.approx(log(Fraction(8, 81)), rel=1e-12)
+    assert absent.runner_up_log == -math.inf and absent.log_ratio == math.inf and absent.favours == "positive"
+    ratios = {e.word or e.kind: e.log_ratio for e in chart.entries}
+    assert ratios == pytest.approx(
+        {
+            "absent": math.inf,
+            "prior": log(3 / 5) - log(2 / 5),
+            "match": log(2 / 3) - log(2 / 2),
+            "sharp": log(1 / 3) - log(1 / 2),
+            "was": log(2 / 3) - log(2 / 2),
+        },
+        rel=1e-12,
+    )
+    favours = {e.word: e.favours for e in chart.entries if e.kind == "word"}
+    assert favours == {"match": "negative", "sharp": "negative", "was": "negative"}
+    assert chart.total == math.inf == chart.log_joint_difference
+    magnitudes = [abs(e.log_ratio) for e in chart.entries]
+    assert magnitudes == sorted(magnitudes, reverse=True)
+    assert not any(math.isnan(e.log_ratio) for e in chart.entries)
+
+
+def test_contributions_come_from_the_smoothed_trace_when_alpha_zero_cannot_decide(match_reviews):
+    lesson = build_lesson(match_reviews, "not sharp match")
+    chart = lesson.contributions
+    assert chart.from_smoothed and chart.alpha == 1
+    assert (chart.decided, chart.runner_up) == ("negative", "positive")
+    ratio = {e.word: e.log_ratio for e in chart.entries if e.kind == "word"}
+    # ψ(not | negative) = (2 + 1)/(2 + 2), ψ(not | positive) = 1/5.
+    assert ratio["not"] == pytest.approx(log(3 / 4) - log(1 / 5), rel=1e-12)
+    smoothed = by_class(lesson.smoothed)
+    assert chart.log_joint_difference == smoothed["negative"].log_joint - smoothed["positive"].log_joint
+    assert chart.total == pytest.approx(chart.log_joint_difference, rel=1e-12)
+
+
+def test_a_user_alpha_above_zero_is_the_smoothing_shown(match_reviews):
+    lesson = build_lesson(match_reviews, "not sharp match", alpha="0.5")
+    assert lesson.smoothing_alpha == Fraction(1, 2) and lesson.smoothed is lesson.trace
+    assert lesson.culprits[0].smoothed.exact == Fraction(1, 8)  # (0 + 1/2)/(3 + 1)
+    assert lesson.unsmoothed_cannot_decide and lesson.contributions.from_smoothed is False
+
+
+def test_smoothing_alpha_must_be_positive(match_reviews):
+    with pytest.raises(ValueError, match="smoothing_alpha must be more than 0"):
+        build_lesson(match_reviews, "not sharp match", smoothing_alpha="0")
+
+
+def test_absent_culprit_of_a_large_vocabulary_is_named_and_valued():
+    """Above LISTED_ABSENT_LIMIT a Bernoulli trace aggregates absent words; the culprit is still valued."""
+    corpus = Corpus.from_pairs(
+        [("a", f"common a{j} a{j + 1}") for j in range(40)] + [("b", f"b{j} b{j + 1}") for j in range(40)]
+    )
+    training = TrainingSet.build(corpus)
+    assert len(training.vocabulary) > LISTED_ABSENT_LIMIT
+    lesson = build_lesson(training, "b3 b4")
+    assert [(c.word, c.label, c.present) for c in lesson.culprits] == [
+        ("b3", "a", True),
+        ("b4", "a", True),
+        ("common", "a", False),
+    ]
+    common = lesson.culprits[-1]
+    assert common.unsmoothed.probability == 0.0 and common.unsmoothed.exact == 0
+    assert common.smoothed.exact == Fraction(1, 42)  # (40 − 40 + 1)/(40 + 2)
+    assert common.floored.probability == 1.0 - (1.0 - SEED_EPSILON)
+    absent = next(e for e in lesson.contributions.entries if e.kind == "absent")
+    assert (lesson.contributions.decided, absent.log_ratio, absent.zero_words) == ("b", math.inf, ("common",))
+    assert absent.count == len(training.vocabulary) - 2
+
+
+# -- contributions on the China / Japan example ---------------------------------------------------------------
+
+
+def test_china_japan_contributions_are_exact_log_ratios(china_japan):
+    lesson = build_lesson(china_japan, "Chinese Chinese Chinese Tokyo Japan", kind="multinomial", alpha=1)
+    chart = lesson.contributions
+    assert (chart.decided, chart.runner_up, chart.from_smoothed) == ("China", "not China", False)
+    assert all(e.kind != "absent" for e in chart.entries)  # multinomial: absent words have no factor
+    ratios = {e.word or e.kind: e.log_ratio for e in chart.entries}
+    expected = {
+        "chinese": 3 * (log(3 / 7) - log(2 / 9)),
+        "tokyo": log(1 / 14) - log(2 / 9),
+        "japan": log(1 / 14) - log(2 / 9),
+        "prior": log(3 / 4) - log(1 / 4),
+    }
+    assert ratios == pytest.approx(expected, rel=1e-12)
+    assert [e.word or e.kind for e in chart.entries] == ["chinese", "japan", "tokyo", "prior"]  # log 28/9 > log 3
+    assert {e.word: e.count for e in chart.entries if e.word} == {"chinese": 3, "tokyo": 1, "japan": 1}
+    assert {e.word or e.kind: e.favours for e in chart.entries} == {
+        "chinese": "China", "prior": "China", "japan": "not China", "tokyo": "not China",
+    }
+    classes = by_class(lesson.trace)
+    assert chart.log_joint_difference == classes["China"].log_joint - classes["not China"].log_joint
+    assert chart.total == pytest.approx(chart.log_joint_difference, rel=1e-12)
+    # And against the exact joints of the notes.
+    exact_ratio = (Fraction(3, 4) * Fraction(3, 7) ** 3 * Fraction(1, 14) ** 2) / (Fraction(1, 4) * Fraction(2, 9) ** 5)
+    assert chart.total == pytest.approx(log(exact_ratio), rel=1e-12)
+
+
+# -- underflow ------------------------------------------------------------------------------------------------
+
+
+def assert_minimal_underflow(model, bag, text, underflow):
+    """The chosen count zeroes every float64 product, as explain() computes it; one fewer does not;
+    and each class's first zero is minimal too."""
+    repeats = underflow.repeats
+    at = explain(model, bag, repeated(text, repeats))
+    assert underflow.text == at.text
+    assert [c.joint for c in at.per_class] == list(underflow.naive_products) == [0.0] * len(at.classes)
+    assert [c.log_joint for c in at.per_class] == list(underflow.log_joints)
+    assert any(math.isfinite(v) for v in underflow.log_joints) and at.decision is not None
+    before = explain(model, bag, repeated(text, repeats - 1))
+    assert any(c.joint > 0.0 for c in before.per_class)
+    assert repeats == max(underflow.first_zero_repeats)
+    for k, first in enumerate(underflow.first_zero_repeats):
+        assert explain(model, bag, repeated(text, first)).per_class[k].joint == 0.0
+        if first > 1:
+            assert explain(model, bag, repeated(text, first - 1)).per_class[k].joint > 0.0
+
+
+def test_chinese_tokyo_japan_underflows_at_a_minimal_repeat_count(china_japan):
+    text = "Chinese Tokyo Japan"
+    lesson = build_lesson(china_japan, text, kind="multinomial", alpha=1)
+    underflow = lesson.underflow
+    assert_minimal_underflow(china_japan.model("multinomial", 1), china_japan.bag, text, underflow)
+    assert underflow.first_zero_repeats == (122, 165)
+    assert underflow.trace.decision == "not China"
+    # Log space, by hand: r · (log of one copy's factors) + log prior.
+    r = underflow.repeats
+    china = log(3 / 4) + r * (log(3 / 7) + 2 * log(1 / 14))
+    assert underflow.log_joints[0] == pytest.approx(china, rel=1e-12)
+    assert underflow.log_joints[1] == pytest.approx(log(1 / 4) + 3 * r * log(2 / 9), rel=1e-12)
+    limits = underflow.float_limits
+    assert underflow.log_joints[1] < limits.log_smallest_subnormal < limits.log_smallest_normal
+    assert (limits.smallest_normal, limits.smallest_subnormal) == (2.2250738585072014e-308, 5e-324)
+    assert limits.log_smallest_normal == pytest.approx(-708.3964185322641, rel=1e-15)
+    assert limits.log_smallest_subnormal == pytest.approx(-744.4400719213812, rel=1e-15)
+    assert limits.largest == 1.7976931348623157e308
+
+
+@pytest.mark.parametrize("ngram_range", [(1, 1), (1, 2)])
+def test_repeated_products_equal_the_trace_bit_for_bit(ngram_range):
+    """The products multiplied without a trace per repeat count are Trace.joint exactly, also in the
+    subnormal range, and with bigrams, where two copies meet in "japan chinese" (a word of document 4)."""
+    training = TrainingSet.build(load_example_corpus("china-japan"), AnalysisOptions(ngram_range=ngram_range))
+    text = "Chinese Tokyo Japan"
+    model = training.model("multinomial", 1)
+    products = RepeatedProducts.of_review(model, training.bag, text)
+    if ngram_range == (1, 2):
+        assert "japan chinese" in training.vocabulary
+        assert "japan chinese" not in explain(model, training.bag, text).tokens
+    underflow = find_underflow(model, training.bag, text)
+    assert_minimal_underflow(model, training.bag, text, underflow)
+    # Up to each class's first zero, through the subnormal products just before it.
+    near_zero = {r for first in underflow.first_zero_repeats for r in range(first - 5, first + 2)}
+    checked = []
+    for repeats in sorted({1, 2, 3, 10, 40} | near_zero):
+        expected = [c.joint for c in explain(model, training.bag, repeated(text, repeats)).per_class]
+        assert list(products.at(repeats)) == expected, repeats
+        checked += expected
+    assert sum(0.0 < p < 2.2250738585072014e-308 for p in checked) >= 4
+
+
+def test_a_class_zeroed_at_alpha_zero_has_its_first_zero_at_one_copy(china_japan):
+    text = "Chinese Tokyo Japan"
+    lesson = build_lesson(china_japan, text, kind="multinomial", alpha=0)
+    assert [c.word for c in lesson.culprits] == ["japan", "tokyo"]  # never seen in China
+    underflow = lesson.underflow
+    assert underflow.first_zero_repeats[0] == 1
+    assert_minimal_underflow(china_japan.model("multinomial", 0), china_japan.bag, text, underflow)
+    assert underflow.log_joints[0] == -math.inf and underflow.trace.decision == "not China"
+
+
+@pytest.mark.parametrize(
+    "corpus, text, options",
+    [
+        ("china-japan", "", {"kind": "multinomial", "alpha": 1}),  # an empty review is just the prior
+        ("match-reviews", "match was sharp", {"alpha": 1}),  # Bernoulli: repeating changes nothing
+        ("match-reviews", "not sharp match", {"alpha": 0}),  # 0.0 at once, but log space cannot decide either
+    ],
+)
+def test_no_underflow_lesson_is_invented(corpus, text, options):
+    training = TrainingSet.build(load_example_corpus(corpus))
+    underflow = build_lesson(training, text, **options).underflow
+    assert underflow.repeats is None and underflow.trace is None and underflow.naive_products is None
+    assert underflow.cap == REPEAT_CAP
+
+
+def test_no_underflow_first_zeros(match_reviews, china_japan):
+    assert build_lesson(china_japan, "", kind="multinomial", alpha=1).underflow.first_zero_repeats == (None, None)
+    assert build_lesson(match_reviews, "not sharp match").underflow.first_zero_repeats == (1, 1)
+
+
+def test_given_repeats_are_shown_as_they_are(china_japan):
+    lesson = build_lesson(china_japan, "Chinese Tokyo Japan", kind="multinomial", alpha=1, repeats=3)
+    underflow = lesson.underflow
+    at = explain(china_japan.model("multinomial", 1), china_japan.bag, repeated("Chinese Tokyo Japan", 3))
+    assert underflow.repeats == 3 and underflow.naive_products == tuple(c.joint for c in at.per_class)
+    assert all(p > 0.0 for p in underflow.naive_products)
+    assert underflow.first_zero_repeats == (122, 165)
+    with pytest.raises(ValueError, match="repeats must be between 1 and 5000"):
+        build_lesson(china_japan, "Chinese", kind="multinomial", alpha=1, repeats=0)
+
+
+# -- log space ----------------------------------------------------------------------------------------------------
+
+
+def test_naive_exp_underflows_where_the_shift_does_not(china_japan):
+    underflow = build_lesson(china_japan, "Chinese Tokyo Japan", kind="multinomial", alpha=1).underflow
+    space = underflow.log_space
+    assert space.naive.exps == (0.0, 0.0) and space.naive.total == 0.0
+    assert space.naive.posteriors is None and space.naive.underflowed
+    assert space.shift == max(underflow.log_joints)
+    assert [c.shifted for c in space.per_class] == [v - space.shift for v in underflow.log_joints]
+    assert max(c.exp_shifted for c in space.per_class) == 1.0
+    assert space.sum_exp_shifted == pytest.approx(math.fsum(c.exp_shifted for c in space.per_class), rel=1e-15)
+    assert space.log_evidence == pytest.approx(space.shift + log(space.sum_exp_shifted), rel=1e-15)
+    posteriors = [c.posterior for c in space.per_class]
+    assert all(math.isfinite(p) for p in posteriors) and math.fsum(posteriors) == pytest.approx(1.0, abs=1e-15)
+    assert posteriors[1] > 0.99  # not China, by about e^{−(china − not china)}
+    assert posteriors[0] == pytest.approx(math.exp(underflow.log_joints[0] - space.log_evidence), rel=1e-12)
+
+
+def test_log_space_sums_the_trace_terms_per_class(match_reviews, china_japan):
+    short = build_lesson(china_japan, "Chinese Chinese Chinese Tokyo Japan", kind="multinomial", alpha=1).log_space
+    for c in short.per_class:
+        assert [t.word for t in c.terms] == ["chinese", "japan", "tokyo"] and c.log_absent_words is None
+        assert math.fsum([c.log_prior, *(t.log_value for t in c.terms)]) == pytest.approx(c.log_joint, rel=1e-12)
+    # A short review needs no shift: the naive posteriors are the shifted ones.
+    assert not short.naive.underflowed
+    assert list(short.naive.posteriors) == pytest.approx([c.posterior for c in short.per_class], rel=1e-12)
+
+    bernoulli = build_lesson(match_reviews, "match was sharp").log_space
+    positive, negative = bernoulli.per_class[1], bernoulli.per_class[0]
+    assert len(positive.terms) == len(match_reviews.vocabulary)  # a small vocabulary lists absent words too
+    assert math.fsum([positive.log_prior, *(t.log_value for t in positive.terms)]) == pytest.approx(positive.log_joint)
+    assert negative.log_joint == -math.inf and negative.exp_shifted == 0.0 and positive.exp_shifted == 1.0
+    assert bernoulli.naive.posteriors == (0.0, 1.0)
+
+
+# -- JSON --------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "corpus, text, options",
+    [
+        ("match-reviews", "not sharp match", {}),
+        ("match-reviews", "match was sharp", {"epsilon": SEED_EPSILON}),
+        ("china-japan", "Chinese Tokyo Japan", {"kind": "multinomial", "alpha": 1}),
+        ("china-japan", "", {"kind": "multinomial", "alpha": "0.5"}),
+    ],
+)
+def test_lesson_dict_is_strict_json(corpus, text, options):
+    lesson = build_lesson(TrainingSet.build(load_example_corpus(corpus)), text, **options)
+    data = lesson_dict(lesson)
+    assert json.loads(json.dumps(data, allow_nan=False)) == data
+    assert all(math.isfinite(x) for x in all_numbers(data))
+
+
+def test_lesson_dict_writes_infinities_as_strings(match_reviews):
+    data = lesson_dict(build_lesson(match_reviews, "match was sharp"))
+    absent = data["contributions"]["entries"][0]
+    assert (absent["kind"], absent["log_ratio"], absent["runner_up_log"]) == ("absent", "inf", "-inf")
+    assert data["contributions"]["total"] == "inf"
+    assert data["culprits"][0]["unsmoothed"]["log"] == "-inf" and data["culprits"][0]["smoothed"]["exact"] == "1/4"
+    assert data["log_space"]["per_class"][0]["log_joint"] == "-inf"
+    assert data["underflow"]["repeats"] is None and data["underflow"]["float_limits"]["smallest_subnormal"] == 5e-324
+
+
+# -- 20 Newsgroups --------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def newsgroups(shared_corpora):
+    return TrainingSet.build(read_corpus(shared_corpora / "20newsgroups-bydate" / "train.jsonl.gz"))
+
+
+@pytest.mark.corpora
+def test_newsgroups_repeat_count_is_found_quickly(newsgroups):
+    text = "OpenGL on the GPU is fast"
+    model = newsgroups.model("multinomial", 1)
+    trace = explain(model, newsgroups.bag, text)
+    started = time.perf_counter()
+    underflow = find_underflow(model, newsgroups.bag, text, trace=trace)
+    elapsed = time.perf_counter() - started
+    assert elapsed < 0.5
+    assert len(underflow.first_zero_repeats) == 20
+    assert_minimal_underflow(model, newsgroups.bag, text, underflow)
+    assert underflow.trace.decision == "comp.graphics"
+    assert underflow.log_space.naive.underflowed
+
+
+@pytest.mark.corpora
+def test_newsgroups_lesson(newsgroups):
+    started = time.perf_counter()
+    lesson = build_lesson(newsgroups, "OpenGL on the GPU is fast", kind="multinomial", alpha=0)
+    assert time.perf_counter() - started < 2.0
+    # At α = 0 some word of the review is unseen in every class: every class is impossible.
+    assert lesson.unsmoothed_cannot_decide and all(z.zeroed for z in lesson.zero_summary)
+    assert lesson.underflow.repeats is None and lesson.underflow.first_zero_repeats == (1,) * 20
+    chart = lesson.contributions
+    assert chart.from_smoothed and chart.decided == lesson.smoothed.decision == "comp.graphics"
+    assert chart.total == pytest.approx(chart.log_joint_difference, rel=1e-9)
+    # Bernoulli: repetition never changes a presence vector, so no count underflows.
+    bernoulli = find_underflow(newsgroups.model("bernoulli", 1), newsgroups.bag, "OpenGL on the GPU is fast")
+    assert bernoulli.repeats is None and set(bernoulli.first_zero_repeats) == {None}

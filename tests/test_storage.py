@@ -1,0 +1,278 @@
+"""Stored corpora, on SQLite and on PostgreSQL: the same tests run against both.
+
+PostgreSQL comes from ``WEBNB_TEST_POSTGRES_URL`` (default: the local ``test`` database). Each test
+gets its own schema there, dropped afterwards, so the shared database is left as it was. Without
+psycopg or a reachable server, the PostgreSQL half skips here and fails in CI.
+"""
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta, timezone
+
+import pytest
+import sqlalchemy as sa
+
+from conftest import skip_unless_ci
+from webnb import storage as storage_module
+from webnb.engine.corpus import Corpus, CorpusError
+from webnb.storage import CorpusSummary, DocumentRow, Storage, StoredCorpus, default_url, documents
+
+POSTGRES_URL = os.environ.get("WEBNB_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+SHOWN_URL = sa.make_url(POSTGRES_URL).render_as_string(hide_password=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_admin():
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        skip_unless_ci('psycopg is not installed (pip install "psycopg[binary]")')
+    engine = sa.create_engine(POSTGRES_URL)
+    try:
+        with engine.connect() as connection:
+            connection.execute(sa.text("SELECT 1"))
+    except sa.exc.OperationalError as err:
+        engine.dispose()
+        skip_unless_ci(f"PostgreSQL is not reachable at {SHOWN_URL}: {err.orig}")
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request, tmp_path):
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'webnb.sqlite3'}"
+        return
+    admin = request.getfixturevalue("postgres_admin")
+    schema = f"webnb_test_{secrets.token_hex(8)}"  # made here, not user data
+    with admin.begin() as connection:
+        connection.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    url = sa.make_url(POSTGRES_URL).update_query_dict({"options": f"-csearch_path={schema}"})
+    try:
+        yield url.render_as_string(hide_password=False)
+    finally:
+        with admin.begin() as connection:
+            connection.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+
+
+@pytest.fixture
+def store(database_url):
+    with Storage(database_url) as opened:
+        opened.create_schema()
+        yield opened
+
+
+def count_rows(store: Storage, table) -> int:
+    with store.engine.connect() as connection:
+        return connection.execute(sa.select(sa.func.count()).select_from(table)).scalar_one()
+
+
+TRICKY = Corpus(
+    texts=(
+        "It's a \"great\" match; -- really'); DROP TABLE corpora; --",
+        "Ünïcödé: naïve café, 東京, Ελληνικά, עברית, 🙂👍🏽, e\u0301 (combining)",
+        "line one\r\nline two\n\ttabbed\\backslash %s %(name)s ?",
+        "",
+        "long " * 200_000,
+        "   surrounding spaces kept   ",
+    ),
+    labels=("spam", "ham", "spam", "ham", "ÄÖÜ", "spam"),
+    ids=("1", "review's.txt", "pos/cv000_29590.txt", "4", "5", "6"),
+    name="tricky",
+)
+
+
+def test_round_trip_keeps_every_character(store):
+    before = datetime.now(timezone.utc)
+    corpus_id = store.add_corpus(TRICKY, name="Jo's \"corpus\"; DROP TABLE documents", source="upload: reviews.csv")
+    after = datetime.now(timezone.utc)
+
+    stored = store.get_corpus(corpus_id)
+    assert isinstance(stored, StoredCorpus)
+    assert stored.id == corpus_id
+    assert stored.name == "Jo's \"corpus\"; DROP TABLE documents"
+    assert stored.source == "upload: reviews.csv"
+    assert stored.n_documents == 6
+    assert stored.classes == TRICKY.classes == ("ham", "spam", "ÄÖÜ")
+    assert stored.corpus.texts == TRICKY.texts
+    assert stored.corpus.labels == TRICKY.labels
+    assert stored.corpus.ids == TRICKY.ids
+    assert stored.corpus.name == stored.name
+    assert stored.created_at.tzinfo is not None and stored.created_at.utcoffset() == timedelta(0)
+    # Databases keep microseconds at most.
+    assert before - timedelta(milliseconds=1) <= stored.created_at <= after + timedelta(milliseconds=1)
+
+
+def test_ids_are_random_and_url_safe(store):
+    first = store.add_corpus(TRICKY, name="a", source="paste")
+    second = store.add_corpus(TRICKY, name="a", source="paste")
+    assert first != second
+    for corpus_id in (first, second):
+        assert re.fullmatch(r"[A-Za-z0-9_-]{22}", corpus_id)  # 22 base64 characters: 132 bits, 128 random
+
+
+def test_unknown_ids(store):
+    store.add_corpus(TRICKY, name="a", source="paste")
+    assert store.get_corpus("nope") is None
+    assert store.documents("nope", 0, 10) == []
+    assert store.class_counts("nope") == {}
+    assert store.delete_corpus("nope") is False
+
+
+@pytest.mark.parametrize(
+    "corpus, name, message",
+    [
+        (Corpus(("ok", "bad\x00text"), ("a", "b"), ("1", "line 2")), "n",
+         r"^Document 'line 2' \(number 2\): its text contains a NUL character \(\\x00\), which is not text\. Remove it"),
+        (Corpus(("ok",), ("a\x00",), ("7",)), "n", r"^Document '7' \(number 1\): its label contains a NUL"),
+        (Corpus(("ok",), ("a",), ("x\x00y",)), "n", r"^Document 'x\\x00y' \(number 1\): its id contains a NUL"),
+        (Corpus(("ok",), ("a",), ("1",)), "bad\x00name", r"^The corpus name contains a NUL character"),
+        (Corpus((), (), ()), "n", r"^The corpus has no documents; nothing was stored"),
+    ],
+)
+def test_refused_corpora_store_nothing(store, corpus, name, message):
+    with pytest.raises(CorpusError, match=message):
+        store.add_corpus(corpus, name=name, source="paste")
+    assert store.list_corpora() == []
+    assert count_rows(store, documents) == 0
+
+
+def numbered_corpus(n: int, labels=("neg", "pos", "neutral")) -> Corpus:
+    return Corpus(
+        texts=tuple(f"document {i} says something" for i in range(n)),
+        labels=tuple(labels[i % len(labels)] for i in range(n)),
+        ids=tuple(f"doc{i}.txt" for i in range(n)),
+    )
+
+
+def test_ten_thousand_documents_quickly_and_paged(store):
+    corpus = numbered_corpus(10_000)
+    started = time.perf_counter()
+    corpus_id = store.add_corpus(corpus, name="big", source="upload: big.csv")
+    assert time.perf_counter() - started < 2
+    assert count_rows(store, documents) == 10_000
+
+    assert store.documents(corpus_id, 9_998, 50) == [
+        DocumentRow(9_998, "doc9998.txt", "neutral", "document 9998 says something"),
+        DocumentRow(9_999, "doc9999.txt", "neg", "document 9999 says something"),
+    ]
+    page = store.documents(corpus_id, offset=100, limit=3, label="neutral")
+    assert page == [(302, "doc302.txt", "neutral", "document 302 says something"),
+                    (305, "doc305.txt", "neutral", "document 305 says something"),
+                    (308, "doc308.txt", "neutral", "document 308 says something")]
+    assert store.class_counts(corpus_id) == {"neg": 3334, "neutral": 3333, "pos": 3333}
+    assert store.get_corpus(corpus_id).corpus.texts == corpus.texts
+
+
+def test_paging_edges(store):
+    corpus_id = store.add_corpus(numbered_corpus(7), name="small", source="paste")
+    assert [row.position for row in store.documents(corpus_id, 0, 3)] == [0, 1, 2]
+    assert [row.position for row in store.documents(corpus_id, 3, 3)] == [3, 4, 5]
+    assert [row.position for row in store.documents(corpus_id, 6, 3)] == [6]
+    assert store.documents(corpus_id, 7, 3) == []
+    assert store.documents(corpus_id, 0, 0) == []
+    assert store.documents(corpus_id, 0, 10, label="missing") == []
+    assert [row.doc_id for row in store.documents(corpus_id, 1, 10, label="pos")] == ["doc4.txt"]
+    with pytest.raises(ValueError, match=r"offset and limit must not be negative \(got offset=-1, limit=3\)"):
+        store.documents(corpus_id, -1, 3)
+
+
+def test_class_counts_sorted_like_the_corpus(store):
+    corpus = Corpus(texts=("x",) * 6, labels=("b", "B", "a", "ä", "b", "Z"), ids=tuple("123456"))
+    corpus_id = store.add_corpus(corpus, name="labels", source="paste")
+    # Python's order (code points), whatever the database's collation says.
+    assert store.class_counts(corpus_id) == corpus.class_counts() == {"B": 1, "Z": 1, "a": 1, "b": 2, "ä": 1}
+    assert list(store.class_counts(corpus_id)) == ["B", "Z", "a", "b", "ä"]
+    assert store.get_corpus(corpus_id).classes == ("B", "Z", "a", "b", "ä")
+
+
+def test_a_failure_midway_stores_nothing(store, monkeypatch):
+    monkeypatch.setattr(storage_module, "BATCH_SIZE", 10)
+    document_batches = []
+
+    def fail_on_second_batch(conn, cursor, statement, parameters, context, executemany):
+        if statement.lstrip().upper().startswith("INSERT INTO DOCUMENTS"):
+            document_batches.append(len(parameters) if executemany else 1)
+            if len(document_batches) == 2:
+                raise RuntimeError("disk full (simulated)")
+
+    sa.event.listen(store.engine, "before_cursor_execute", fail_on_second_batch)
+    try:
+        with pytest.raises(RuntimeError, match="disk full"):
+            store.add_corpus(numbered_corpus(25), name="half", source="paste")
+    finally:
+        sa.event.remove(store.engine, "before_cursor_execute", fail_on_second_batch)
+    assert document_batches == [10, 10]  # the first batch was sent, then rolled back
+    assert store.list_corpora() == []
+    assert count_rows(store, documents) == 0
+    # And the storage still works afterwards.
+    corpus_id = store.add_corpus(numbered_corpus(25), name="whole", source="paste")
+    assert store.get_corpus(corpus_id).n_documents == 25
+
+
+def test_list_newest_first(store, monkeypatch):
+    moments = iter(datetime(2024, 5, day, 9, 30, tzinfo=timezone.utc) for day in (1, 3, 2))
+    monkeypatch.setattr(storage_module, "_now", lambda: next(moments))
+    first = store.add_corpus(numbered_corpus(2), name="first", source="paste")
+    third = store.add_corpus(numbered_corpus(3), name="third", source="upload: c.zip")
+    second = store.add_corpus(Corpus(("x",), ("only",), ("1",)), name="second", source="upload: b.csv")
+    assert store.list_corpora() == [
+        CorpusSummary(third, "third", "upload: c.zip", datetime(2024, 5, 3, 9, 30, tzinfo=timezone.utc), 3, ("neg", "neutral", "pos")),
+        CorpusSummary(second, "second", "upload: b.csv", datetime(2024, 5, 2, 9, 30, tzinfo=timezone.utc), 1, ("only",)),
+        CorpusSummary(first, "first", "paste", datetime(2024, 5, 1, 9, 30, tzinfo=timezone.utc), 2, ("neg", "pos")),
+    ]
+
+
+def test_delete_cascades_to_documents(store):
+    kept = store.add_corpus(numbered_corpus(4), name="kept", source="paste")
+    gone = store.add_corpus(numbered_corpus(5), name="gone", source="paste")
+    assert count_rows(store, documents) == 9
+    assert store.delete_corpus(gone) is True
+    assert store.get_corpus(gone) is None
+    assert [summary.id for summary in store.list_corpora()] == [kept]
+    assert count_rows(store, documents) == 4  # removed by ON DELETE CASCADE, not by a second DELETE
+    assert store.delete_corpus(gone) is False
+    assert store.get_corpus(kept).n_documents == 4
+
+
+def test_foreign_keys_are_enforced(store):
+    with pytest.raises(sa.exc.IntegrityError):
+        with store.engine.begin() as connection:
+            connection.execute(
+                documents.insert(), {"corpus_id": "missing", "position": 0, "doc_id": "1", "label": "a", "text": "x"}
+            )
+
+
+def test_corpora_survive_a_restart(database_url):
+    with Storage(database_url) as before:
+        before.create_schema()
+        corpus_id = before.add_corpus(TRICKY, name="kept", source="paste")
+        listed = before.list_corpora()
+    with Storage(database_url) as after:
+        after.create_schema()  # at every start: creates nothing, deletes nothing
+        assert after.list_corpora() == listed
+        stored = after.get_corpus(corpus_id)
+        assert (stored.corpus.texts, stored.corpus.labels, stored.corpus.ids) == (TRICKY.texts, TRICKY.labels, TRICKY.ids)
+
+
+def test_usable_from_other_threads(store):
+    corpus_id = store.add_corpus(numbered_corpus(30), name="threads", source="paste")
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        pages = list(pool.map(lambda offset: store.documents(corpus_id, offset, 10), [0, 10, 20, 0]))
+        added = list(pool.map(lambda i: store.add_corpus(numbered_corpus(3), name=f"t{i}", source="paste"), range(4)))
+    assert [page[0].position for page in pages] == [0, 10, 20, 0]
+    assert len(set(added)) == 4
+    assert len(store.list_corpora()) == 5
+
+
+def test_default_url_is_a_file_in_the_instance_folder(tmp_path):
+    url = default_url(tmp_path)
+    assert url == f"sqlite:///{tmp_path / 'webnb.sqlite3'}"
+    with Storage(url) as opened:
+        opened.create_schema()
+        opened.add_corpus(numbered_corpus(2), name="file", source="paste")
+    assert (tmp_path / "webnb.sqlite3").stat().st_size > 0

@@ -1,0 +1,102 @@
+"""Where corpora come from (the built-in examples, or the database) and the fitted training sets,
+kept per process so that moving α or paging a table never re-reads a corpus."""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from webnb.engine import AnalysisOptions, Corpus, TrainingSet, VocabularyOptions
+from webnb.examples import EXAMPLES, load_example_corpus
+from webnb.state import LessonState
+from webnb.storage import Storage
+
+
+@dataclass(frozen=True)
+class CorpusEntry:
+    id: str
+    name: str
+    description: str
+    builtin: bool
+    source: str
+    corpus: Corpus
+    defaults: LessonState  # the settings a first visit starts from
+
+    @property
+    def n_documents(self) -> int:
+        return len(self.corpus)
+
+
+def _example_entry(example) -> CorpusEntry:
+    return CorpusEntry(
+        id=example.id,
+        name=example.title,
+        description=example.description,
+        builtin=True,
+        source="built in",
+        corpus=load_example_corpus(example.id),
+        defaults=LessonState(model=example.suggested_model, alpha=example.suggested_alpha, text=example.sample_review),
+    )
+
+
+class Catalog:
+    """Built-in corpora first (read-only, by their fixed ids), then the ones users added."""
+
+    def __init__(self, storage: Storage, cache_size: int = 6):
+        self.storage = storage
+        self._builtin = {example.id: _example_entry(example) for example in EXAMPLES}
+        self._training_sets: OrderedDict = OrderedDict()
+        self._stored: OrderedDict = OrderedDict()
+        self._cache_size = cache_size
+        self._lock = threading.Lock()
+
+    def builtin(self) -> list[CorpusEntry]:
+        return list(self._builtin.values())
+
+    def stored(self):
+        return self.storage.list_corpora()
+
+    def get(self, corpus_id: str) -> CorpusEntry | None:
+        if corpus_id in self._builtin:
+            return self._builtin[corpus_id]
+        with self._lock:
+            if corpus_id in self._stored:
+                self._stored.move_to_end(corpus_id)
+                return self._stored[corpus_id]
+        stored = self.storage.get_corpus(corpus_id)
+        if stored is None:
+            return None
+        entry = CorpusEntry(
+            id=stored.id,
+            name=stored.name,
+            description="",
+            builtin=False,
+            source=stored.source,
+            corpus=stored.corpus,
+            defaults=LessonState(model="multinomial", alpha="1"),
+        )
+        with self._lock:
+            self._stored[corpus_id] = entry
+            while len(self._stored) > self._cache_size:
+                self._stored.popitem(last=False)
+        return entry
+
+    def add(self, corpus: Corpus, *, name: str, source: str) -> str:
+        corpus.require_trainable()
+        # Fitting once before storing refuses a corpus with no usable words, and stores nothing then.
+        TrainingSet.build(corpus)
+        return self.storage.add_corpus(corpus, name=name, source=source)
+
+    def training_set(self, entry: CorpusEntry, analysis: AnalysisOptions, vocabulary: VocabularyOptions) -> TrainingSet:
+        """The corpus counted under these options; built once, then served from a small LRU cache."""
+        key = (entry.id, analysis, vocabulary)
+        with self._lock:
+            if key in self._training_sets:
+                self._training_sets.move_to_end(key)
+                return self._training_sets[key]
+        training = TrainingSet.build(entry.corpus, analysis, vocabulary)
+        with self._lock:
+            self._training_sets[key] = training
+            while len(self._training_sets) > self._cache_size:
+                self._training_sets.popitem(last=False)
+        return training

@@ -1,0 +1,626 @@
+"""The inference lesson for one review: Bayes' rule, the zero-probability failure, and both fixes.
+
+The inference page steps through the computation for a typed review, then shows what goes wrong and
+how it is repaired. This module computes every number those steps show, as frozen records that pages
+only format. It derives nothing by hand: each scenario is a model from ``TrainingSet.model`` explained
+with ``explain``.
+
+    trace       the user's settings (model, α, prior, ε-floor)
+    unsmoothed  α = 0 and no floor: a word never seen in a class makes the whole product 0
+    smoothed    Laplace smoothing: the user's α if it is above 0, else ``smoothing_alpha``
+    floored     α = 0 with the lecture notebook's floor, ψ clipped to [ε, 1 − ε] (θ to [ε, 1])
+
+On top of them: the culprits (which word zeroed which class, and that factor under each fix), the
+review repeated until float64 products underflow to 0.0 while log space still decides, the log-sum-exp
+normalisation next to the naive exp that underflows, and each word's log-likelihood ratio between the
+decided class and the runner-up (a nomogram).
+"""
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Callable
+
+from .bag import BagOfWords
+from .models import SEED_EPSILON, NaiveBayes, parse_alpha
+from .serialize import factor_dict, fraction_text, number, trace_dict
+from .corpus import CorpusError
+from .trace import ClassTrace, Factor, Trace, explain, factor_of
+from .training import TrainingSet
+
+# The longest repetition of a review tried when looking for the underflow of float64 products.
+REPEAT_CAP = 5000
+
+
+# -- records ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FloatLimits:
+    """The edges of float64 that the underflow step marks, and their natural logs."""
+
+    smallest_normal: float = sys.float_info.min  # 2.2250738585072014e-308
+    smallest_subnormal: float = math.ulp(0.0)  # 5e-324; half of it rounds to 0.0
+    log_smallest_normal: float = math.log(sys.float_info.min)  # −708.396…
+    log_smallest_subnormal: float = math.log(math.ulp(0.0))  # −744.440…
+    largest: float = sys.float_info.max
+
+
+FLOAT64 = FloatLimits()
+
+
+@dataclass(frozen=True)
+class Culprit:
+    """A factor that is exactly 0 at α = 0, and the same factor under each fix.
+
+    Each value is one factor, ψ_jk, 1 − ψ_jk (Bernoulli, word absent) or θ_jk (multinomial), taken
+    once (power 1), with its exact fraction where the model has one (not under the floor).
+    """
+
+    word: str
+    label: str  # the class it makes impossible
+    present: bool  # True: in the review but never in the class; False: absent, yet in every document of it
+    unsmoothed: Factor  # probability 0.0, exact 0
+    smoothed: Factor  # small but not 0
+    floored: Factor  # ε, or 1 − (1 − ε) in float64 for an absent word
+
+
+@dataclass(frozen=True)
+class ClassZeros:
+    """Whether α = 0 makes a class impossible for this review, and which words do it."""
+
+    label: str
+    zeroed: bool  # its joint probability is exactly 0
+    present_words: tuple[str, ...]  # in the review, never seen in the class
+    absent_words: tuple[str, ...]  # not in the review, but in every training document of the class
+
+
+@dataclass(frozen=True)
+class LogTerm:
+    """One addend of log φ_k + Σ_j log P(x_j | k): a factor's log, times its power."""
+
+    word: str
+    present: bool
+    power: int
+    log_value: float  # −∞ for a zero factor
+
+
+@dataclass(frozen=True)
+class ClassLogSpace:
+    label: str
+    log_prior: float
+    terms: tuple[LogTerm, ...]  # in the trace's order (vocabulary order)
+    log_absent_words: float | None  # Σ log(1 − ψ) over absent words too many to list (Bernoulli)
+    log_joint: float  # the engine's score, equal to log_prior + Σ terms (+ log_absent_words)
+    shifted: float | None  # log_joint − m, ≤ 0; None when no class is possible
+    exp_shifted: float | None  # exp(shifted): 1.0 for the top class, never all 0.0
+    posterior: float | None
+
+
+@dataclass(frozen=True)
+class NaiveNormalisation:
+    """Leaving log space without the shift: exp(log joint) in float64, then divide by their sum."""
+
+    exps: tuple[float, ...]  # per class; 0.0 once a log joint is below about −745
+    total: float
+    posteriors: tuple[float, ...] | None  # None when the total is 0.0: 0/0 has no value
+    underflowed: bool  # every exp is 0.0 although some class has a finite log joint
+
+
+@dataclass(frozen=True)
+class LogSpace:
+    """Log-sum-exp normalisation, class by class: m = max_k log joint, log P(x) = m + log Σ_k exp(log joint − m)."""
+
+    per_class: tuple[ClassLogSpace, ...]
+    shift: float | None  # m; None when every class is impossible
+    sum_exp_shifted: float | None
+    log_evidence: float  # −∞ when every class is impossible
+    naive: NaiveNormalisation
+
+
+@dataclass(frozen=True)
+class Underflow:
+    """The review repeated until every class's float64 product, multiplied one factor at a time, is 0.0
+    while log space still decides. Tuples are parallel to ``classes``.
+
+    When no repeat count up to ``cap`` does that (an empty review, a Bernoulli review whose repetition
+    changes nothing, or a review no class can explain at all), ``repeats`` and what depends on it are None.
+    """
+
+    classes: tuple[str, ...]
+    repeats: int | None
+    text: str | None
+    trace: Trace | None
+    naive_products: tuple[float, ...] | None  # Trace.joint of each class: 0.0
+    log_joints: tuple[float, ...] | None  # finite for at least one class
+    log_space: LogSpace | None
+    first_zero_repeats: tuple[int | None, ...]  # fewest repeats at which each class's product is 0.0
+    cap: int
+    float_limits: FloatLimits = field(default=FLOAT64)
+
+
+@dataclass(frozen=True)
+class Contribution:
+    """One term of log P(decided | x) − log P(runner-up | x): how far it pushes towards either class."""
+
+    kind: str  # "prior", "word" (a word of the review) or "absent" (all absent words, Bernoulli)
+    word: str | None  # the word, for kind "word"
+    count: int | None  # occurrences in the review ("word"), absent vocabulary words ("absent"), None ("prior")
+    decided_log: float  # log of the factor (or of the product of factors) for the decided class
+    runner_up_log: float
+    log_ratio: float  # decided_log − runner_up_log; +∞ when only the runner-up's factor is 0
+    favours: str | None  # the class it pushes towards; None when it is exactly 0
+    zero_words: tuple[str, ...] = ()  # "absent": the absent words whose factor is 0 for one of the two classes
+
+
+@dataclass(frozen=True)
+class Contributions:
+    """The per-word chart, sorted by |log ratio|, largest first."""
+
+    decided: str
+    runner_up: str
+    from_smoothed: bool  # the user's model cannot decide, so these come from the smoothed trace
+    alpha: object  # α of the trace they come from, as ``NaiveBayes.describe`` gives it
+    entries: tuple[Contribution, ...]
+    total: float  # Σ log ratios
+    log_joint_difference: float  # log joint(decided) − log joint(runner-up), from the trace: equals total
+
+
+@dataclass(frozen=True)
+class Lesson:
+    text: str
+    trace: Trace
+    unsmoothed: Trace
+    smoothed: Trace
+    floored: Trace
+    smoothing_alpha: Fraction  # the α of ``smoothed``
+    epsilon: float  # the floor of ``floored``
+    culprits: tuple[Culprit, ...]
+    unsmoothed_cannot_decide: bool
+    zero_summary: tuple[ClassZeros, ...]  # one per class, in class order
+    log_space: LogSpace  # of ``trace``
+    contributions: Contributions | None  # None only if neither ``trace`` nor ``smoothed`` decides
+    underflow: Underflow
+
+
+# -- building the lesson ---------------------------------------------------------------------------------
+
+
+def build_lesson(
+    training: TrainingSet,
+    text: str,
+    *,
+    kind: str = "bernoulli",
+    alpha="0",
+    binary: bool = False,
+    fit_prior: bool = True,
+    epsilon: float | None = None,
+    repeats: int | None = None,
+    smoothing_alpha="1",
+) -> Lesson:
+    """Everything the inference page shows for ``text``. ``repeats`` fixes the underflow step's repeat
+    count; None searches for the smallest one that underflows."""
+    alpha = parse_alpha(alpha)
+    smoothing_alpha = alpha if alpha > 0 else parse_alpha(smoothing_alpha)
+    if smoothing_alpha == 0:
+        raise ValueError("smoothing_alpha must be more than 0: α = 0 is what smoothing repairs")
+    variants = _Variants(training, text, kind, binary, fit_prior)
+
+    user_model, trace = variants.at(alpha, epsilon)
+    try:
+        unsmoothed = variants.at(Fraction(0), None)[1]
+    except CorpusError as error:
+        raise CorpusError(
+            f"This lesson compares your model with α = 0, which this corpus cannot have: {error}"
+        ) from None
+    smoothed = variants.at(smoothing_alpha, None)[1]
+    floored = variants.at(Fraction(0), SEED_EPSILON)[1]
+    contribution_source = smoothed if trace.cannot_decide else trace
+    return Lesson(
+        text=text,
+        trace=trace,
+        unsmoothed=unsmoothed,
+        smoothed=smoothed,
+        floored=floored,
+        smoothing_alpha=smoothing_alpha,
+        epsilon=SEED_EPSILON,
+        culprits=_culprits(variants, unsmoothed, smoothing_alpha),
+        unsmoothed_cannot_decide=unsmoothed.cannot_decide,
+        zero_summary=tuple(_class_zeros(c) for c in unsmoothed.per_class),
+        log_space=log_space(trace),
+        contributions=contributions(contribution_source, from_smoothed=contribution_source is not trace),
+        underflow=find_underflow(user_model, training.bag, text, trace=trace, repeats=repeats),
+    )
+
+
+@dataclass
+class _Variants:
+    """The models of one lesson (same kind and prior, different α and ε), each made and explained once:
+    when the user's settings coincide with a fixed scenario, the two share one trace."""
+
+    training: TrainingSet
+    text: str
+    kind: str
+    binary: bool
+    fit_prior: bool
+    _made: dict = field(default_factory=dict)
+
+    def at(self, alpha: Fraction, epsilon: float | None) -> tuple[NaiveBayes, Trace]:
+        key = (alpha, epsilon)
+        if key not in self._made:
+            model = self.training.model(self.kind, alpha, binary=self.binary, fit_prior=self.fit_prior, epsilon=epsilon)
+            self._made[key] = (model, explain(model, self.training.bag, self.text))
+        return self._made[key]
+
+
+# -- the zero-probability failure --------------------------------------------------------------------------
+
+
+def _culprits(variants: _Variants, unsmoothed: Trace, smoothing_alpha: Fraction) -> tuple[Culprit, ...]:
+    """Every zero factor at α = 0, in vocabulary order, with its value smoothed and floored."""
+    models = (
+        variants.at(Fraction(0), None)[0],
+        variants.at(smoothing_alpha, None)[0],
+        variants.at(Fraction(0), SEED_EPSILON)[0],
+    )
+    index = variants.training.bag.index
+    zeros = [(index[z.word], k, z) for k, c in enumerate(unsmoothed.per_class) for z in c.zero_factors]
+    return tuple(
+        Culprit(z.word, z.label, z.present, *(_single_factor(model, k, j, z.present) for model in models))
+        for j, k, z in sorted(zeros, key=lambda item: item[:2])
+    )
+
+
+def _single_factor(model: NaiveBayes, class_index: int, word_index: int, present: bool) -> Factor:
+    return factor_of(model, class_index, word_index, present)
+
+
+def _class_zeros(class_trace: ClassTrace) -> ClassZeros:
+    zeros = class_trace.zero_factors
+    return ClassZeros(
+        label=class_trace.label,
+        zeroed=class_trace.log_joint == -math.inf,
+        present_words=tuple(z.word for z in zeros if z.present),
+        absent_words=tuple(z.word for z in zeros if not z.present),
+    )
+
+
+# -- log space -------------------------------------------------------------------------------------------
+
+
+def log_space(trace: Trace) -> LogSpace:
+    """The trace's sums of logs and log-sum-exp normalisation, assembled class by class, next to the
+    naive exp without the shift."""
+    return LogSpace(
+        per_class=tuple(_class_log_space(c) for c in trace.per_class),
+        shift=trace.log_shift,
+        sum_exp_shifted=trace.sum_shifted,
+        log_evidence=trace.log_evidence,
+        naive=_naive_normalisation([c.log_joint for c in trace.per_class]),
+    )
+
+
+def _class_log_space(class_trace: ClassTrace) -> ClassLogSpace:
+    shifted = class_trace.shifted_log_joint
+    absent = class_trace.absent_words
+    return ClassLogSpace(
+        label=class_trace.label,
+        log_prior=class_trace.log_prior,
+        terms=tuple(LogTerm(f.word, f.present, f.power, f.log_value) for f in class_trace.factors),
+        log_absent_words=None if absent is None else absent.log_product,
+        log_joint=class_trace.log_joint,
+        shifted=shifted,
+        exp_shifted=None if shifted is None else math.exp(shifted),
+        posterior=class_trace.posterior,
+    )
+
+
+def _naive_normalisation(log_joints: list[float]) -> NaiveNormalisation:
+    # math.exp returns 0.0 on underflow without a warning; a log joint is ≤ 0, so it never overflows.
+    exps = tuple(math.exp(v) for v in log_joints)
+    total = math.fsum(exps)
+    possible = any(v > -math.inf for v in log_joints)
+    return NaiveNormalisation(
+        exps=exps,
+        total=total,
+        posteriors=tuple(e / total for e in exps) if total > 0.0 else None,
+        underflowed=possible and total == 0.0,
+    )
+
+
+# -- contributions (the nomogram) ------------------------------------------------------------------------------
+
+
+def contributions(trace: Trace, *, from_smoothed: bool = False) -> Contributions | None:
+    """Each term's log-likelihood ratio between the decided class and the runner-up; None when the trace
+    cannot decide. The decided class has no zero factor, so a ratio is finite or +∞, never NaN."""
+    if trace.cannot_decide:
+        return None
+    decided = next(c for c in trace.per_class if c.label == trace.decision)
+    runner_up = max((c for c in trace.per_class if c is not decided), key=lambda c: c.log_joint)  # first on ties
+
+    def entry(kind, word, count, decided_log, runner_up_log, zero_words=()) -> Contribution:
+        ratio = decided_log - runner_up_log
+        favours = decided.label if ratio > 0 else runner_up.label if ratio < 0 else None
+        return Contribution(kind, word, count, decided_log, runner_up_log, ratio, favours, zero_words)
+
+    entries = [entry("prior", None, None, decided.log_prior, runner_up.log_prior)]
+    decided_logs, runner_up_logs = _present_logs(decided), _present_logs(runner_up)
+    entries += [
+        entry("word", f.word, f.count, decided_logs[f.index], runner_up_logs[f.index]) for f in trace.features
+    ]
+    if trace.model["model"] == "bernoulli":
+        zero_words = tuple(dict.fromkeys(z.word for c in (decided, runner_up) for z in c.zero_factors if not z.present))
+        absent_count = trace.vocabulary_size - len(trace.features)
+        logs = _absent_log_product(decided), _absent_log_product(runner_up)
+        entries.append(entry("absent", None, absent_count, *logs, zero_words))
+    entries.sort(key=lambda e: -abs(e.log_ratio))  # stable: prior, words, absent words among equals
+    return Contributions(
+        decided=decided.label,
+        runner_up=runner_up.label,
+        from_smoothed=from_smoothed,
+        alpha=trace.model["alpha"],
+        entries=tuple(entries),
+        total=math.fsum(e.log_ratio for e in entries),
+        log_joint_difference=decided.log_joint - runner_up.log_joint,
+    )
+
+
+def _present_logs(class_trace: ClassTrace) -> dict[int, float]:
+    """Word index → log of its factor (power · log ψ or log θ) for the words of the review."""
+    return {f.index: f.log_value for f in class_trace.factors if f.present}
+
+
+def _absent_log_product(class_trace: ClassTrace) -> float:
+    """Σ log(1 − ψ) over the absent words: listed factors (small vocabulary) or the trace's aggregate."""
+    if class_trace.absent_words is not None:
+        return class_trace.absent_words.log_product
+    return math.fsum(f.log_value for f in class_trace.factors if not f.present)
+
+
+# -- underflow -------------------------------------------------------------------------------------------------
+
+
+def repeated(text: str, repeats: int) -> str:
+    return " ".join([text] * repeats)
+
+
+def find_underflow(
+    model: NaiveBayes, bag: BagOfWords, text: str, *, trace: Trace | None = None, repeats: int | None = None
+) -> Underflow:
+    """Repeat ``text`` until every class's float64 product is 0.0 while log space still decides.
+
+    ``trace`` is ``explain(model, bag, text)`` if already made. With ``repeats`` given, that
+    count is shown as it is; otherwise it is the smallest count at which every product is 0.0 (the
+    largest of the classes' first zeros), provided some class keeps a finite log joint.
+    """
+    if repeats is not None and not 1 <= repeats <= REPEAT_CAP:
+        raise ValueError(f"repeats must be between 1 and {REPEAT_CAP}, not {repeats}")
+    products = RepeatedProducts.of_review(model, bag, text, trace=trace)
+    first_zeros = tuple(
+        _first_true(lambda r, k=k: products.of_class(k, r) == 0.0, REPEAT_CAP) for k in range(len(model.classes))
+    )
+    searched = repeats is None
+    if searched and None not in first_zeros:
+        repeats = max(first_zeros)
+    chosen = None if repeats is None else explain(model, bag, repeated(text, repeats))
+    if searched and chosen is not None and chosen.cannot_decide:
+        # Every class is impossible, so log space cannot decide either: no lesson about underflow here
+        # (more repeats keep the same zero factors).
+        chosen = None
+    if chosen is None:
+        return Underflow(model.classes, None, None, None, None, None, None, first_zeros, REPEAT_CAP)
+    return Underflow(
+        classes=model.classes,
+        repeats=repeats,
+        text=chosen.text,
+        trace=chosen,
+        naive_products=tuple(c.joint for c in chosen.per_class),
+        log_joints=tuple(c.log_joint for c in chosen.per_class),
+        log_space=log_space(chosen),
+        first_zero_repeats=first_zeros,
+        cap=REPEAT_CAP,
+    )
+
+
+class RepeatedProducts:
+    """Each class's float64 product for the review repeated r times, computed as ``Trace.joint`` is (the
+    prior, then each factor multiplied in one at a time, in the trace's order) without building a trace
+    per r: ``of_class(k, r)`` equals ``explain(model, bag, repeated(text, r)).per_class[k].joint``.
+
+    Presence features (Bernoulli, binary multinomial) do not change when the review repeats, so the
+    product is that of one copy or, from two copies on, of two (n-grams across the seam of two copies
+    may add words). Counts grow by the same amount with each extra copy, so the factors and powers are
+    read from the traces of one and two copies: power(r) = power(1) + (r − 1)·(power(2) − power(1)).
+    That is exact for single words, and for n-grams once the review has at least n − 1 words.
+    """
+
+    def __init__(self, once: Trace, twice: Trace, uses_presence: bool):
+        self.uses_presence = uses_presence
+        self.once, self.twice = once, twice
+        self.sequences = [_factor_sequence(c1, c2) for c1, c2 in zip(once.per_class, twice.per_class)]
+
+    @classmethod
+    def of_review(cls, model: NaiveBayes, bag: BagOfWords, text: str, *, trace: Trace | None = None):
+        """``trace`` is ``explain(model, bag, text)`` if already made."""
+        once = trace if trace is not None else explain(model, bag, text)
+        return cls(once, explain(model, bag, repeated(text, 2)), model.uses_presence)
+
+    def at(self, repeats: int) -> tuple[float, ...]:
+        return tuple(self.of_class(k, repeats) for k in range(len(self.sequences)))
+
+    def of_class(self, k: int, repeats: int) -> float:
+        if self.uses_presence:
+            return (self.once if repeats == 1 else self.twice).per_class[k].joint
+        prior, factors = self.sequences[k]
+        return _sequential_product(prior, ((p, first + (repeats - 1) * extra) for p, first, extra in factors))
+
+
+def _factor_sequence(once: ClassTrace, twice: ClassTrace) -> tuple[float, list[tuple[float, int, int]]]:
+    """A class's prior, and (probability, power for one copy, extra power per copy) for each factor."""
+    power_once = {f.index: f.power for f in once.factors}
+    factors = [(f.probability, power_once.get(f.index, 0), f.power - power_once.get(f.index, 0)) for f in twice.factors]
+    return twice.prior, factors
+
+
+def _sequential_product(start: float, factors) -> float:
+    """start · Π p^n over (p, n), one multiplication at a time as a naive program does; it stops at 0.0,
+    which nothing can change (every p is finite), and skips p = 1.0, which changes nothing."""
+    product = start
+    for probability, times in factors:
+        if probability == 1.0:
+            continue
+        for _ in range(times):
+            product *= probability
+            if product == 0.0:
+                return 0.0
+    return product
+
+
+def _first_true(predicate: Callable[[int], bool], cap: int) -> int | None:
+    """The smallest r in 1..cap with predicate(r), for a predicate that stays true once it is true:
+    doubling to bracket it, then bisection. None if predicate(cap) is false.
+
+    A product of factors ≤ 1 never grows when factors are inserted (rounding is monotone), so
+    "the product is 0.0" stays true as the review repeats more.
+    """
+    if predicate(1):
+        return 1
+    low, high = 1, 2  # predicate(low) is false
+    while not predicate(high):
+        if high >= cap:
+            return None
+        low, high = high, min(2 * high, cap)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if predicate(middle):
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+# -- plain data ----------------------------------------------------------------------------------------------
+
+
+def lesson_dict(lesson: Lesson) -> dict:
+    """The lesson as JSON-ready data: infinities as "inf"/"-inf", exact values as "p/q"."""
+    return {
+        "text": lesson.text,
+        "trace": trace_dict(lesson.trace),
+        "unsmoothed": trace_dict(lesson.unsmoothed),
+        "smoothed": trace_dict(lesson.smoothed),
+        "floored": trace_dict(lesson.floored),
+        "smoothing_alpha": fraction_text(lesson.smoothing_alpha),
+        "epsilon": number(lesson.epsilon),
+        "culprits": [_culprit_dict(c) for c in lesson.culprits],
+        "unsmoothed_cannot_decide": lesson.unsmoothed_cannot_decide,
+        "zero_summary": [
+            {
+                "class": z.label,
+                "zeroed": z.zeroed,
+                "present_words": list(z.present_words),
+                "absent_words": list(z.absent_words),
+            }
+            for z in lesson.zero_summary
+        ],
+        "log_space": log_space_dict(lesson.log_space),
+        "contributions": contributions_dict(lesson.contributions),
+        "underflow": underflow_dict(lesson.underflow),
+    }
+
+
+def _culprit_dict(culprit: Culprit) -> dict:
+    return {
+        "word": culprit.word,
+        "class": culprit.label,
+        "present": culprit.present,
+        "unsmoothed": factor_dict(culprit.unsmoothed),
+        "smoothed": factor_dict(culprit.smoothed),
+        "floored": factor_dict(culprit.floored),
+    }
+
+
+def _numbers(values) -> list | None:
+    return None if values is None else [number(v) for v in values]
+
+
+def log_space_dict(space: LogSpace | None) -> dict | None:
+    if space is None:
+        return None
+    return {
+        "per_class": [
+            {
+                "class": c.label,
+                "log_prior": number(c.log_prior),
+                "terms": [
+                    {"word": t.word, "present": t.present, "power": t.power, "log": number(t.log_value)}
+                    for t in c.terms
+                ],
+                "log_absent_words": number(c.log_absent_words),
+                "log_joint": number(c.log_joint),
+                "shifted": number(c.shifted),
+                "exp_shifted": number(c.exp_shifted),
+                "posterior": number(c.posterior),
+            }
+            for c in space.per_class
+        ],
+        "shift": number(space.shift),
+        "sum_exp_shifted": number(space.sum_exp_shifted),
+        "log_evidence": number(space.log_evidence),
+        "naive": {
+            "exps": _numbers(space.naive.exps),
+            "total": number(space.naive.total),
+            "posteriors": _numbers(space.naive.posteriors),
+            "underflowed": space.naive.underflowed,
+        },
+    }
+
+
+def contributions_dict(chart: Contributions | None) -> dict | None:
+    if chart is None:
+        return None
+    return {
+        "decided": chart.decided,
+        "runner_up": chart.runner_up,
+        "from_smoothed": chart.from_smoothed,
+        "alpha": chart.alpha,
+        "entries": [
+            {
+                "kind": e.kind,
+                "word": e.word,
+                "count": e.count,
+                "decided_log": number(e.decided_log),
+                "runner_up_log": number(e.runner_up_log),
+                "log_ratio": number(e.log_ratio),
+                "favours": e.favours,
+                "zero_words": list(e.zero_words),
+            }
+            for e in chart.entries
+        ],
+        "total": number(chart.total),
+        "log_joint_difference": number(chart.log_joint_difference),
+    }
+
+
+def underflow_dict(underflow: Underflow) -> dict:
+    limits = underflow.float_limits
+    return {
+        "classes": list(underflow.classes),
+        "repeats": underflow.repeats,
+        "trace": None if underflow.trace is None else trace_dict(underflow.trace),
+        "naive_products": _numbers(underflow.naive_products),
+        "log_joints": _numbers(underflow.log_joints),
+        "log_space": log_space_dict(underflow.log_space),
+        "first_zero_repeats": list(underflow.first_zero_repeats),
+        "cap": underflow.cap,
+        "float_limits": {
+            "smallest_normal": limits.smallest_normal,
+            "smallest_subnormal": limits.smallest_subnormal,
+            "log_smallest_normal": limits.log_smallest_normal,
+            "log_smallest_subnormal": limits.log_smallest_subnormal,
+            "largest": limits.largest,
+        },
+    }

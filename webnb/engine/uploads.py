@@ -1,0 +1,603 @@
+"""What a user hands the app (typed lines, a table file, a ZIP of folders) turned into a :class:`Corpus`.
+
+Every problem is a :class:`CorpusError` naming the line or the file and saying what to do; nothing
+is returned unless the whole input is valid, so a student never trains on part of an upload.
+A ZIP is read from memory, never extracted, and refused before anything is decompressed when it
+declares more than the limits allow.
+"""
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+import re
+import stat
+import zipfile
+from collections import Counter
+from dataclasses import dataclass
+
+from webnb.engine.corpus import Corpus, CorpusError
+from webnb.engine.readers import _decode_utf8, _numbered_rows, _quoted, _within_limit
+
+# --- typed or pasted lines ------------------------------------------------------------------
+
+_PASTE_FORM = "positive<TAB>great match  or  positive,great match"
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def parse_pasted(text: str, name: str = "Pasted corpus") -> Corpus:
+    """Read lines ``label<TAB>text`` or ``label,text``; ids are the line numbers.
+
+    A line's first TAB separates label from text if it has one, else its first comma (so the text
+    may contain commas). Blank lines are skipped, and so is a first line ``label,text`` (a header).
+    """
+    texts, labels, ids = [], [], []
+    seen_first = False
+    # Only real line ends: str.splitlines() would also split at form feeds, U+2028 and the like.
+    for line_number, line in enumerate(_LINE_END.split(text), start=1):
+        if not line.strip():
+            continue
+        separator = "\t" if "\t" in line else "," if "," in line else None
+        if separator is None:
+            raise CorpusError(
+                f"line {line_number}: no TAB or comma between a label and a text. "
+                f"Write one document per line, like {_PASTE_FORM}."
+            )
+        label, _, body = line.partition(separator)
+        label, body = label.strip(), body.strip()
+        if not seen_first:
+            seen_first = True
+            if label.lower() == "label" and body.lower() == "text":
+                continue  # a header row
+        if not label:
+            raise CorpusError(
+                f"line {line_number}: the label before the {_separator_name(separator)} is empty. "
+                f"Start the line with its class, like {_PASTE_FORM}."
+            )
+        if not body:
+            raise CorpusError(
+                f"line {line_number}: there is no text after the label {label!r}. "
+                f"Write the document after a TAB or a comma, like {_PASTE_FORM}."
+            )
+        labels.append(label)
+        texts.append(body)
+        ids.append(str(line_number))
+    if not texts:
+        raise CorpusError(f"There are no documents. Type one per line, like {_PASTE_FORM}.")
+    return Corpus(texts=tuple(texts), labels=tuple(labels), ids=tuple(ids), name=name)
+
+
+def _separator_name(separator: str) -> str:
+    return {"\t": "TAB", ",": "comma", ";": "semicolon", "|": "vertical bar"}.get(separator, repr(separator))
+
+
+# --- CSV and TSV tables whose layout the user confirms --------------------------------------
+
+DELIMITERS = (",", "\t", ";", "|")
+# Header names that say what a column holds (compared in lower case, spaces and "-" as "_").
+LABEL_NAMES = (
+    "label", "labels", "class", "class_label", "category", "y", "target", "sentiment", "polarity",
+    "tag", "spam", "classification",
+)
+TEXT_NAMES = (
+    "text", "body", "message", "review", "content", "document", "doc", "sentence", "comment",
+    "tweet", "email", "sms", "review_text", "x",
+)
+_OTHER_HEADER_NAMES = ("id", "title", "subject", "name", "date", "index", "doc_id")
+_SAMPLE_CHARS = 64 * 1024  # what the delimiter and header guesses look at
+_SAMPLE_ROWS = 200  # rows used to judge consistency and to suggest columns
+_PREVIEW_ROWS = 5
+_HEADER_CELL_MAX = 100  # a longer first-row cell is a document, not a column name
+
+
+@dataclass(frozen=True)
+class TableShape:
+    """The layout guessed for a table file, for the user to confirm before it is read.
+
+    ``columns`` are the header's names, or "column 1", "column 2"… when there is no header;
+    ``preview_rows`` are the first data rows. A suggestion is None when no column fits.
+    """
+
+    delimiter: str
+    has_header: bool
+    columns: tuple[str, ...]
+    preview_rows: tuple[tuple[str, ...], ...]
+    suggested_label: str | None
+    suggested_text: str | None
+
+
+def inspect_table(data: bytes, filename: str = "", *, max_bytes=None) -> TableShape:
+    """Guess the delimiter, whether the first row is a header and which columns hold label and text.
+
+    The guesses come from the first rows (a sample); :func:`read_table` then checks every row.
+    """
+    text = _decode_utf8(_within_limit(data, max_bytes))
+    if not text.strip():
+        raise CorpusError("The file is empty. Upload a table with a label and a text on each line.")
+    sample = _sample(text)
+    delimiter = _detect_delimiter(sample)
+    rows = _sample_rows(sample, delimiter)
+    has_header = _detect_header(sample, delimiter, rows)
+    width = len(rows[0]) if has_header else Counter(len(row) for row in rows).most_common(1)[0][0]
+    columns = _column_names(rows[0] if has_header else None, width)
+    data_rows = rows[1:] if has_header else rows
+    preview = tuple(tuple(row) for row in data_rows[:_PREVIEW_ROWS])
+    label, body = _suggest_columns(columns, data_rows, has_header)
+    return TableShape(
+        delimiter=delimiter,
+        has_header=has_header,
+        columns=columns,
+        preview_rows=preview,
+        suggested_label=label,
+        suggested_text=body,
+    )
+
+
+def read_table(
+    data: bytes,
+    *,
+    delimiter: str,
+    has_header: bool,
+    label_column: str,
+    text_column: str,
+    filename: str = "",
+    max_bytes=None,
+) -> Corpus:
+    """Read every row with the chosen settings; columns are named as in :func:`inspect_table`.
+
+    ids are the line where each record starts, or the values of an ``id`` column if the header has
+    one. Every row must have as many fields as the first; a label may not be empty.
+    """
+    if not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in '"\r\n':
+        raise CorpusError(
+            f"The delimiter {delimiter!r} cannot separate columns: choose a comma, a TAB, a semicolon "
+            "or a vertical bar."
+        )
+    if not label_column:
+        raise CorpusError("Choose the column that holds the labels.")
+    if not text_column:
+        raise CorpusError("Choose the column that holds the texts.")
+    if label_column == text_column:
+        raise CorpusError(
+            f"The labels and the texts are both in {label_column!r}: choose two different columns."
+        )
+    text = _decode_utf8(_within_limit(data, max_bytes))
+    # The csv module refuses fields over 128 KiB by default; a long document is not an error.
+    # The limit is process-wide, so only ever raise it.
+    csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
+    fmt = "tsv" if delimiter == "\t" else "csv"
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    rows = _numbered_rows(reader, fmt)
+    first_line, first = next(rows, (0, None))
+    if first is None:
+        raise CorpusError("The file contains no documents. Add rows with a label and a text.")
+    columns = _column_names(first if has_header else None, len(first))
+    label_index = _chosen_column(columns, label_column, "labels", has_header)
+    text_index = _chosen_column(columns, text_column, "texts", has_header)
+    id_index = None
+    if has_header and "id" in columns and columns.index("id") not in (label_index, text_index):
+        id_index = columns.index("id")
+
+    texts, labels, ids = [], [], []
+    records = rows if has_header else _chain_first((first_line, first), rows)
+    for line_number, row in records:
+        if len(row) != len(columns):
+            raise CorpusError(_width_message(row, columns, line_number, first_line, has_header, delimiter))
+        label = row[label_index].strip()
+        if not label:
+            raise CorpusError(
+                f"line {line_number}: the {columns[label_index]!r} column is empty. Every row needs a label."
+            )
+        labels.append(label)
+        texts.append(row[text_index])
+        record_id = row[id_index].strip() if id_index is not None else ""
+        ids.append(record_id or str(line_number))
+    if not texts:
+        raise CorpusError("The file has a header row but no documents. Add rows with a label and a text.")
+    return Corpus(texts=tuple(texts), labels=tuple(labels), ids=tuple(ids), name=filename)
+
+
+def _chain_first(first, rest):
+    yield first
+    yield from rest
+
+
+def _sample(text: str) -> str:
+    """The start of the text, cut at a line end so no row is cut in half (unless it is huge)."""
+    if len(text) <= _SAMPLE_CHARS:
+        return text
+    cut = text.rfind("\n", 0, _SAMPLE_CHARS)
+    return text[: cut + 1] if cut > 0 else text[:_SAMPLE_CHARS]
+
+
+def _sample_rows(sample: str, delimiter: str) -> list[list[str]]:
+    """The first non-blank rows of the sample, read leniently (read_table is the strict one)."""
+    reader = csv.reader(io.StringIO(sample, newline=""), delimiter=delimiter)
+    rows = []
+    try:
+        for row in reader:
+            if any(field.strip() for field in row):
+                rows.append(row)
+                if len(rows) >= _SAMPLE_ROWS:
+                    break
+    except csv.Error:
+        pass  # a cut-off quote at the end of the sample; the rows before it are enough for a guess
+    return rows or [[""]]
+
+
+def _consistency(sample: str, delimiter: str) -> float:
+    """The share of rows with the commonest field count, or 0 when that count is 1 (no columns)."""
+    rows = _sample_rows(sample, delimiter)
+    if len(rows) > 1 and not sample.endswith(("\n", "\r")):
+        rows = rows[:-1]  # the sample may have cut the last row
+    width, count = Counter(len(row) for row in rows).most_common(1)[0]
+    return 0.0 if width < 2 else count / len(rows)
+
+
+def _detect_delimiter(sample: str) -> str:
+    """csv.Sniffer's guess if it splits the rows as evenly as any other; else the most even one.
+
+    TAB wins a tie: texts often contain commas but hardly ever TABs.
+    """
+    scores = {d: _consistency(sample, d) for d in DELIMITERS}
+    best = max(scores.values())
+    if best == 0:
+        return ","  # a single column; read_table's error will say so
+    if scores["\t"] == best:
+        return "\t"
+    try:
+        sniffed = csv.Sniffer().sniff(sample, delimiters="".join(DELIMITERS)).delimiter
+    except csv.Error:
+        sniffed = None
+    if sniffed in scores and scores[sniffed] == best:
+        return sniffed
+    return next(d for d in DELIMITERS if scores[d] == best)
+
+
+class _KnownDialectSniffer(csv.Sniffer):
+    """has_header() re-sniffs the dialect; use the delimiter already chosen instead."""
+
+    def __init__(self, delimiter: str):
+        super().__init__()
+        self._dialect = type("Chosen", (csv.excel,), {"delimiter": delimiter})
+
+    def sniff(self, sample, delimiters=None):
+        return self._dialect
+
+
+def _normalised(name: str) -> str:
+    return re.sub(r"[\s\-]+", "_", name.strip().lower())
+
+
+def _detect_header(sample: str, delimiter: str, rows: list[list[str]]) -> bool:
+    first = [_normalised(cell) for cell in rows[0]]
+    if any(name in LABEL_NAMES or name in TEXT_NAMES for name in first):
+        return True  # common sense beats the statistics
+    if any(len(cell) > _HEADER_CELL_MAX for cell in rows[0]):
+        return False
+    if len(rows) < 2:
+        return False
+    if _names_a_repeated_column(rows):
+        return True
+    try:
+        return _KnownDialectSniffer(delimiter).has_header(sample)
+    except csv.Error:
+        return False
+
+
+def _names_a_repeated_column(rows: list[list[str]]) -> bool:
+    """True if a column repeats a few values (labels) below a first-row value it never repeats.
+
+    That first value is the column's name ("v1" above ham, spam, ham, …), which the Sniffer misses
+    when the labels differ in length.
+    """
+    width = len(rows[0])
+    body = [row for row in rows[1:] if len(row) == width]
+    if len(body) < 4:
+        return False
+    for i in range(width):
+        values = {row[i].strip() for row in body}
+        if len(values) <= len(body) // 2 and rows[0][i].strip() not in values:
+            return True
+    return False
+
+
+def _column_names(header, width: int) -> tuple[str, ...]:
+    """Header names (blank or repeated ones made unique with their position), else "column N"."""
+    if header is None:
+        return tuple(f"column {i}" for i in range(1, width + 1))
+    names = []
+    for i, cell in enumerate(header, start=1):
+        name = cell.strip()
+        if not name or name in names:
+            name = f"{name} (column {i})" if name else f"column {i}"
+        names.append(name)
+    return tuple(names)
+
+
+def _suggest_columns(columns, rows, has_header):
+    """Label and text columns: by header name first, then by the data."""
+    label = text = None
+    if has_header:
+        by_name = {_normalised(name): name for name in reversed(columns)}  # first one wins
+        label = next((by_name[n] for n in LABEL_NAMES if n in by_name), None)
+        text = next((by_name[n] for n in TEXT_NAMES if n in by_name and by_name[n] != label), None)
+    rows = [row for row in rows if len(row) == len(columns)]
+    if text is None:
+        text = _longest_column(columns, rows, exclude=label)
+    if label is None:
+        label = _fewest_values_column(columns, rows, exclude=text)
+    return label, text
+
+
+def _longest_column(columns, rows, exclude):
+    candidates = [i for i, name in enumerate(columns) if name != exclude]
+    if not candidates:
+        return None
+    if not rows:
+        return columns[candidates[-1]]
+    mean_length = {i: sum(len(row[i]) for row in rows) / len(rows) for i in candidates}
+    return columns[max(candidates, key=lambda i: (mean_length[i], -i))]
+
+
+def _fewest_values_column(columns, rows, exclude):
+    candidates = [i for i, name in enumerate(columns) if name != exclude]
+    if not candidates:
+        return None
+    if not rows:
+        return columns[candidates[0]]
+    distinct = {i: len({row[i].strip() for row in rows}) for i in candidates}
+    # A column holding one value everywhere is no label; prefer any column that varies.
+    return columns[min(candidates, key=lambda i: (distinct[i] < 2, distinct[i], i))]
+
+
+def _chosen_column(columns, wanted: str, holds: str, has_header: bool) -> int:
+    if wanted in columns:
+        return columns.index(wanted)
+    hint = "" if has_header else " (the file has no header row, so columns are numbered)"
+    raise CorpusError(
+        f"There is no column {wanted!r}; the columns are {_quoted(columns)}{hint}. "
+        f"Choose the column that holds the {holds}."
+    )
+
+
+def _width_message(row, columns, line_number, first_line, has_header, delimiter) -> str:
+    what = "the header names" if has_header else f"line {first_line} has"
+    if len(row) < len(columns):
+        return (
+            f"line {line_number}: only {len(row)} of {len(columns)} fields ({what} {len(columns)}). "
+            "Every row needs a value for each column."
+        )
+    return (
+        f"line {line_number}: {len(row)} fields, but {what} {len(columns)}. "
+        f"A text that contains a {_separator_name(delimiter)} must be in double quotes."
+    )
+
+
+# --- a ZIP with one folder per class --------------------------------------------------------
+
+_ZIP_LAYOUT = (
+    "Put each document in its own UTF-8 text file, inside a folder named after its class, "
+    "like pos/review1.txt and neg/review2.txt, and zip the folders."
+)
+_READ_CHUNK = 64 * 1024
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_EOCD = b"PK\x05\x06"
+_READABLE_METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflate"}
+
+
+def read_zip(
+    data: bytes,
+    *,
+    filename: str = "",
+    max_entries: int = 5000,
+    max_total_bytes: int = 50_000_000,
+    max_ratio: float = 100,
+    max_file_bytes: int = 5_000_000,
+) -> Corpus:
+    """Read a ZIP holding one folder per class with one text file per document.
+
+    The class is the name of the folder directly containing a file; folders shared by every file
+    (``txt_sentoken/``) are fine. ``__MACOSX/``, dotfiles and directories are skipped. ids are the
+    paths inside the ZIP; documents come in path order.
+
+    Before decompressing anything, the archive is refused if it has more than ``max_entries``
+    entries, declares more than ``max_total_bytes`` in all or ``max_file_bytes`` for one file, has an
+    entry compressed more than ``max_ratio`` times, an unsafe path, a symbolic link or a compression
+    method other than deflate. The bytes actually decompressed are counted against the same limits.
+    """
+    declared = _declared_entry_count(data)
+    if declared is not None and declared > max_entries:
+        raise _too_many_entries(declared, max_entries)
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError) as err:
+        raise CorpusError(f"This is not a readable ZIP file ({err}). Zip the folders again.") from err
+    with archive:
+        infos = archive.infolist()
+        if len(infos) > max_entries:
+            raise _too_many_entries(len(infos), max_entries)
+        total = sum(info.file_size for info in infos)
+        if total > max_total_bytes:
+            raise CorpusError(
+                f"The ZIP would unpack to {_size(total)} ({total:,} bytes), over the limit of "
+                f"{_size(max_total_bytes)}; nothing was loaded. Upload fewer or shorter documents."
+            )
+        for info in infos:
+            _check_entry(info, max_ratio, max_file_bytes)
+        documents = _class_documents(infos)
+        texts, labels, ids = [], [], []
+        budget = _Budget(max_total_bytes)
+        for path, label, info in documents:
+            raw = _read_entry(archive, info, max_file_bytes, budget)
+            texts.append(_decode_file(raw, path))
+            labels.append(label)
+            ids.append(path)
+    return Corpus(texts=tuple(texts), labels=tuple(labels), ids=tuple(ids), name=filename)
+
+
+def _declared_entry_count(data: bytes):
+    """The entry count in the end-of-archive record, read without parsing the whole directory."""
+    end = data.rfind(_EOCD, max(0, len(data) - 22 - 0xFFFF))
+    if end < 0 or end + 22 > len(data):
+        return None
+    count = int.from_bytes(data[end + 10:end + 12], "little")
+    return None if count == 0xFFFF else count  # 0xFFFF: a ZIP64 archive keeps the count elsewhere
+
+
+def _too_many_entries(count: int, limit: int) -> CorpusError:
+    return CorpusError(
+        f"The ZIP holds {count:,} entries, more than the limit of {limit:,}; nothing was loaded. "
+        "Upload a sample of the documents."
+    )
+
+
+def _size(n: int) -> str:
+    """Bytes in decimal units, to two decimals: 209.72 MB, 1.1 KB."""
+    for unit, scale in (("GB", 10**9), ("MB", 10**6), ("KB", 10**3)):
+        if n >= scale:
+            return f"{n / scale:.2f}".rstrip("0").rstrip(".") + f" {unit}"
+    return f"{n:,} bytes"
+
+
+def _check_entry(info: zipfile.ZipInfo, max_ratio, max_file_bytes) -> None:
+    name = info.orig_filename
+    shown = name.replace("\x00", "\\x00")
+    parts = name.rstrip("/").split("/")
+    if (
+        name.startswith("/")
+        or "\\" in name
+        or _DRIVE.match(name)
+        or ".." in parts
+        or "" in parts
+        or "\x00" in name
+    ):
+        raise CorpusError(
+            f"The ZIP entry {shown!r} has an unsafe path (absolute, with '..', a backslash or a drive "
+            "letter); nothing was loaded. Zip the class folders themselves, with ordinary relative paths."
+        )
+    if stat.S_ISLNK(info.external_attr >> 16):
+        raise CorpusError(
+            f"The ZIP entry {shown!r} is a symbolic link; nothing was loaded. "
+            "Zip the files themselves, not links to them."
+        )
+    if info.is_dir():
+        return
+    if info.flag_bits & 0x1:
+        raise CorpusError(
+            f"The ZIP entry {shown!r} is encrypted; nothing was loaded. Zip the folders again without a password."
+        )
+    if info.file_size and (info.compress_size == 0 or info.file_size / info.compress_size > max_ratio):
+        ratio = info.file_size / info.compress_size if info.compress_size else float("inf")
+        raise CorpusError(
+            f"The ZIP entry {shown!r} is compressed {ratio:,.0f} times ({info.compress_size:,} bytes "
+            f"unpack to {info.file_size:,}), more than the limit of {max_ratio:g}: it looks like a "
+            "ZIP bomb, so nothing was loaded."
+        )
+    if info.file_size > max_file_bytes:
+        raise CorpusError(
+            f"The file {shown!r} is {_size(info.file_size)} ({info.file_size:,} bytes), over the limit "
+            f"of {_size(max_file_bytes)} for one document; nothing was loaded."
+        )
+    if info.compress_type not in _READABLE_METHODS:
+        raise CorpusError(
+            f"The ZIP entry {shown!r} uses a compression method (number {info.compress_type}) this app "
+            "does not read; nothing was loaded. Zip the folders again with the standard method (deflate)."
+        )
+
+
+def _skipped(parts: list[str]) -> bool:
+    """macOS resource forks and hidden files (.DS_Store, .git/…) are not documents."""
+    return parts[0] == "__MACOSX" or any(part.startswith(".") for part in parts)
+
+
+def _class_documents(infos):
+    """``(path, class, info)`` for each document, in path order."""
+    files = []
+    for info in infos:
+        if info.is_dir():
+            continue
+        parts = info.filename.split("/")
+        if not _skipped(parts):
+            files.append((info.filename, parts, info))
+    if not files:
+        raise CorpusError(f"The ZIP contains no documents. {_ZIP_LAYOUT}")
+    depth = 0  # leading folders shared by every file, as when a whole folder was zipped
+    while all(len(parts) > depth + 1 for _, parts, _ in files) and len(
+        {parts[depth] for _, parts, _ in files}
+    ) == 1 and any(len(parts) > depth + 2 for _, parts, _ in files):
+        depth += 1
+    top_level = sorted(path for path, parts, _ in files if len(parts) == depth + 1)
+    if len(top_level) == len(files):
+        raise CorpusError(f"The ZIP has no folders, so the classes are unknown. {_ZIP_LAYOUT}")
+    if top_level:
+        raise CorpusError(
+            f"The file {top_level[0]!r} is not in a class folder. {_ZIP_LAYOUT} "
+            "Move it into one, or remove it."
+        )
+    files.sort(key=lambda file: file[0])
+    for (path, _, _), (next_path, _, _) in zip(files, files[1:]):
+        if path == next_path:
+            raise CorpusError(f"The ZIP holds {path!r} twice; nothing was loaded. Zip the folders again.")
+    return [(path, parts[-2], info) for path, parts, info in files]
+
+
+class _Budget:
+    """Decompressed bytes left for the whole archive."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.used = 0
+
+    def spend(self, n: int, path: str) -> None:
+        self.used += n
+        if self.used > self.limit:
+            raise CorpusError(
+                f"While reading {path!r}, the ZIP unpacked to more than the limit of {_size(self.limit)} "
+                "although its directory declared less: it is damaged or forged, so nothing was loaded."
+            )
+
+
+def _open_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo):
+    return archive.open(info)
+
+
+def _read_entry(archive, info, max_file_bytes: int, budget: _Budget) -> bytes:
+    """The file's bytes, read in chunks and stopped as soon as a limit is passed."""
+    pieces, size = [], 0
+    try:
+        with _open_entry(archive, info) as stream:
+            while True:
+                piece = stream.read(_READ_CHUNK)
+                if not piece:
+                    break
+                size += len(piece)
+                if size > max_file_bytes:
+                    raise CorpusError(
+                        f"The file {info.filename!r} unpacked to more than the limit of "
+                        f"{_size(max_file_bytes)} for one document although the ZIP declared "
+                        f"{info.file_size:,} bytes: it is damaged or forged, so nothing was loaded."
+                    )
+                budget.spend(len(piece), info.filename)
+                pieces.append(piece)
+    except CorpusError:
+        raise
+    except (zipfile.BadZipFile, EOFError, OSError, ValueError, NotImplementedError, RuntimeError) as err:
+        raise CorpusError(
+            f"The file {info.filename!r} in the ZIP cannot be unpacked ({err}): the ZIP is damaged "
+            "or encrypted. Zip the folders again, without a password; nothing was loaded."
+        ) from err
+    return b"".join(pieces)
+
+
+def _decode_file(raw: bytes, path: str) -> str:
+    if raw.startswith(codecs.BOM_UTF8):
+        raw = raw[len(codecs.BOM_UTF8):]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line_number = raw.count(b"\n", 0, err.start) + 1
+        raise CorpusError(
+            f"The file {path!r} is not UTF-8 text (byte 0x{raw[err.start]:02x} on line {line_number}). "
+            "Save it as UTF-8 (in most editors: Save As, Encoding: UTF-8) and zip the folders again."
+        ) from err

@@ -1,0 +1,27 @@
+"""The four notations of the lecture notes for the same parameters; pages show the one in the URL."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Notation:
+    key: str
+    title: str
+    prior: str  # the symbol of the class prior
+    bernoulli: str  # P(word present | class)
+    multinomial: str  # P(a drawn word is this word | class)
+    pseudo_count: str  # the smoothing pseudo-count
+    functional: bool = False  # written P̂(word | class) instead of a symbol with subscripts
+
+    def word(self, model: str) -> str:
+        return self.bernoulli if model == "bernoulli" else self.multinomial
+
+
+NOTATIONS = {
+    "phi-psi": Notation("phi-psi", "φ and ψ", "φ", "ψ", "θ", "α"),
+    "pi-theta": Notation("pi-theta", "π and θ", "π", "θ", "θ", "α"),
+    "p-hat": Notation("p-hat", "P̂(c) and P̂(t | c)", "P̂", "P̂", "P̂", "α", functional=True),
+    # This notation spends α on the word probabilities, so the pseudo-count is γ.
+    "beta-alpha": Notation("beta-alpha", "β and α", "β", "α", "α", "γ"),
+}

@@ -1,0 +1,230 @@
+"""The lesson's state, read from and written to the URL's query string.
+
+Everything a page shows follows from the corpus id in the path and these parameters, so a link
+reproduces exactly what the projector shows. Parsing never fails: a value that makes no sense is
+replaced by the default and reported in ``errors``, so the page can say what was wrong.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from typing import Mapping
+from urllib.parse import urlencode
+
+from webnb.engine import AnalysisOptions, VocabularyOptions, parse_alpha
+from webnb.engine.analysis import PLACEHOLDERS, STEMMERS, STRIP_ACCENTS, TOKEN_PATTERNS
+
+MODELS = ("bernoulli", "multinomial")
+PRIORS = ("learned", "uniform")
+NGRAMS = {"1-1": (1, 1), "1-2": (1, 2), "2-2": (2, 2)}
+NOTATIONS = ("phi-psi", "pi-theta", "p-hat", "beta-alpha")
+STEPS = (
+    "tokens",
+    "vector",
+    "factors",
+    "product",
+    "decision",
+    "zeros",
+    "smoothing",
+    "underflow",
+    "logspace",
+    "contributions",
+)
+MAX_TEXT_LENGTH = 5000
+MAX_REPEATS = 5000
+
+
+@dataclass(frozen=True)
+class LessonState:
+    model: str = "bernoulli"
+    alpha: str = "1"
+    binary: bool = False
+    prior: str = "learned"
+    floor: bool = False  # the ε-floor of the lecture notebook instead of exact zeros
+    text: str = ""
+    step: str = STEPS[0]
+    notation: str = NOTATIONS[0]
+    presenter: bool = False
+    repeats: str = ""  # how often the underflow step repeats the review; "" lets the engine choose
+    # text analysis and vocabulary
+    lowercase: bool = True
+    tokens: str = "default"
+    accents: str = ""
+    stop_words: str = ""
+    stemmer: str = ""
+    normalize: tuple[str, ...] = ()
+    ngrams: str = "1-1"
+    min_df: str = "1"
+    max_df: str = "1.0"
+    max_features: str = ""
+    errors: dict = field(default_factory=dict, compare=False)
+
+    # -- what the engine needs ---------------------------------------------------------------------
+
+    def analysis_options(self) -> AnalysisOptions:
+        return AnalysisOptions(
+            lowercase=self.lowercase,
+            token_pattern=self.tokens,
+            strip_accents=self.accents or None,
+            stop_words=self.stop_words or None,
+            stemmer=self.stemmer or None,
+            normalize=self.normalize,
+            ngram_range=NGRAMS[self.ngrams],
+        )
+
+    def vocabulary_options(self) -> VocabularyOptions:
+        return VocabularyOptions(
+            min_df=_document_bound(self.min_df),
+            max_df=_document_bound(self.max_df),
+            max_features=int(self.max_features) if self.max_features else None,
+            binary=self.binary,
+        )
+
+    def model_options(self) -> dict:
+        return {
+            "kind": self.model,
+            "alpha": self.alpha,
+            "binary": self.binary,
+            "fit_prior": self.prior == "learned",
+            "epsilon": 1e-14 if self.floor else None,
+        }
+
+    @property
+    def step_index(self) -> int:
+        return STEPS.index(self.step)
+
+    # -- the URL -------------------------------------------------------------------------------------
+
+    def query(self, defaults: "LessonState | None" = None, **changes) -> str:
+        """The query string for this state with ``changes``, leaving out values equal to ``defaults``
+        except the model, α and review, which every link carries so it means the same thing tomorrow."""
+        state = replace(self, **changes) if changes else self
+        defaults = defaults or LessonState()
+        pairs = []
+        for f in fields(state):
+            if f.name == "errors":
+                continue
+            value = getattr(state, f.name)
+            if value == getattr(defaults, f.name) and f.name not in ("model", "alpha", "text"):
+                continue
+            pairs.append((f.name, _encode(value)))
+        return urlencode(pairs)
+
+
+def _encode(value) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, tuple):
+        return ",".join(value)
+    return str(value)
+
+
+def _document_bound(text: str):
+    return int(text) if text.isdigit() else float(text)
+
+
+def _flag(raw: str) -> bool | None:
+    return {"1": True, "true": True, "on": True, "yes": True, "0": False, "false": False, "off": False, "no": False}.get(
+        raw.strip().lower()
+    )
+
+
+def _single_values(args) -> dict[str, str]:
+    """One value per name. A form sends a checkbox as a hidden "0" followed by "1" when ticked, so the
+    last value wins; the placeholder checkboxes send one value each, which are joined by commas."""
+    if not hasattr(args, "getlist"):
+        return dict(args)
+    values = {name: args.getlist(name)[-1] for name in args.keys()}
+    if "normalize" in values:
+        values["normalize"] = ",".join(v for v in args.getlist("normalize") if v)
+    return values
+
+
+def parse_state(args: Mapping[str, str], defaults: LessonState | None = None) -> LessonState:
+    """Read the query string; anything invalid falls back to the default and is named in ``errors``."""
+    defaults = defaults or LessonState()
+    args = _single_values(args)
+    values: dict = {}
+    errors: dict[str, str] = {}
+
+    def choice(name: str, allowed, message: str):
+        raw = args.get(name)
+        if raw is None or raw == "":
+            return
+        if raw in allowed:
+            values[name] = raw
+        else:
+            errors[name] = message
+
+    choice("model", MODELS, "The model is Bernoulli or multinomial.")
+    choice("prior", PRIORS, "The prior is learned from the class frequencies, or uniform.")
+    choice("step", STEPS, "There is no such step.")
+    choice("notation", NOTATIONS, "Unknown notation.")
+    choice("tokens", TOKEN_PATTERNS, "Tokens are the default words, all words, or white-space separated.")
+    choice("ngrams", NGRAMS, "Words can be single words (1-1), words and pairs (1-2) or pairs (2-2).")
+    for name, allowed in (("accents", STRIP_ACCENTS), ("stemmer", STEMMERS), ("stop_words", ("english",))):
+        raw = args.get(name)
+        if raw in (None, "", "none"):
+            continue
+        if raw in allowed:
+            values[name] = raw
+        else:
+            errors[name] = f"Unknown {name.replace('_', ' ')} option."
+
+    for name in ("binary", "floor", "presenter", "lowercase"):
+        raw = args.get(name)
+        if raw is not None and raw != "":
+            flag = _flag(raw)
+            if flag is None:
+                errors[name] = "Expected 1 or 0."
+            else:
+                values[name] = flag
+
+    raw_alpha = args.get("alpha")
+    if raw_alpha is not None and raw_alpha.strip() != "":
+        try:
+            alpha = parse_alpha(raw_alpha)
+            if alpha > 1000:
+                raise ValueError("α above 1000 drowns every count; use a value between 0 and 1000.")
+            values["alpha"] = raw_alpha.strip()
+        except ValueError as error:
+            errors["alpha"] = str(error)
+
+    text = args.get("text")
+    if text is not None:
+        if len(text) > MAX_TEXT_LENGTH:
+            errors["text"] = f"The review is {len(text):,} characters long; the limit is {MAX_TEXT_LENGTH:,}."
+        else:
+            values["text"] = text
+
+    raw_repeats = args.get("repeats", "").strip()
+    if raw_repeats:
+        if raw_repeats.isdigit() and 1 <= int(raw_repeats) <= MAX_REPEATS:
+            values["repeats"] = raw_repeats
+        else:
+            errors["repeats"] = f"Repeat the review between 1 and {MAX_REPEATS:,} times."
+
+    raw_normalize = args.get("normalize")
+    if raw_normalize is not None:
+        kinds = tuple(k for k in raw_normalize.split(",") if k)
+        if set(kinds) <= set(PLACEHOLDERS):
+            values["normalize"] = tuple(k for k in PLACEHOLDERS if k in kinds)
+        else:
+            errors["normalize"] = f"Placeholders are chosen from {', '.join(PLACEHOLDERS)}."
+
+    for name in ("min_df", "max_df"):
+        raw = args.get(name, "").strip()
+        if raw:
+            try:
+                bound = _document_bound(raw)
+                VocabularyOptions(**{name: bound})
+                values[name] = raw
+            except ValueError as error:
+                errors[name] = f"{name}: a whole number of documents or a fraction between 0 and 1 ({error})."
+    raw_max = args.get("max_features", "").strip()
+    if raw_max:
+        if raw_max.isdigit() and int(raw_max) >= 1:
+            values["max_features"] = raw_max
+        else:
+            errors["max_features"] = "max_features is a whole number of words, 1 or more."
+
+    return replace(defaults, **values, errors=errors)

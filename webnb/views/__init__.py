@@ -1,0 +1,1 @@
+"""One blueprint per part of the lesson: corpus, matrix, parameters, inference."""

@@ -1,0 +1,68 @@
+"""What every lesson page does: find the corpus, read the state from the URL, count the corpus, and
+answer with a full page, an htmx fragment or JSON."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from flask import abort, current_app, jsonify, make_response, render_template, request
+from jinja2_fragments.flask import render_block
+
+from webnb.catalog import Catalog, CorpusEntry
+from webnb.engine import CorpusError, TrainingSet
+from webnb.state import LessonState, parse_state
+
+
+def catalog() -> Catalog:
+    return current_app.extensions["webnb"]["catalog"]
+
+
+@dataclass
+class Lesson:
+    """The request's corpus, state and counted training set (None when the options leave no words)."""
+
+    entry: CorpusEntry
+    state: LessonState
+    training: TrainingSet | None
+    error: str | None
+
+    def link(self, path: str, extra: dict | None = None, **changes) -> str:
+        """``path`` with this lesson's state (with ``changes``), plus page-specific ``extra`` parameters."""
+        query = self.state.query(self.entry.defaults, **changes)
+        if extra:
+            query = "&".join(filter(None, [query, urlencode({k: v for k, v in extra.items() if v not in (None, "")})]))
+        return f"{path}?{query}" if query else path
+
+
+def load_lesson(corpus_id: str) -> Lesson:
+    entry = catalog().get(corpus_id)
+    if entry is None:
+        abort(404)
+    state = parse_state(request.args, entry.defaults)
+    try:
+        training = catalog().training_set(entry, state.analysis_options(), state.vocabulary_options())
+        error = None
+    except (CorpusError, ValueError) as problem:
+        training, error = None, str(problem)
+    return Lesson(entry, state, training, error)
+
+
+def is_htmx() -> bool:
+    return request.headers.get("HX-Request") == "true" and request.headers.get("HX-History-Restore-Request") != "true"
+
+
+def wants_json() -> bool:
+    return request.args.get("format") == "json"
+
+
+def respond(template: str, fragment: str, context: dict, data=None):
+    """A JSON twin for ``?format=json``, just the named block for htmx, or the whole page."""
+    if wants_json():
+        response = make_response(jsonify(data if data is not None else {}))
+    elif is_htmx():
+        response = make_response(render_block(template, fragment, **context))
+    else:
+        response = make_response(render_template(template, **context))
+    # Caches must not hand a fragment to a browser that asked for a page, or the reverse.
+    response.headers["Vary"] = "HX-Request"
+    return response

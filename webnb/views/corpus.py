@@ -1,0 +1,146 @@
+"""Corpora: the list, adding one (paste or upload), and a corpus's documents with their tokens."""
+from __future__ import annotations
+
+import math
+
+from flask import Blueprint, current_app, redirect, render_template, request, url_for
+
+from webnb.engine import CorpusError, read_corpus_bytes
+from webnb.engine.uploads import inspect_table, parse_pasted, read_table, read_zip
+from webnb.views.common import catalog, load_lesson, respond
+
+bp = Blueprint("corpus", __name__)
+
+DOCUMENTS_PER_PAGE = 50
+TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".txt", ".csv.gz", ".tsv.gz", ".tab.gz", ".txt.gz")
+JSON_SUFFIXES = (".jsonl", ".ndjson", ".json", ".jsonl.gz", ".ndjson.gz", ".json.gz")
+
+
+@bp.app_errorhandler(413)
+def too_large(error):
+    limit = current_app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024)
+    return _form_error(f"The file is larger than the limit of {limit} MB. Nothing was stored.", {"kind": "upload"}, 413)
+
+
+@bp.get("/corpora")
+def index():
+    return render_template("corpus/index.html", builtin=catalog().builtin(), stored=catalog().stored(), form={})
+
+
+def _form_error(message: str, form: dict, status: int = 400):
+    page = render_template(
+        "corpus/index.html", builtin=catalog().builtin(), stored=catalog().stored(), form=form, error=message
+    )
+    return page, status
+
+
+@bp.post("/corpora/paste")
+def paste():
+    text = request.form.get("corpus", "")
+    name = request.form.get("name", "").strip() or "Pasted corpus"
+    form = {"corpus": text, "name": name, "kind": "paste"}
+    try:
+        corpus = parse_pasted(text, name=name)
+        corpus_id = catalog().add(corpus, name=name, source="typed in")
+    except CorpusError as error:
+        return _form_error(str(error), form)
+    return redirect(url_for("corpus.show", corpus_id=corpus_id), code=303)
+
+
+@bp.post("/corpora/upload")
+def upload():
+    upload = request.files.get("file")
+    if upload is None or not upload.filename:
+        return _form_error("Choose a file to upload.", {"kind": "upload"})
+    filename = upload.filename
+    data = upload.read()
+    name = request.form.get("name", "").strip() or filename
+    form = {"kind": "upload", "name": name}
+    lowered = filename.lower()
+    limit = current_app.config["MAX_CONTENT_LENGTH"]  # also caps what a gzip file may expand to
+    try:
+        if data[:4] == b"PK\x03\x04":
+            corpus = read_zip(data, filename=filename)
+        elif lowered.endswith(JSON_SUFFIXES) or data.lstrip()[:1] == b"{":
+            corpus = read_corpus_bytes(data, filename=filename, format="jsonl", max_bytes=limit)
+        else:
+            shape = inspect_table(data, filename=filename, max_bytes=limit)
+            label_column = request.form.get("label_column", "").strip() or shape.suggested_label
+            text_column = request.form.get("text_column", "").strip() or shape.suggested_text
+            corpus = read_table(
+                data,
+                delimiter=shape.delimiter,
+                has_header=shape.has_header,
+                label_column=label_column,
+                text_column=text_column,
+                filename=filename,
+                max_bytes=limit,
+            )
+        corpus_id = catalog().add(corpus, name=name, source=f"uploaded {filename}")
+    except CorpusError as error:
+        return _form_error(f"{filename}: {error}", form)
+    return redirect(url_for("corpus.show", corpus_id=corpus_id), code=303)
+
+
+@bp.post("/corpora/upload/inspect")
+def inspect():
+    """The detected layout of a chosen table file, so the user can pick its columns before uploading."""
+    upload = request.files.get("file")
+    context = {"inspected": True}
+    if upload is not None and upload.filename:
+        data = upload.read()
+        if data[:4] != b"PK\x03\x04" and not upload.filename.lower().endswith(JSON_SUFFIXES):
+            try:
+                context["shape"] = inspect_table(data, filename=upload.filename)
+            except CorpusError as error:
+                context["inspect_error"] = f"{upload.filename}: {error}"
+    return render_template("corpus/_columns.html", **context)
+
+
+@bp.get("/corpora/<corpus_id>")
+def show(corpus_id):
+    lesson = load_lesson(corpus_id)
+    corpus = lesson.entry.corpus
+    pages = max(1, math.ceil(len(corpus) / DOCUMENTS_PER_PAGE))
+    page = min(max(request.args.get("page", 1, type=int), 1), pages)
+    start = (page - 1) * DOCUMENTS_PER_PAGE
+    indices = range(start, min(start + DOCUMENTS_PER_PAGE, len(corpus)))
+    analyzer = lesson.training.bag.analyzer if lesson.training else None
+    documents = [
+        {
+            "index": i,
+            "id": corpus.ids[i],
+            "label": corpus.labels[i],
+            "text": corpus.texts[i],
+            "analysis": analyzer.explain(corpus.texts[i]) if analyzer else None,
+        }
+        for i in indices
+    ]
+    context = {
+        "lesson": lesson,
+        "documents": documents,
+        "page": page,
+        "pages": pages,
+        "class_counts": corpus.class_counts(),
+        "section": "corpus",
+    }
+    data = {
+        "corpus": {"id": lesson.entry.id, "name": lesson.entry.name, "documents": len(corpus)},
+        "class_counts": corpus.class_counts(),
+        "vocabulary_size": len(lesson.training.vocabulary) if lesson.training else None,
+        "error": lesson.error,
+        "page": page,
+        "pages": pages,
+        "documents": [
+            {
+                "index": d["index"],
+                "id": d["id"],
+                "label": d["label"],
+                "text": d["text"],
+                "tokens": list(d["analysis"].features) if d["analysis"] else None,
+                "dropped": [{"word": w.word, "reason": w.reason} for w in d["analysis"].dropped] if d["analysis"] else None,
+            }
+            for d in documents
+        ],
+    }
+    return respond("corpus/show.html", "documents", context, data)

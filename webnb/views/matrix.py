@@ -1,0 +1,91 @@
+"""The bag of words: documents × words, both axes paged, so a 20,000-document corpus stays light."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from flask import Blueprint, request
+
+from webnb.views.common import load_lesson, respond
+from webnb.views.corpus import DOCUMENTS_PER_PAGE
+
+bp = Blueprint("matrix", __name__)
+
+ROWS_PER_PAGE = 40
+WORDS_PER_PAGE = 16
+
+
+def _page(name: str, pages: int) -> int:
+    return min(max(request.args.get(name, 1, type=int), 1), max(pages, 1))
+
+
+@bp.get("/corpora/<corpus_id>/matrix")
+def show(corpus_id):
+    lesson = load_lesson(corpus_id)
+    context = {"lesson": lesson, "section": "matrix", "table": None}
+    if lesson.training is None:
+        return respond("matrix/show.html", "matrix", context, {"error": lesson.error})
+    training = lesson.training
+    presence = request.args.get("values") == "presence" or (
+        request.args.get("values") != "counts" and (lesson.state.model == "bernoulli" or lesson.state.binary)
+    )
+    query = request.args.get("q", "").strip().lower()[:100]
+    vocabulary = training.vocabulary
+    words = np.arange(len(vocabulary))
+    if query:
+        words = np.array([j for j, word in enumerate(vocabulary) if query in word], dtype=np.int64)
+    n_docs = training.matrix.shape[0]
+    row_pages = math.ceil(n_docs / ROWS_PER_PAGE)
+    column_pages = math.ceil(len(words) / WORDS_PER_PAGE)
+    row_page, column_page = _page("rows", row_pages), _page("cols", column_pages)
+    rows = np.arange((row_page - 1) * ROWS_PER_PAGE, min(row_page * ROWS_PER_PAGE, n_docs))
+    columns = words[(column_page - 1) * WORDS_PER_PAGE : column_page * WORDS_PER_PAGE]
+    # Only this window of the sparse matrix is ever made dense: at most 40 × 16 cells.
+    window = training.matrix[rows][:, columns].toarray() if len(columns) else np.zeros((len(rows), 0), dtype=int)
+    if presence:
+        window = (window > 0).astype(int)
+    corpus = lesson.entry.corpus
+    nnz = training.matrix.nnz
+    cells = n_docs * len(vocabulary)
+    table = {
+        "words": [vocabulary[j] for j in columns],
+        "rows": [
+            {
+                "index": int(i),
+                "id": corpus.ids[i],
+                "label": corpus.labels[i],
+                "values": window[r].tolist(),
+                "page": int(i) // DOCUMENTS_PER_PAGE + 1,
+            }
+            for r, i in enumerate(rows)
+        ],
+    }
+    context.update(
+        table=table,
+        presence=presence,
+        query=query,
+        row_page=row_page,
+        row_pages=row_pages,
+        column_page=column_page,
+        column_pages=column_pages,
+        matching_words=len(words),
+        nnz=nnz,
+        cells=cells,
+        sparsity=1 - nnz / cells,
+    )
+    data = {
+        "documents": n_docs,
+        "vocabulary_size": len(vocabulary),
+        "non_zero": nnz,
+        "sparsity": 1 - nnz / cells,
+        "values": "presence" if presence else "counts",
+        "query": query,
+        "matching_words": len(words),
+        "rows_page": row_page,
+        "rows_pages": row_pages,
+        "words_page": column_page,
+        "words_pages": column_pages,
+        "words": table["words"],
+        "rows": [{"index": r["index"], "id": r["id"], "label": r["label"], "values": r["values"]} for r in table["rows"]],
+    }
+    return respond("matrix/show.html", "matrix", context, data)
