@@ -24,8 +24,9 @@ def create_app(test_config=None, *, instance_path=None):
 
     from webnb import formatting, home
     from webnb.catalog import Catalog
+    from webnb.jobs import Jobs
     from webnb.storage import Storage
-    from webnb.views import corpus, inference, matrix, parameters
+    from webnb.views import corpus, inference, jobs, matrix, parameters
 
     app = Flask(
         __name__,
@@ -40,6 +41,7 @@ def create_app(test_config=None, *, instance_path=None):
         DATABASE_URL=os.environ.get("WEBNB_DATABASE_URL"),
         MAX_CONTENT_LENGTH=DEFAULT_MAX_UPLOAD_BYTES,
         WTF_CSRF_TIME_LIMIT=None,  # a lesson tab stays open for a whole lecture
+        WEBNB_BACKGROUND_UPLOAD_BYTES=1_000_000,  # bigger uploads are read in the background, with progress
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)
@@ -50,12 +52,12 @@ def create_app(test_config=None, *, instance_path=None):
 
     storage = Storage(database_url)
     storage.create_schema()
-    app.extensions["webnb"] = {"storage": storage, "catalog": Catalog(storage)}
+    app.extensions["webnb"] = {"storage": storage, "catalog": Catalog(storage), "jobs": Jobs()}
     CSRFProtect(app)
     app.jinja_env.filters.update(formatting.FILTERS)
     app.jinja_env.tests.update(formatting.TESTS)
 
     app.register_blueprint(home.bp)
-    for blueprint in (corpus.bp, matrix.bp, parameters.bp, inference.bp):
+    for blueprint in (corpus.bp, matrix.bp, parameters.bp, inference.bp, jobs.bp):
         app.register_blueprint(blueprint)
     return app

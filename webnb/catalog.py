@@ -81,22 +81,39 @@ class Catalog:
                 self._stored.popitem(last=False)
         return entry
 
-    def add(self, corpus: Corpus, *, name: str, source: str) -> str:
+    def add(self, corpus: Corpus, *, name: str, source: str, progress=None) -> str:
+        """Store a user's corpus, refusing one that cannot be trained on (and then storing nothing)."""
         corpus.require_trainable()
-        # Fitting once before storing refuses a corpus with no usable words, and stores nothing then.
-        TrainingSet.build(corpus)
-        return self.storage.add_corpus(corpus, name=name, source=source)
+        # Counting it first refuses a corpus with no usable words; the count is kept for the first visit.
+        analysis, vocabulary = AnalysisOptions(), VocabularyOptions()
+        training = TrainingSet.build(corpus, analysis, vocabulary, progress)
+        corpus_id = self.storage.add_corpus(corpus, name=name, source=source)
+        self._remember((corpus_id, analysis, vocabulary), training)
+        return corpus_id
 
-    def training_set(self, entry: CorpusEntry, analysis: AnalysisOptions, vocabulary: VocabularyOptions) -> TrainingSet:
-        """The corpus counted under these options; built once, then served from a small LRU cache."""
+    def _remember(self, key, training: TrainingSet) -> None:
+        with self._lock:
+            self._training_sets[key] = training
+            while len(self._training_sets) > self._cache_size:
+                self._training_sets.popitem(last=False)
+
+    def cached_training_set(self, entry: CorpusEntry, analysis: AnalysisOptions, vocabulary: VocabularyOptions):
+        """The training set if it was already counted under these options, else None."""
         key = (entry.id, analysis, vocabulary)
         with self._lock:
             if key in self._training_sets:
                 self._training_sets.move_to_end(key)
                 return self._training_sets[key]
-        training = TrainingSet.build(entry.corpus, analysis, vocabulary)
-        with self._lock:
-            self._training_sets[key] = training
-            while len(self._training_sets) > self._cache_size:
-                self._training_sets.popitem(last=False)
+        return None
+
+    def training_set(
+        self, entry: CorpusEntry, analysis: AnalysisOptions, vocabulary: VocabularyOptions, progress=None
+    ) -> TrainingSet:
+        """The corpus counted under these options; built once, then served from a small LRU cache."""
+        cached = self.cached_training_set(entry, analysis, vocabulary)
+        if cached is not None:
+            return cached
+        key = (entry.id, analysis, vocabulary)
+        training = TrainingSet.build(entry.corpus, analysis, vocabulary, progress)
+        self._remember(key, training)
         return training

@@ -66,15 +66,21 @@ class VocabularyOptions:
         return {"min_df": self.min_df, "max_df": self.max_df, "max_features": self.max_features, "binary": self.binary}
 
 
-def _count(texts, analyzer: Analyzer, lookup) -> tuple[np.ndarray, np.ndarray]:
+PROGRESS_EVERY = 1000  # documents between two progress reports
+
+
+def _count(texts, analyzer: Analyzer, lookup, progress=None) -> tuple[np.ndarray, np.ndarray]:
     """Column ids of every feature occurrence, and the row pointer. ``lookup`` maps a feature to its
-    column (or to -1 for a feature outside a fixed vocabulary)."""
+    column (or to -1 for a feature outside a fixed vocabulary). ``progress(done, total)``, if given, is
+    called every ``PROGRESS_EVERY`` documents so that a caller can show how far counting has got."""
     column_ids: list[int] = []
     indptr = [0]
     extend, append = column_ids.extend, indptr.append
-    for text in texts:
+    for done, text in enumerate(texts, 1):
         extend(map(lookup, analyzer(text)))
         append(len(column_ids))
+        if progress is not None and done % PROGRESS_EVERY == 0:
+            progress(done, len(texts))
     return np.array(column_ids, dtype=np.int64), np.array(indptr, dtype=np.int64)
 
 
@@ -99,13 +105,13 @@ class BagOfWords:
         return len(self.vocabulary)
 
     @classmethod
-    def fit_transform(cls, texts, analyzer: Analyzer, options: VocabularyOptions | None = None):
+    def fit_transform(cls, texts, analyzer: Analyzer, options: VocabularyOptions | None = None, progress=None):
         """Learn the vocabulary of ``texts`` and return ``(bag, X)``, X of shape (n_docs, n_words)."""
         options = options or VocabularyOptions()
         texts = list(texts)
         growing: defaultdict[str, int] = defaultdict()
         growing.default_factory = growing.__len__  # a new feature gets the next column id
-        column_ids, indptr = _count(texts, analyzer, growing.__getitem__)
+        column_ids, indptr = _count(texts, analyzer, growing.__getitem__, progress)
         if not growing:
             raise EmptyVocabularyError(
                 "No words were found: every document is empty, or made only of stop words, one-letter words or "

@@ -33,9 +33,11 @@ class TrainingSet:
         corpus: Corpus,
         analysis: AnalysisOptions | None = None,
         vocabulary: VocabularyOptions | None = None,
+        progress=None,
     ) -> "TrainingSet":
+        """``progress(done, total)`` is told how many documents have been counted (see bag._count)."""
         corpus.require_trainable()
-        bag, matrix = BagOfWords.fit_transform(corpus.texts, Analyzer(analysis), vocabulary)
+        bag, matrix = BagOfWords.fit_transform(corpus.texts, Analyzer(analysis), vocabulary, progress)
         classes = corpus.classes
         number_of = {label: k for k, label in enumerate(classes)}
         class_index = np.fromiter((number_of[label] for label in corpus.labels), dtype=np.int64, count=len(corpus))

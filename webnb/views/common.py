@@ -34,17 +34,46 @@ class Lesson:
         return f"{path}?{query}" if query else path
 
 
+# Counting more documents than this takes long enough (about half a second) to show progress instead.
+LARGE_CORPUS = 2000
+
+
+class WorkInProgress(Exception):
+    """Raised by a view whose data is still being computed; answered with a progress page."""
+
+    def __init__(self, job):
+        super().__init__(job.title)
+        self.job = job
+
+
 def load_lesson(corpus_id: str) -> Lesson:
     entry = catalog().get(corpus_id)
     if entry is None:
         abort(404)
     state = parse_state(request.args, entry.defaults)
     try:
-        training = catalog().training_set(entry, state.analysis_options(), state.vocabulary_options())
+        analysis, vocabulary = state.analysis_options(), state.vocabulary_options()
+        training = catalog().cached_training_set(entry, analysis, vocabulary)
+        if training is None and entry.n_documents > LARGE_CORPUS and not wants_json():
+            raise WorkInProgress(_start_counting(entry, analysis, vocabulary))
+        if training is None:
+            training = catalog().training_set(entry, analysis, vocabulary)
         error = None
     except (CorpusError, ValueError) as problem:
         training, error = None, str(problem)
     return Lesson(entry, state, training, error)
+
+
+def _start_counting(entry: CorpusEntry, analysis, vocabulary):
+    shared = catalog()
+    return_to = request.full_path
+
+    def count(job) -> str:
+        shared.training_set(entry, analysis, vocabulary, progress=job.report)
+        return return_to
+
+    jobs = current_app.extensions["webnb"]["jobs"]
+    return jobs.start(f"Counting the words of {entry.n_documents:,} documents", count, key=(entry.id, analysis, vocabulary))
 
 
 def is_htmx() -> bool:

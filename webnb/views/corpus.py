@@ -12,7 +12,6 @@ from webnb.views.common import catalog, load_lesson, respond
 bp = Blueprint("corpus", __name__)
 
 DOCUMENTS_PER_PAGE = 50
-TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".txt", ".csv.gz", ".tsv.gz", ".tab.gz", ".txt.gz")
 JSON_SUFFIXES = (".jsonl", ".ndjson", ".json", ".jsonl.gz", ".ndjson.gz", ".json.gz")
 
 
@@ -47,6 +46,8 @@ def paste():
     return redirect(url_for("corpus.show", corpus_id=corpus_id), code=303)
 
 
+
+
 @bp.post("/corpora/upload")
 def upload():
     upload = request.files.get("file")
@@ -55,31 +56,46 @@ def upload():
     filename = upload.filename
     data = upload.read()
     name = request.form.get("name", "").strip() or filename
-    form = {"kind": "upload", "name": name}
-    lowered = filename.lower()
+    columns = (request.form.get("label_column", "").strip(), request.form.get("text_column", "").strip())
     limit = current_app.config["MAX_CONTENT_LENGTH"]  # also caps what a gzip file may expand to
+    shared = catalog()
+    corpora_path = url_for("corpus.index")  # built here: the worker thread has no request to build URLs from
+
+    def read_and_store(job=None) -> str:
+        try:
+            corpus = _read_upload(data, filename, columns, limit)
+            corpus_id = shared.add(corpus, name=name, source=f"uploaded {filename}", progress=job and job.report)
+        except CorpusError as error:
+            raise CorpusError(f"{filename}: {error}") from None
+        return f"{corpora_path}/{corpus_id}"
+
+    if len(data) > current_app.config["WEBNB_BACKGROUND_UPLOAD_BYTES"]:
+        job = current_app.extensions["webnb"]["jobs"].start(f"Reading {filename}", read_and_store)
+        return redirect(url_for("jobs.show", job_id=job.id), code=303)
     try:
-        if data[:4] == b"PK\x03\x04":
-            corpus = read_zip(data, filename=filename)
-        elif lowered.endswith(JSON_SUFFIXES) or data.lstrip()[:1] == b"{":
-            corpus = read_corpus_bytes(data, filename=filename, format="jsonl", max_bytes=limit)
-        else:
-            shape = inspect_table(data, filename=filename, max_bytes=limit)
-            label_column = request.form.get("label_column", "").strip() or shape.suggested_label
-            text_column = request.form.get("text_column", "").strip() or shape.suggested_text
-            corpus = read_table(
-                data,
-                delimiter=shape.delimiter,
-                has_header=shape.has_header,
-                label_column=label_column,
-                text_column=text_column,
-                filename=filename,
-                max_bytes=limit,
-            )
-        corpus_id = catalog().add(corpus, name=name, source=f"uploaded {filename}")
+        location = read_and_store()
     except CorpusError as error:
-        return _form_error(f"{filename}: {error}", form)
-    return redirect(url_for("corpus.show", corpus_id=corpus_id), code=303)
+        return _form_error(str(error), {"kind": "upload", "name": name})
+    return redirect(location, code=303)
+
+
+def _read_upload(data: bytes, filename: str, columns: tuple[str, str], limit: int):
+    """The corpus in an uploaded file: a ZIP of class folders, JSON Lines, or a CSV/TSV table."""
+    if data[:4] == b"PK\x03\x04":
+        return read_zip(data, filename=filename)
+    if filename.lower().endswith(JSON_SUFFIXES) or data.lstrip()[:1] == b"{":
+        return read_corpus_bytes(data, filename=filename, format="jsonl", max_bytes=limit)
+    shape = inspect_table(data, filename=filename, max_bytes=limit)
+    label_column, text_column = columns
+    return read_table(
+        data,
+        delimiter=shape.delimiter,
+        has_header=shape.has_header,
+        label_column=label_column or shape.suggested_label,
+        text_column=text_column or shape.suggested_text,
+        filename=filename,
+        max_bytes=limit,
+    )
 
 
 @bp.post("/corpora/upload/inspect")

@@ -1,0 +1,103 @@
+"""Long work shows its progress: counting a big corpus, storing a big upload."""
+from __future__ import annotations
+
+import io
+import json
+import threading
+
+import pytest
+from bs4 import BeautifulSoup
+
+from webnb import create_app
+from webnb.engine import Corpus
+from webnb.jobs import Jobs
+from webnb.views.common import LARGE_CORPUS
+
+
+@pytest.fixture()
+def app(tmp_path):
+    # A low threshold keeps test uploads small: the test client spools bigger bodies to temporary files.
+    config = {"TESTING": True, "WTF_CSRF_ENABLED": False, "WEBNB_BACKGROUND_UPLOAD_BYTES": 50_000}
+    app = create_app(config, instance_path=str(tmp_path))
+    yield app
+    app.extensions["webnb"]["jobs"].shutdown()
+
+
+def big_corpus(n: int) -> Corpus:
+    return Corpus.from_pairs(
+        (("spam", f"win cash prize number{i} now") if i % 2 else ("ham", f"lunch at noon with friend{i}")) for i in range(n)
+    )
+
+
+def test_a_big_corpus_page_shows_progress_then_itself(app):
+    catalog = app.extensions["webnb"]["storage"]
+    corpus_id = catalog.add_corpus(big_corpus(LARGE_CORPUS + 500), name="Big", source="test")
+    client = app.test_client()
+    first = client.get(f"/corpora/{corpus_id}/matrix")
+    assert first.status_code == 202
+    soup = BeautifulSoup(first.get_data(as_text=True), "html.parser")
+    assert "Counting the words of 2,500 documents" in soup.h1.get_text()
+    job_url = soup.find(id="job")["hx-get"]
+    job_id = job_url.rsplit("/", 1)[1]
+    job = app.extensions["webnb"]["jobs"].wait(job_id, timeout=30)
+    assert job.state == "done" and (job.done, job.total) == (2000, 2500)
+    done = client.get(job_url)
+    assert done.status_code == 303 and done.headers["Location"].endswith(f"/corpora/{corpus_id}/matrix")
+    assert client.get(job_url, headers={"HX-Request": "true"}).headers["HX-Redirect"] == job.result_url
+    second = client.get(f"/corpora/{corpus_id}/matrix")
+    assert second.status_code == 200
+    # The JSON twin never makes its caller poll.
+    assert client.get(f"/corpora/{corpus_id}/parameters?stop_words=english&format=json").status_code == 200
+
+
+def test_a_big_upload_is_stored_in_the_background(app):
+    client = app.test_client()
+    lines = [json.dumps({"label": "spam" if i % 2 else "ham", "text": f"message number {i} " + "filler " * 3}) for i in range(3000)]
+    payload = ("\n".join(lines) + "\n").encode()
+    assert 50_000 < len(payload) < 400_000
+    response = client.post("/corpora/upload", data={"file": (io.BytesIO(payload), "big.jsonl")}, content_type="multipart/form-data")
+    assert response.status_code == 303 and "/jobs/" in response.headers["Location"]
+    job_id = response.headers["Location"].rsplit("/", 1)[1]
+    job = app.extensions["webnb"]["jobs"].wait(job_id, timeout=60)
+    assert job.state == "done", job.error
+    assert len(app.extensions["webnb"]["storage"].list_corpora()) == 1
+    corpus_page = client.get(job.result_url, query_string={"format": "json"}).get_json()
+    assert corpus_page["corpus"]["documents"] == 3000
+
+
+def test_a_failed_background_upload_says_why_and_stores_nothing(app):
+    client = app.test_client()
+    payload = b'{"label": "spam", "text": "x"}\n' * 4000
+    response = client.post("/corpora/upload", data={"file": (io.BytesIO(payload), "one-class.jsonl")}, content_type="multipart/form-data")
+    job_id = response.headers["Location"].rsplit("/", 1)[1]
+    job = app.extensions["webnb"]["jobs"].wait(job_id, timeout=60)
+    assert job.state == "failed" and "one-class.jsonl" in job.error and "two classes" in job.error
+    page = client.get(f"/jobs/{job_id}")
+    assert page.status_code == 400
+    assert "two classes" in BeautifulSoup(page.get_data(as_text=True), "html.parser").find(id="form-error").get_text()
+    assert app.extensions["webnb"]["storage"].list_corpora() == []
+
+
+def test_unknown_job_is_404(app):
+    assert app.test_client().get("/jobs/nope").status_code == 404
+
+
+def test_the_same_work_is_started_once():
+    jobs = Jobs(workers=1)
+    release = threading.Event()
+    runs = []
+
+    def work(job):
+        runs.append(job.id)
+        release.wait(timeout=5)
+        return "/done"
+
+    first = jobs.start("count", work, key="same corpus")
+    again = jobs.start("count", work, key="same corpus")
+    other = jobs.start("count", work, key="another corpus")
+    release.set()
+    assert again is first and other is not first
+    assert jobs.wait(first.id, timeout=5).result_url == "/done"
+    jobs.wait(other.id, timeout=5)
+    assert sorted(runs) == sorted([first.id, other.id])
+    jobs.shutdown()
