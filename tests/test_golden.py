@@ -202,3 +202,21 @@ def test_newsgroups_seed_000_matches_the_notebook_code(newsgroups_four):
     np.testing.assert_allclose(model.joint_log_likelihood(training.matrix), log_joint, rtol=1e-10)
     assert (model.predict_index(training.matrix) == log_joint.argmax(axis=1)).all()
     assert (log_joint.argmax(axis=1) == y).mean() == pytest.approx(evaluate(model, training.matrix, corpus.labels).accuracy)
+
+
+# -- seed 004: the Folgers and students documents -------------------------------------------------------
+
+SEED_004_VOCABULARY = (
+    "all am are be best cup fill folgers great in is of part proud so students teacher the to up waking with you your"
+).split()
+SEED_004_COUNTS = [
+    [0, 0, 0, 0, 1, 2, 1, 2, 0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0, 2, 1, 1, 0, 2],
+    [1, 1, 1, 1, 0, 0, 0, 0, 2, 0, 0, 1, 0, 1, 1, 2, 1, 0, 1, 0, 0, 0, 1, 0],
+]
+
+
+def test_folgers_students_vocabulary_and_vectors():
+    training = TrainingSet.build(load_example_corpus("folgers-students"))
+    assert list(training.vocabulary) == SEED_004_VOCABULARY
+    assert training.matrix.toarray().tolist() == SEED_004_COUNTS
+    assert (training.matrix > 0).astype(int).toarray().tolist() == [[min(v, 1) for v in row] for row in SEED_004_COUNTS]

@@ -320,3 +320,13 @@ def test_hostile_text_is_escaped_in_pages_and_fragments(app, client, hostile):
     for step in STEPS:
         assert_inert(soup_of(client.get(url + "/inference", query_string={**query, "step": step}, headers={"HX-Request": "true"})))
     assert_inert(soup_of(client.get("/corpora")))
+
+
+def test_corpora_survive_a_restart(tmp_path):
+    config = {"TESTING": True, "WTF_CSRF_ENABLED": False}
+    first = create_app(config, instance_path=str(tmp_path))
+    location = first.test_client().post("/corpora/paste", data={"corpus": "pos,great match\nneg,dull match", "name": "Kept"}).headers["Location"]
+    first.extensions["webnb"]["storage"].dispose()
+    second = create_app(config, instance_path=str(tmp_path))
+    page = second.test_client().get(location)
+    assert page.status_code == 200 and soup_of(page).h1.get_text() == "Kept"
