@@ -14,6 +14,11 @@ from webnb.views.common import load_lesson, respond
 bp = Blueprint("parameters", __name__)
 
 WORDS_PER_PAGE = 25
+CELLS_PER_PAGE = 250  # with many classes, fewer words a page, so a page stays light
+
+
+def words_per_page(n_classes: int) -> int:
+    return max(8, min(WORDS_PER_PAGE, CELLS_PER_PAGE // n_classes))
 SORTS = ("word", "zeros")  # or "class-<k>": by that class's probability, largest first
 
 
@@ -51,9 +56,10 @@ def show(corpus_id):
         words = np.array([j for j, word in enumerate(vocabulary) if query in word], dtype=np.int64)
     sort = request.args.get("sort", "word")
     ordered = _order(model, sort, words)
-    pages = max(1, math.ceil(len(ordered) / WORDS_PER_PAGE))
+    per_page = words_per_page(len(model.classes))
+    pages = max(1, math.ceil(len(ordered) / per_page))
     page = min(max(request.args.get("page", 1, type=int), 1), pages)
-    shown = ordered[(page - 1) * WORDS_PER_PAGE : page * WORDS_PER_PAGE]
+    shown = ordered[(page - 1) * per_page : page * per_page]
 
     stats = model.statistics
     rows = []
