@@ -25,7 +25,7 @@ def create_app(test_config=None, *, instance_path=None):
     from webnb import formatting, home
     from webnb.catalog import Catalog
     from webnb.jobs import Jobs
-    from webnb.storage import Storage
+    from webnb.storage import Storage, default_url
     from webnb.views import corpus, inference, jobs, matrix, parameters
 
     app = Flask(
@@ -48,7 +48,7 @@ def create_app(test_config=None, *, instance_path=None):
     else:
         app.config.from_mapping(test_config)
     os.makedirs(app.instance_path, exist_ok=True)
-    database_url = app.config["DATABASE_URL"] or f"sqlite:///{Path(app.instance_path) / 'webnb.sqlite3'}"
+    database_url = app.config["DATABASE_URL"] or default_url(app.instance_path)
 
     storage = Storage(database_url)
     storage.create_schema()

@@ -65,15 +65,9 @@ class CorpusSummary:
 
 
 @dataclass(frozen=True)
-class StoredCorpus:
+class StoredCorpus(CorpusSummary):
     """A stored corpus with all its documents, in the order they were added."""
 
-    id: str
-    name: str
-    source: str
-    created_at: datetime  # UTC, timezone-aware
-    n_documents: int
-    classes: tuple[str, ...]
     corpus: Corpus
 
 
