@@ -3,6 +3,7 @@
 //   ← / →        previous / next step       [data-step="prev"] / [data-step="next"]
 //   Home / End   first / last step          [data-step="first"] / [data-step="last"]
 //   p            presenter mode on or off   [data-presenter-toggle]
+//   Escape       (in a field) leave it, so that the keys above work again
 //
 // A shortcut clicks the element that the page marks with the attribute, so it does exactly what clicking it
 // does (a plain link, or an htmx request). The page is queried when the key is pressed, so content that htmx
@@ -11,6 +12,9 @@
 // aria-disabled="true". Loaded with `defer`; no inline code, so it runs under CSP script-src 'self'.
 (function () {
   "use strict";
+
+  // Tells the stylesheet that htmx is at work, so the buttons for pages without JavaScript can go.
+  document.documentElement.classList.add("js");
 
   var TARGETS = {
     ArrowLeft: '[data-step="prev"]',
@@ -34,6 +38,10 @@
     if (event.defaultPrevented || event.isComposing) return;
     if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
     var key = event.key.length === 1 ? event.key.toLowerCase() : event.key; // "P" with Caps Lock is still p
+    if (key === "Escape" && isField(event.target)) {
+      event.target.blur(); // done typing: hand the arrow keys back to the steps
+      return;
+    }
     var selector = TARGETS[key];
     if (!selector || isField(event.target)) return;
     if (key === "p" && event.repeat) return; // holding p must not flip presenter mode back and forth
