@@ -330,3 +330,18 @@ def test_corpora_survive_a_restart(tmp_path):
     second = create_app(config, instance_path=str(tmp_path))
     page = second.test_client().get(location)
     assert page.status_code == 200 and soup_of(page).h1.get_text() == "Kept"
+
+
+def test_log_space_step_shows_the_evidence(client):
+    from fractions import Fraction
+
+    from webnb.formatting import probability
+
+    query = {"model": "multinomial", "alpha": "1", "text": "Chinese Chinese Chinese Tokyo Japan", "step": "logspace"}
+    text = soup_of(client.get("/corpora/china-japan/inference", query_string=query)).find(id="inference").get_text(" ")
+    evidence = Fraction(3, 4) * Fraction(3, 7) ** 3 * Fraction(1, 14) ** 2 + Fraction(1, 4) * Fraction(2, 9) ** 5
+    assert f"= {probability(float(evidence))}" in text
+    rows = soup_of(client.get("/corpora/china-japan/inference", query_string=query)).find("table", class_="decision").tbody.find_all("tr")
+    posteriors = {row.th.get_text(): row.find_all("td")[-1].get_text() for row in rows}
+    china = Fraction(3, 4) * Fraction(3, 7) ** 3 * Fraction(1, 14) ** 2 / evidence
+    assert posteriors == {"China": probability(float(china)), "not China": probability(float(1 - china))}
