@@ -345,3 +345,9 @@ def test_log_space_step_shows_the_evidence(client):
     posteriors = {row.th.get_text(): row.find_all("td")[-1].get_text() for row in rows}
     china = Fraction(3, 4) * Fraction(3, 7) ** 3 * Fraction(1, 14) ** 2 / evidence
     assert posteriors == {"China": probability(float(china)), "not China": probability(float(1 - china))}
+
+
+def test_matrix_can_show_the_most_frequent_words_first(client):
+    data = client.get("/corpora/match-reviews/matrix", query_string={"format": "json", "order": "frequent"}).get_json()
+    # match and was are in 4 of the 5 reviews, composed in 3, sharp and not in 2; ties stay alphabetical.
+    assert data["words"] == ["match", "was", "composed", "not", "sharp", "and", "brilliant", "keeper"]

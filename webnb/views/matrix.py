@@ -6,6 +6,7 @@ import math
 import numpy as np
 from flask import Blueprint, request
 
+from webnb.engine.bag import document_frequency
 from webnb.views.common import load_lesson, respond
 from webnb.views.corpus import DOCUMENTS_PER_PAGE
 
@@ -30,10 +31,13 @@ def show(corpus_id):
         request.args.get("values") != "counts" and (lesson.state.model == "bernoulli" or lesson.state.binary)
     )
     query = request.args.get("q", "").strip().lower()[:100]
+    order = "frequent" if request.args.get("order") == "frequent" else "alphabetical"
     vocabulary = training.vocabulary
     words = np.arange(len(vocabulary))
     if query:
         words = np.array([j for j, word in enumerate(vocabulary) if query in word], dtype=np.int64)
+    if order == "frequent":  # the words in most documents first, so a big corpus does not open on "00", "000", …
+        words = words[np.argsort(-document_frequency(training.matrix)[words], kind="stable")]
     n_docs = training.matrix.shape[0]
     row_pages = math.ceil(n_docs / ROWS_PER_PAGE)
     column_pages = math.ceil(len(words) / WORDS_PER_PAGE)
@@ -64,6 +68,7 @@ def show(corpus_id):
         table=table,
         presence=presence,
         query=query,
+        order=order,
         row_page=row_page,
         row_pages=row_pages,
         column_page=column_page,
@@ -80,6 +85,7 @@ def show(corpus_id):
         "sparsity": 1 - nnz / cells,
         "values": "presence" if presence else "counts",
         "query": query,
+        "order": order,
         "matching_words": len(words),
         "rows_page": row_page,
         "rows_pages": row_pages,
