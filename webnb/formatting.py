@@ -48,12 +48,13 @@ def big_count(value: int) -> str:
     return f"{value:,}"
 
 
-def power_of_two_minus_one(exponent: int) -> str:
-    """2^n − 1 written so that a student can read its size: exact when short, else its number of digits."""
-    if exponent <= 64:
-        return f"{2**exponent - 1:,}"
-    digits = int(exponent * math.log10(2)) + 1
-    return f"2^{exponent:,} − 1, a number with {digits:,} digits"
+def joint_parameter_count(n_classes: int, n_words: int) -> str:
+    """K·2^d − 1, the free parameters of the full joint of d binary words and K classes (2^(d+1) − 1 for
+    two classes), written so that a student can read its size: exact when short, else its number of digits."""
+    if n_words <= 60:
+        return f"{n_classes * 2**n_words - 1:,}"
+    digits = int(math.log10(n_classes) + n_words * math.log10(2)) + 1
+    return f"a number with {digits:,} digits"
 
 
 FILTERS = {
@@ -62,7 +63,7 @@ FILTERS = {
     "exact": exact,
     "ratio": ratio,
     "big_count": big_count,
-    "power_of_two_minus_one": power_of_two_minus_one,
+    "joint_parameter_count": joint_parameter_count,
 }
 
 

@@ -102,8 +102,6 @@ def show(corpus_id):
         matching=len(words),
         d=d,
         naive_count=n_classes * (d + 1),
-        joint_exponent=d + 1 if n_classes == 2 else None,
-        joint_count_classes=n_classes,
         totals=totals.tolist() if totals is not None else None,
         breaking=breaking,
     )

@@ -1,0 +1,40 @@
+"""How numbers are written on the pages."""
+from __future__ import annotations
+
+import math
+import sys
+
+import pytest
+
+from webnb.formatting import joint_parameter_count, logarithm, probability
+
+
+@pytest.mark.parametrize(
+    "value, text",
+    [(0.0, "0"), (1.0, "1"), (0.6, "0.6"), (2 / 3, "0.6667"), (32 / 3645, "0.008779"), (1e-14, "1.000 × 10⁻¹⁴"),
+     (5e-324, "4.941 × 10⁻³²⁴"), (None, "—")],
+)
+def test_probability(value, text):
+    assert probability(value) == text
+
+
+def test_logarithm():
+    assert logarithm(-math.inf) == "−∞" and logarithm(-4.735375741643032) == "−4.7354" and logarithm(None) == "—"
+    with pytest.raises(ValueError, match="NaN"):
+        logarithm(math.nan)
+
+
+@pytest.mark.parametrize("n_classes, n_words", [(2, 8), (3, 2), (2, 60), (2, 100), (20, 130_107), (4, 1000)])
+def test_joint_parameter_count(n_classes, n_words):
+    exact = n_classes * 2**n_words - 1  # the free parameters of the full joint: K·2^d − 1
+    text = joint_parameter_count(n_classes, n_words)
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)  # to count the digits of 20·2^130107 exactly
+    try:
+        digits = len(str(exact))
+    finally:
+        sys.set_int_max_str_digits(limit)
+    if n_words <= 60:
+        assert text == f"{exact:,}"
+    else:
+        assert text == f"a number with {digits:,} digits"
