@@ -5,7 +5,10 @@ machine that lacks it, but fail in CI (``CI=true``), where a missing dependency 
 """
 from __future__ import annotations
 
+import logging
 import os
+import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -57,3 +60,24 @@ def browser():
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield browser
         browser.close()
+
+
+@contextmanager
+def serving(app):
+    """``app`` served over real HTTP from a background thread, as a browser needs; yields its base URL."""
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # One line per request on stderr would bury a failure's output.
+    werkzeug_logger = logging.getLogger("werkzeug")
+    level = werkzeug_logger.level
+    werkzeug_logger.setLevel(logging.WARNING)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        thread.join()
+        server.server_close()
+        werkzeug_logger.setLevel(level)

@@ -4,12 +4,11 @@ The fixtures here are module- and session-scoped so that browser tests for other
 """
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 import pytest
-from werkzeug.serving import make_server
 
+from conftest import serving
 from webnb import create_app
 from webnb.examples import EXAMPLES, load_example_corpus
 
@@ -21,15 +20,9 @@ ARTIFACTS = Path(__file__).parent / "artifacts"
 
 @pytest.fixture(scope="module")
 def server_url(tmp_path_factory):
-    """The app served over real HTTP from a background thread, as the browser needs."""
     app = create_app({"TESTING": True, "SECRET_KEY": "test"}, instance_path=str(tmp_path_factory.mktemp("instance")))
-    server = make_server("127.0.0.1", 0, app)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join()
-    server.server_close()
+    with serving(app) as url:
+        yield url
 
 
 @pytest.fixture

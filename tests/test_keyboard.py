@@ -9,14 +9,12 @@ known without waiting for a navigation that should not come.
 from __future__ import annotations
 
 import re
-import threading
 
 import pytest
 from flask import Flask, render_template_string, request
-from werkzeug.serving import make_server
 
 from accessibility import axe_violations
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, serving
 
 pytestmark = pytest.mark.browser
 
@@ -100,13 +98,8 @@ def lesson_app() -> Flask:
 
 @pytest.fixture(scope="module")
 def server_url():
-    server = make_server("127.0.0.1", 0, lesson_app())
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join()
-    server.server_close()
+    with serving(lesson_app()) as url:
+        yield url
 
 
 @pytest.fixture

@@ -7,16 +7,14 @@ tests/artifacts/ (gitignored) for a person to look at.
 """
 from __future__ import annotations
 
-import logging
 import re
-import threading
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from werkzeug.serving import make_server
 
 from accessibility import axe_violations
+from conftest import serving
 from webnb import create_app
 from webnb.state import STEPS
 from webnb.views.inference import STEP_TITLES
@@ -31,20 +29,9 @@ REVIEW = "not sharp match"
 
 @pytest.fixture(scope="module")
 def server_url(tmp_path_factory):
-    """The app served over real HTTP from a background thread, as the browser needs."""
     app = create_app({"TESTING": True, "SECRET_KEY": "test"}, instance_path=str(tmp_path_factory.mktemp("instance")))
-    server = make_server("127.0.0.1", 0, app)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    # One line per request on stderr would bury a failure's output.
-    werkzeug_logger = logging.getLogger("werkzeug")
-    level = werkzeug_logger.level
-    werkzeug_logger.setLevel(logging.WARNING)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join()
-    server.server_close()
-    werkzeug_logger.setLevel(level)
+    with serving(app) as url:
+        yield url
 
 
 class Browsing:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
+import numpy as np
 from flask import abort, current_app, jsonify, make_response, render_template, request
 from jinja2_fragments.flask import render_block
 
@@ -95,3 +96,20 @@ def respond(template: str, fragment: str, context: dict, data=None):
     # Caches must not hand a fragment to a browser that asked for a page, or the reverse.
     response.headers["Vary"] = "HX-Request"
     return response
+
+
+def word_filter() -> str:
+    """The ``q`` parameter of the table pages: a substring that words must contain."""
+    return request.args.get("q", "").strip().lower()[:100]
+
+
+def words_containing(vocabulary, query: str) -> np.ndarray:
+    """Column numbers of the vocabulary words that contain ``query`` (all of them for an empty query)."""
+    if not query:
+        return np.arange(len(vocabulary))
+    return np.array([j for j, word in enumerate(vocabulary) if query in word], dtype=np.int64)
+
+
+def page_number(name: str, pages: int) -> int:
+    """The page asked for in parameter ``name``, kept between 1 and ``pages``."""
+    return min(max(request.args.get(name, 1, type=int), 1), max(pages, 1))

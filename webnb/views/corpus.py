@@ -7,7 +7,7 @@ from flask import Blueprint, current_app, redirect, render_template, request, ur
 
 from webnb.engine import CorpusError, read_corpus_bytes
 from webnb.engine.uploads import inspect_table, parse_pasted, read_table, read_zip
-from webnb.views.common import catalog, load_lesson, respond
+from webnb.views.common import catalog, load_lesson, page_number, respond
 
 bp = Blueprint("corpus", __name__)
 
@@ -118,7 +118,7 @@ def show(corpus_id):
     lesson = load_lesson(corpus_id)
     corpus = lesson.entry.corpus
     pages = max(1, math.ceil(len(corpus) / DOCUMENTS_PER_PAGE))
-    page = min(max(request.args.get("page", 1, type=int), 1), pages)
+    page = page_number("page", pages)
     start = (page - 1) * DOCUMENTS_PER_PAGE
     indices = range(start, min(start + DOCUMENTS_PER_PAGE, len(corpus)))
     analyzer = lesson.training.bag.analyzer if lesson.training else None

@@ -7,17 +7,13 @@ import numpy as np
 from flask import Blueprint, request
 
 from webnb.engine.bag import document_frequency
-from webnb.views.common import load_lesson, respond
+from webnb.views.common import load_lesson, page_number, respond, word_filter, words_containing
 from webnb.views.corpus import DOCUMENTS_PER_PAGE
 
 bp = Blueprint("matrix", __name__)
 
 ROWS_PER_PAGE = 40
 WORDS_PER_PAGE = 16
-
-
-def _page(name: str, pages: int) -> int:
-    return min(max(request.args.get(name, 1, type=int), 1), max(pages, 1))
 
 
 @bp.get("/corpora/<corpus_id>/matrix")
@@ -30,18 +26,16 @@ def show(corpus_id):
     presence = request.args.get("values") == "presence" or (
         request.args.get("values") != "counts" and (lesson.state.model == "bernoulli" or lesson.state.binary)
     )
-    query = request.args.get("q", "").strip().lower()[:100]
+    query = word_filter()
     order = "frequent" if request.args.get("order") == "frequent" else "alphabetical"
     vocabulary = training.vocabulary
-    words = np.arange(len(vocabulary))
-    if query:
-        words = np.array([j for j, word in enumerate(vocabulary) if query in word], dtype=np.int64)
+    words = words_containing(vocabulary, query)
     if order == "frequent":  # the words in most documents first, so a big corpus does not open on "00", "000", …
         words = words[np.argsort(-document_frequency(training.matrix)[words], kind="stable")]
     n_docs = training.matrix.shape[0]
     row_pages = math.ceil(n_docs / ROWS_PER_PAGE)
     column_pages = math.ceil(len(words) / WORDS_PER_PAGE)
-    row_page, column_page = _page("rows", row_pages), _page("cols", column_pages)
+    row_page, column_page = page_number("rows", row_pages), page_number("cols", column_pages)
     rows = np.arange((row_page - 1) * ROWS_PER_PAGE, min(row_page * ROWS_PER_PAGE, n_docs))
     columns = words[(column_page - 1) * WORDS_PER_PAGE : column_page * WORDS_PER_PAGE]
     # Only this window of the sparse matrix is ever made dense: at most 40 × 16 cells.

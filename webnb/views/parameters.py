@@ -9,7 +9,7 @@ from flask import Blueprint, request
 from webnb.engine import CorpusError
 from webnb.engine.serialize import fraction_text, number, ratio_text
 from webnb.notation import NOTATIONS
-from webnb.views.common import load_lesson, respond
+from webnb.views.common import load_lesson, page_number, respond, word_filter, words_containing
 
 bp = Blueprint("parameters", __name__)
 
@@ -50,15 +50,13 @@ def show(corpus_id):
         return respond("parameters/show.html", "parameters", context, {"error": lesson.error})
 
     vocabulary = model.vocabulary
-    query = request.args.get("q", "").strip().lower()[:100]
-    words = np.arange(len(vocabulary))
-    if query:
-        words = np.array([j for j, word in enumerate(vocabulary) if query in word], dtype=np.int64)
+    query = word_filter()
+    words = words_containing(vocabulary, query)
     sort = request.args.get("sort", "word")
     ordered = _order(model, sort, words)
     per_page = words_per_page(len(model.classes))
     pages = max(1, math.ceil(len(ordered) / per_page))
-    page = min(max(request.args.get("page", 1, type=int), 1), pages)
+    page = page_number("page", pages)
     shown = ordered[(page - 1) * per_page : page * per_page]
 
     stats = model.statistics
