@@ -1,0 +1,634 @@
+"""What a fitted model tells beyond one decision: how α changes accuracy and log loss, which words each
+class leans on, how repeated evidence makes the posterior overconfident, and what documents the model
+would write if it were the process that generated the corpus.
+
+Every function returns a frozen record of plain numbers; ``to_dict()`` (or ``insights_dict``) gives the
+JSON-safe twin, with infinities written as "inf" / "-inf" as in ``serialize``.
+
+Notation as in ``models``: φ_k the class prior, ψ_jk (Bernoulli) the probability that word j appears in
+a document of class k, θ_jk (multinomial) the probability that a drawn word is word j.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from .corpus import CorpusError
+from .models import NaiveBayes, parse_alpha
+from .serialize import number
+from .training import TrainingSet
+
+# [0] + 19 values from 10⁻³ to 10¹, evenly spaced in log α: 20 points.
+DEFAULT_ALPHAS = (0.0, *np.logspace(-3, 1, 19).tolist())
+DISCRIMINATIVE_MEASURES = ("ratio", "difference")
+
+
+def _positive_int(name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be a whole number of at least 1, not {value!r}")
+    return int(value)
+
+
+def _class_number(model: NaiveBayes, label) -> int:
+    if label in model.classes:
+        return model.classes.index(label)
+    raise ValueError(f"{label!r} is not a class of this model; the classes are {', '.join(model.classes)}")
+
+
+def _parameter_name(model: NaiveBayes) -> str:
+    return "ψ" if model.kind == "bernoulli" else "θ"
+
+
+# -- 1. accuracy and log loss against α ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    alpha: float
+    accuracy: float  # correct / n_test; undecidable documents are not correct
+    correct: int
+    log_loss: float  # mean −log P(true class | x): +inf as soon as one document gives its class probability 0
+    undecidable: int  # documents where every class has probability 0 (possible only with zero factors)
+    infinite_loss_documents: int  # documents whose true class has probability 0, the undecidable ones included
+
+    def to_dict(self) -> dict:
+        return {
+            "alpha": self.alpha,
+            "accuracy": self.accuracy,
+            "correct": self.correct,
+            "log_loss": number(self.log_loss),
+            "undecidable": self.undecidable,
+            "infinite_loss_documents": self.infinite_loss_documents,
+        }
+
+
+@dataclass(frozen=True)
+class AlphaSweep:
+    """One point per α, in increasing α. ``best``: the highest accuracy; ties go to the smaller log loss,
+    then to the smaller α."""
+
+    kind: str
+    binary: bool
+    classes: tuple[str, ...]
+    n_test: int
+    points: tuple[SweepPoint, ...]
+    best: SweepPoint
+
+    @property
+    def alphas(self) -> tuple[float, ...]:
+        return tuple(p.alpha for p in self.points)
+
+    def to_dict(self) -> dict:
+        return {
+            "kind": self.kind,
+            "binary": self.binary,
+            "classes": list(self.classes),
+            "n_test": self.n_test,
+            "points": [p.to_dict() for p in self.points],
+            "best": self.best.to_dict(),
+        }
+
+
+def _true_class_numbers(classes: tuple[str, ...], labels, n_documents: int) -> np.ndarray:
+    labels = list(labels)
+    if len(labels) != n_documents:
+        raise CorpusError(
+            f"The test matrix has {n_documents} documents but {len(labels)} labels were given: "
+            "give one label per document."
+        )
+    if not labels:
+        raise CorpusError("The test set is empty: give at least one test document.")
+    number_of = {label: k for k, label in enumerate(classes)}
+    unknown = sorted(set(labels) - set(number_of))
+    if unknown:
+        raise CorpusError(
+            f"The test documents have classes the model never saw in training: {', '.join(map(repr, unknown))}."
+        )
+    return np.fromiter((number_of[label] for label in labels), dtype=np.int64, count=len(labels))
+
+
+def _normalise(jll: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(log P(k | x), decidable) from joint log-likelihoods, computed as ``NaiveBayes.log_posterior`` does, so
+    that one call of ``joint_log_likelihood`` serves both the predictions and the posteriors."""
+    decidable = ~np.all(jll == -np.inf, axis=1)
+    log_posterior = np.full_like(jll, -np.inf)
+    scores = jll[decidable]
+    shift = scores.max(axis=1, keepdims=True)
+    log_evidence = shift + np.log(np.exp(scores - shift).sum(axis=1, keepdims=True))
+    log_posterior[decidable] = scores - log_evidence
+    return log_posterior, decidable
+
+
+def alpha_sweep(
+    train: TrainingSet,
+    X_test: sp.csr_matrix,
+    test_labels,
+    *,
+    kind: str = "multinomial",
+    binary: bool = False,
+    alphas=None,
+    **model_options,
+) -> AlphaSweep:
+    """Accuracy and log loss of the ``kind`` model on ``X_test`` (counts, shape (n_docs, n_words), from
+    ``train.transform``) for each α of ``alphas`` (default ``DEFAULT_ALPHAS``: 0 and 19 values from 0.001 to 10).
+
+    Every model is derived from ``train.statistics``; nothing is re-vectorised. Per α the only heavy step is
+    one ``joint_log_likelihood``; the predictions (as ``predict_index``) and the log posteriors (as
+    ``log_posterior``) both come from it. ``model_options`` (``fit_prior``, ``class_prior``, ``epsilon``) are
+    passed to ``train.model``.
+    """
+    # Counts as float64 once, rather than upcast inside every product (≈ 20 % of each joint log-likelihood);
+    # small whole numbers are exact in float64, so the scores do not change.
+    X_test = sp.csr_matrix(X_test, dtype=np.float64)
+    if X_test.shape[1] != train.statistics.n_words:
+        raise ValueError(
+            f"The test matrix has {X_test.shape[1]} columns but the vocabulary has {train.statistics.n_words} "
+            "words: make it with train.transform(texts)."
+        )
+    true = _true_class_numbers(train.classes, test_labels, X_test.shape[0])
+    exact_alphas = sorted({parse_alpha(a) for a in (DEFAULT_ALPHAS if alphas is None else alphas)})
+    if not exact_alphas:
+        raise ValueError("Give at least one α to sweep over.")
+    rows = np.arange(len(true))
+    points = []
+    for alpha in exact_alphas:
+        model = train.model(kind, alpha, binary=binary, **model_options)
+        jll = model.joint_log_likelihood(X_test)
+        log_posterior, decidable = _normalise(jll)
+        predicted = jll.argmax(axis=1)
+        predicted[~decidable] = -1
+        correct = int((predicted == true).sum())
+        losses = -log_posterior[rows, true]  # +inf where the true class has probability 0; never NaN
+        points.append(
+            SweepPoint(
+                alpha=alpha.numerator / alpha.denominator,
+                accuracy=correct / len(true),
+                correct=correct,
+                log_loss=float(losses.mean()),
+                undecidable=int((~decidable).sum()),
+                infinite_loss_documents=int(np.isinf(losses).sum()),
+            )
+        )
+    best = min(points, key=lambda p: (-p.correct, p.log_loss, p.alpha))
+    return AlphaSweep(
+        kind=kind,
+        binary=model.binary,
+        classes=train.classes,
+        n_test=len(true),
+        points=tuple(points),
+        best=best,
+    )
+
+
+# -- 2. telling words ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RankedWord:
+    word: str
+    index: int  # column in the vocabulary
+    probability: float  # ψ_jk or θ_jk
+
+    def to_dict(self) -> dict:
+        return {"word": self.word, "index": self.index, "probability": number(self.probability)}
+
+
+@dataclass(frozen=True)
+class ClassWords:
+    label: str
+    words: tuple[RankedWord, ...]  # most probable first; equal probabilities in alphabetical order
+    available: int  # how many words qualified (for unique_top_words: the unique ones among the top)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(w.word for w in self.words)
+
+    def to_dict(self) -> dict:
+        return {"class": self.label, "words": [w.to_dict() for w in self.words], "available": self.available}
+
+
+@dataclass(frozen=True)
+class WordLists:
+    """Per class, words ranked by ψ_jk (Bernoulli) or θ_jk (multinomial).
+
+    ``top`` is None for ``top_words``; for ``unique_top_words`` it is the size of each class's candidate list."""
+
+    kind: str
+    parameter: str  # "ψ" or "θ"
+    k: int
+    top: int | None
+    per_class: tuple[ClassWords, ...]
+
+    def for_class(self, label: str) -> ClassWords:
+        for entry in self.per_class:
+            if entry.label == label:
+                return entry
+        raise KeyError(label)
+
+    def to_dict(self) -> dict:
+        return {
+            "kind": self.kind,
+            "parameter": self.parameter,
+            "k": self.k,
+            "top": self.top,
+            "per_class": [c.to_dict() for c in self.per_class],
+        }
+
+
+def _alphabetical_rank(vocabulary: tuple[str, ...]) -> np.ndarray:
+    rank = np.empty(len(vocabulary), dtype=np.int64)
+    rank[np.argsort(np.array(vocabulary, dtype=str), kind="stable")] = np.arange(len(vocabulary))
+    return rank
+
+
+def _most_probable(probabilities: np.ndarray, alphabetical: np.ndarray, n: int) -> np.ndarray:
+    """Indices of the n largest values, largest first, ties alphabetical. Only the words tied with the n-th
+    value or above it are sorted, so a large vocabulary costs O(|V|)."""
+    n = min(n, len(probabilities))
+    cutoff = np.partition(probabilities, len(probabilities) - n)[len(probabilities) - n]
+    candidates = np.flatnonzero(probabilities >= cutoff)
+    order = np.lexsort((alphabetical[candidates], -probabilities[candidates]))
+    return candidates[order[:n]]
+
+
+def _ranked(model: NaiveBayes, k: int, indices: np.ndarray) -> tuple[RankedWord, ...]:
+    table = model.feature_prob_
+    return tuple(RankedWord(model.vocabulary[j], int(j), float(table[k, j])) for j in indices.tolist())
+
+
+def top_words(model: NaiveBayes, k: int = 10) -> WordLists:
+    """Per class, the k words with the highest ψ_jk (Bernoulli) or θ_jk (multinomial), most probable first;
+    equal probabilities in alphabetical order."""
+    k = _positive_int("k", k)
+    table = model.feature_prob_
+    alphabetical = _alphabetical_rank(model.vocabulary)
+    per_class = tuple(
+        ClassWords(label, _ranked(model, c, _most_probable(table[c], alphabetical, k)), model.statistics.n_words)
+        for c, label in enumerate(model.classes)
+    )
+    return WordLists(model.kind, _parameter_name(model), k, None, per_class)
+
+
+def unique_top_words(model: NaiveBayes, top: int = 200, k: int = 10) -> WordLists:
+    """The "top unique words" of the lecture notebook: for each class its ``top`` most probable words, minus
+    every word among the ``top`` of any other class; of those that remain, the k most probable.
+
+    Given most probable first. (The notebook prints ``unique_words[-10:]`` of an ascending list: the same
+    words, least probable first.) Ties at the ``top`` boundary are broken alphabetically; the notebook's
+    ``np.argsort`` left them in an arbitrary order. ``available`` counts the unique words before taking k.
+    """
+    k = _positive_int("k", k)
+    top = _positive_int("top", top)
+    table = model.feature_prob_
+    alphabetical = _alphabetical_rank(model.vocabulary)
+    tops = [_most_probable(table[c], alphabetical, top) for c in range(model.statistics.n_classes)]
+    per_class = []
+    for c, label in enumerate(model.classes):
+        others = np.concatenate([t for other, t in enumerate(tops) if other != c] or [np.array([], dtype=np.int64)])
+        unique = tops[c][~np.isin(tops[c], others)]  # still most probable first
+        per_class.append(ClassWords(label, _ranked(model, c, unique[:k]), len(unique)))
+    return WordLists(model.kind, _parameter_name(model), k, top, tuple(per_class))
+
+
+@dataclass(frozen=True)
+class DiscriminativeWord:
+    word: str
+    index: int
+    positive_probability: float  # P(w | positive): ψ or θ
+    negative_probability: float  # P(w | negative)
+    score: float  # the ratio or the difference in the direction of its list: +inf when the other side is 0
+
+    def to_dict(self) -> dict:
+        return {
+            "word": self.word,
+            "index": self.index,
+            "positive_probability": number(self.positive_probability),
+            "negative_probability": number(self.negative_probability),
+            "score": number(self.score),
+        }
+
+
+@dataclass(frozen=True)
+class DiscriminativeWords:
+    """Words whose probability differs most between two classes, in both directions.
+
+    ``toward_positive``: words with P(w|positive) > P(w|negative), ranked by P(w|positive)/P(w|negative) (or
+    by P(w|positive) − P(w|negative)); ``toward_negative`` the same with the classes swapped, its ``score``
+    being P(w|negative)/P(w|positive) (or the difference the other way round). Only words with probability
+    above ``threshold`` in at least one of the two classes are considered. Equal scores: the word more probable
+    in the favoured class first, then alphabetical. Infinite ratios (a zero on the other side, α = 0) come first.
+    """
+
+    kind: str
+    parameter: str
+    positive: str
+    negative: str
+    by: str
+    threshold: float
+    k: int
+    considered: int  # words above the threshold
+    toward_positive: tuple[DiscriminativeWord, ...]
+    toward_negative: tuple[DiscriminativeWord, ...]
+
+    def to_dict(self) -> dict:
+        return {
+            "kind": self.kind,
+            "parameter": self.parameter,
+            "positive": self.positive,
+            "negative": self.negative,
+            "by": self.by,
+            "threshold": self.threshold,
+            "k": self.k,
+            "considered": self.considered,
+            "toward_positive": [w.to_dict() for w in self.toward_positive],
+            "toward_negative": [w.to_dict() for w in self.toward_negative],
+        }
+
+
+def _score(favoured: np.ndarray, other: np.ndarray, by: str) -> np.ndarray:
+    if by == "difference":
+        return favoured - other
+    with np.errstate(divide="ignore"):  # x/0 with x > 0 is +inf; 0/0 cannot occur (one side is above threshold)
+        return favoured / other
+
+
+def discriminative_words(
+    model: NaiveBayes,
+    positive,
+    negative,
+    *,
+    k: int = 20,
+    threshold: float = 1e-4,
+    by: str = "ratio",
+) -> DiscriminativeWords:
+    """The words that tell class ``positive`` from class ``negative`` (both labels of ``model``); see
+    ``DiscriminativeWords``. As in the lecture: words with probability > ``threshold`` in either class, ranked by
+    the ratio (or the difference) of their probabilities, the top ``k`` each way."""
+    k = _positive_int("k", k)
+    if by not in DISCRIMINATIVE_MEASURES:
+        raise ValueError(f"by must be one of {DISCRIMINATIVE_MEASURES}, not {by!r}")
+    threshold = float(threshold)
+    if not 0.0 <= threshold < 1.0:
+        raise ValueError(f"the threshold is a probability: between 0 and 1 (excluded), not {threshold}")
+    p_index, n_index = _class_number(model, positive), _class_number(model, negative)
+    if p_index == n_index:
+        raise ValueError("Choose two different classes to compare.")
+    table = model.feature_prob_
+    p, q = table[p_index], table[n_index]
+    considered = np.flatnonzero((p > threshold) | (q > threshold))
+    alphabetical = _alphabetical_rank(model.vocabulary)
+
+    def direction(favoured: np.ndarray, other: np.ndarray) -> tuple[DiscriminativeWord, ...]:
+        words = considered[favoured[considered] > other[considered]]
+        scores = _score(favoured[words], other[words], by)
+        order = np.lexsort((alphabetical[words], -favoured[words], -scores))[:k]
+        return tuple(
+            DiscriminativeWord(model.vocabulary[j], int(j), float(p[j]), float(q[j]), float(s))
+            for j, s in zip(words[order].tolist(), scores[order].tolist())
+        )
+
+    return DiscriminativeWords(
+        kind=model.kind,
+        parameter=_parameter_name(model),
+        positive=model.classes[p_index],
+        negative=model.classes[n_index],
+        by=by,
+        threshold=threshold,
+        k=k,
+        considered=len(considered),
+        toward_positive=direction(p, q),
+        toward_negative=direction(q, p),
+    )
+
+
+# -- 3. overconfidence: the same evidence, counted n times -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RepeatPoint:
+    repeats: int
+    log_posteriors: tuple[float, ...]  # log P(k | x repeated n times), per class; −inf for impossible classes
+    posteriors: tuple[float, ...]
+    decision: str | None  # the most probable class at this n; None when every class is impossible
+
+    def to_dict(self) -> dict:
+        return {
+            "repeats": self.repeats,
+            "log_posteriors": [number(v) for v in self.log_posteriors],
+            "posteriors": [number(v) for v in self.posteriors],
+            "decision": self.decision,
+        }
+
+
+@dataclass(frozen=True)
+class Overconfidence:
+    """How the posterior runs to 1 when one review's evidence is counted n = 1 … max_repeats times.
+
+    Naive Bayes treats every factor as independent evidence, so the review repeated n times has
+    log P(x⁽ⁿ⁾ | k) = n · log P(x | k), and log P(k | x⁽ⁿ⁾) = log φ_k + n · log P(x | k) − log Σ_c (…).
+    (For the multinomial model on counts this is exactly the review's text written n times; for Bernoulli and
+    binary features, which would see the same words present again, it is n independent copies of the review.)
+    ``decision`` is the class decided for the review itself (n = 1). As n grows the prior matters less and less:
+    ``converges_to`` is the class whose posterior tends to 1, the one with the highest log P(x | k) (None when
+    several share it, or every class is impossible); it can differ from ``decision`` when the prior decided the
+    single review. ``saturates_at`` is the first n at which the top posterior is 1.0 in float64, or None if that
+    does not happen by ``max_repeats``.
+    """
+
+    text: str
+    model: dict
+    classes: tuple[str, ...]
+    known_words: int  # vocabulary words in the review (occurrences, or distinct words for presence features)
+    log_prior: tuple[float, ...]
+    log_likelihood: tuple[float, ...]  # log P(x | k) for the review once: the slope in n
+    points: tuple[RepeatPoint, ...]
+    decision: str | None
+    converges_to: str | None
+    saturates_at: int | None
+
+    def posterior_of(self, label: str) -> tuple[float, ...]:
+        k = self.classes.index(label)
+        return tuple(p.posteriors[k] for p in self.points)
+
+    def to_dict(self) -> dict:
+        return {
+            "text": self.text,
+            "model": self.model,
+            "classes": list(self.classes),
+            "known_words": self.known_words,
+            "log_prior": [number(v) for v in self.log_prior],
+            "log_likelihood": [number(v) for v in self.log_likelihood],
+            "points": [p.to_dict() for p in self.points],
+            "decision": self.decision,
+            "converges_to": self.converges_to,
+            "saturates_at": self.saturates_at,
+        }
+
+
+def _log_posterior_near_one(joint: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(log P(k | x), decidable), accurate for a posterior close to 1.
+
+    log P(top | x) = −log(1 + r) with r = Σ_(c ≠ top) exp(log joint_c − log joint_top), computed with log1p, so
+    the top posterior is 1 − r to the last bit instead of moving in steps of one ulp of the log joint (5.7e-14
+    when it is near −300), as ``joint − (shift + log Σ)`` would. Here that matters: the curve is all about how
+    close to 1 the posterior gets."""
+    decidable = ~np.all(joint == -np.inf, axis=1)
+    log_posterior = np.full_like(joint, -np.inf)
+    scores = joint[decidable]
+    rows = np.arange(len(scores))
+    top = scores.argmax(axis=1)
+    shifted = scores - scores[rows, top][:, None]  # exactly 0 for the top class; −∞ stays −∞
+    others = np.exp(shifted)
+    others[rows, top] = 0.0
+    log_posterior[decidable] = shifted - np.log1p(others.sum(axis=1, keepdims=True))
+    return log_posterior, decidable
+
+
+def overconfidence(
+    train: TrainingSet,
+    text: str,
+    *,
+    kind: str,
+    alpha,
+    max_repeats: int = 50,
+    **model_options,
+) -> Overconfidence:
+    """The posterior of each class for ``text`` counted 1 … ``max_repeats`` times (see ``Overconfidence``).
+    ``model_options`` (``binary``, ``fit_prior``, ``class_prior``, ``epsilon``) are passed to ``train.model``."""
+    max_repeats = _positive_int("max_repeats", max_repeats)
+    model = train.model(kind, alpha, **model_options)
+    matrix = train.transform([text])
+    jll = model.joint_log_likelihood(matrix)[0]
+    log_prior = model.class_log_prior_
+    possible = log_prior > -np.inf  # a class with prior 0 stays impossible, whatever the evidence
+    log_likelihood = np.full_like(jll, -np.inf)
+    log_likelihood[possible] = jll[possible] - log_prior[possible]
+
+    repeats = np.arange(1, max_repeats + 1, dtype=float)[:, None]
+    joint = np.full((max_repeats, len(jll)), -np.inf)
+    finite = possible & (log_likelihood > -np.inf)
+    joint[:, finite] = log_prior[finite] + repeats * log_likelihood[finite]
+    log_posterior, decidable = _log_posterior_near_one(joint)
+    posterior = np.exp(log_posterior)
+
+    classes = model.classes
+    points = []
+    saturates_at = None
+    for n in range(max_repeats):
+        decision = classes[int(joint[n].argmax())] if decidable[n] else None
+        points.append(
+            RepeatPoint(
+                repeats=n + 1,
+                log_posteriors=tuple(log_posterior[n].tolist()),
+                posteriors=tuple(posterior[n].tolist()),
+                decision=decision,
+            )
+        )
+        if saturates_at is None and decidable[n] and posterior[n].max() == 1.0:
+            saturates_at = n + 1
+    converges_to = None
+    if finite.any():
+        top = np.flatnonzero(log_likelihood == log_likelihood.max())
+        converges_to = classes[int(top[0])] if len(top) == 1 else None
+    counted = matrix.copy()
+    if model.uses_presence:
+        counted.data = np.ones_like(counted.data)
+    return Overconfidence(
+        text=text,
+        model=model.describe(),
+        classes=classes,
+        known_words=int(counted.sum()),
+        log_prior=tuple(log_prior.tolist()),
+        log_likelihood=tuple(log_likelihood.tolist()),
+        points=tuple(points),
+        decision=points[0].decision,
+        converges_to=converges_to,
+        saturates_at=saturates_at,
+    )
+
+
+# -- 4. the generative story: sampling a document ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SampledDocument:
+    """A synthetic document: the class drawn from φ (or given), then its words from P(x | class)."""
+
+    label: str
+    words: tuple[str, ...]
+    seed: int
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.words)
+
+    def to_dict(self) -> dict:
+        return {"label": self.label, "words": list(self.words), "seed": self.seed}
+
+
+def mean_document_length(model: NaiveBayes, class_index: int) -> int:
+    """The mean length of the class's training documents in vocabulary tokens, rounded half to even: Σ_j c_jk / n_k
+    (for binary features, Σ_j n_jk / n_k, the mean number of distinct words, since that is what θ counts)."""
+    stats = model.statistics
+    return int(round(float(stats.feature_total[model.binary][class_index]) / float(stats.class_count_[class_index])))
+
+
+def sample_document(model: NaiveBayes, *, seed: int, length: int | None = None, label=None) -> SampledDocument:
+    """Run the model forwards, as a generative model can (``np.random.default_rng(seed)``; the same seed gives
+    the same document):
+
+    1. the class: drawn from φ, unless ``label`` is given (then no class is drawn);
+    2. multinomial: ``length`` words (default ``mean_document_length``), each drawn from θ_k, in draw order;
+       Bernoulli: each vocabulary word present independently with probability ψ_jk, in vocabulary order
+       (``length`` does not apply).
+
+    A word of probability 0 (α = 0) is never drawn.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"the seed must be a whole number of at least 0, not {seed!r}")
+    rng = np.random.default_rng(int(seed))
+    if label is None:
+        prior = model.class_prior_ / model.class_prior_.sum()
+        k = int(rng.choice(len(prior), p=prior))
+    else:
+        k = _class_number(model, label)
+    vocabulary = model.vocabulary
+    probabilities = model.feature_prob_[k]
+    if model.kind == "bernoulli":
+        if length is not None:
+            raise ValueError("A Bernoulli document has no length to choose: every word is present or not.")
+        present = np.flatnonzero(rng.random(len(probabilities)) < probabilities)
+        words = tuple(vocabulary[j] for j in present.tolist())
+    else:
+        if length is None:
+            length = mean_document_length(model, k)
+        elif isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 0:
+            raise ValueError(f"the length must be a whole number of words, not {length!r}")
+        # θ_k sums to 1 up to rounding (or an ε-floor): normalised so that numpy accepts it as a distribution.
+        drawn = rng.choice(len(probabilities), size=int(length), p=probabilities / probabilities.sum())
+        words = tuple(vocabulary[j] for j in drawn.tolist())
+    return SampledDocument(label=model.classes[k], words=words, seed=int(seed))
+
+
+# -- 5. plain data ---------------------------------------------------------------------------------------------------
+
+
+def insights_dict(record) -> dict:
+    """The JSON-safe plain data of any record of this module (infinities as "inf" / "-inf")."""
+    to_dict = getattr(record, "to_dict", None)
+    if to_dict is None:
+        raise TypeError(f"not an insights record: {type(record).__name__}")
+    return to_dict()
+
+
+__all__ = [
+    "DEFAULT_ALPHAS", "DISCRIMINATIVE_MEASURES",
+    "SweepPoint", "AlphaSweep", "alpha_sweep",
+    "RankedWord", "ClassWords", "WordLists", "top_words", "unique_top_words",
+    "DiscriminativeWord", "DiscriminativeWords", "discriminative_words",
+    "RepeatPoint", "Overconfidence", "overconfidence",
+    "SampledDocument", "mean_document_length", "sample_document",
+    "insights_dict",
+]
