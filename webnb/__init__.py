@@ -26,7 +26,7 @@ def create_app(test_config=None, *, instance_path=None):
     from webnb.catalog import Catalog
     from webnb.jobs import Jobs
     from webnb.storage import Storage, default_url
-    from webnb.views import corpus, inference, jobs, matrix, parameters
+    from webnb.views import corpus, export, inference, jobs, matrix, parameters
 
     app = Flask(
         __name__,
@@ -58,6 +58,6 @@ def create_app(test_config=None, *, instance_path=None):
     app.jinja_env.tests.update(formatting.TESTS)
 
     app.register_blueprint(home.bp)
-    for blueprint in (corpus.bp, matrix.bp, parameters.bp, inference.bp, jobs.bp):
+    for blueprint in (corpus.bp, matrix.bp, parameters.bp, inference.bp, jobs.bp, export.bp):
         app.register_blueprint(blueprint)
     return app

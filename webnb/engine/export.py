@@ -104,16 +104,19 @@ def _symbol(model: NaiveBayes) -> str:
     return "ψ" if model.kind == "bernoulli" else "θ"
 
 
-def parameters_table(model: NaiveBayes) -> tuple[list[str], list[list]]:
-    """One row per word: the word, then for each class ψ (Bernoulli) or θ (multinomial) as a decimal
-    and as the unreduced ratio of the lecture ("0/2"; empty under an ε-floor, which has no ratio)."""
+def parameters_table(model: NaiveBayes, words=None) -> tuple[list[str], list[list]]:
+    """One row per word (of ``words``, indices, or all): the word, then for each class ψ (Bernoulli) or
+    θ (multinomial) as a decimal and as the unreduced ratio of the lecture ("0/2"; empty under an
+    ε-floor, which has no ratio)."""
     symbol = _symbol(model)
     header = ["word"]
     for label in model.classes:
         header += [f"{symbol} given {label}", f"{symbol} given {label} (ratio)"]
     table = model.feature_prob_
     body = []
-    for j, word in enumerate(model.vocabulary):
+    indices = range(len(model.vocabulary)) if words is None else (int(j) for j in words)
+    for j in indices:
+        word = model.vocabulary[j]
         row = [word]
         for k in range(len(model.classes)):
             ratio = None if model.epsilon is not None else ratio_text(model.feature_ratio(k, j))

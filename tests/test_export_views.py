@@ -1,0 +1,71 @@
+"""Downloads: CSV tables of the lesson pages and the lesson notebook, as attachments."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from bs4 import BeautifulSoup
+
+from webnb import create_app
+
+
+@pytest.fixture()
+def client(tmp_path):
+    return create_app({"TESTING": True, "WTF_CSRF_ENABLED": False}, instance_path=str(tmp_path)).test_client()
+
+
+def rows_of(response) -> list[list[str]]:
+    assert response.status_code == 200
+    assert response.headers["Content-Disposition"].startswith("attachment; filename=")
+    return list(csv.reader(io.StringIO(response.get_data(as_text=True))))
+
+
+def test_parameters_and_priors_csv(client):
+    query = {"model": "bernoulli", "alpha": "0"}
+    rows = rows_of(client.get("/corpora/match-reviews/export/parameters.csv", query_string=query))
+    assert rows[0] == ["word", "ψ given negative", "ψ given negative (ratio)", "ψ given positive", "ψ given positive (ratio)"]
+    by_word = {row[0]: row[1:] for row in rows[1:]}
+    assert by_word["not"] == ["1.0", "2/2", "0.0", "0/3"] and by_word["keeper"][1] == "0/2" and len(by_word) == 8
+    filtered = rows_of(client.get("/corpora/match-reviews/export/parameters.csv", query_string={**query, "q": "sh"}))
+    assert [row[0] for row in filtered[1:]] == ["sharp"]
+    priors = rows_of(client.get("/corpora/match-reviews/export/priors.csv", query_string=query))
+    assert priors == [["class", "documents", "φ", "φ (ratio)"], ["negative", "2", "0.4", "2/5"], ["positive", "3", "0.6", "3/5"]]
+
+
+def test_matrix_csv_is_the_window_of_the_page(client):
+    query = {"values": "counts", "q": "cup"}
+    rows = rows_of(client.get("/corpora/folgers-students/export/matrix.csv", query_string=query))
+    assert rows == [["id", "label", "cup"], ["1", "advert", "2"], ["2", "teacher", "0"]]
+    page = BeautifulSoup(client.get("/corpora/folgers-students/matrix", query_string=query).get_data(as_text=True), "html.parser")
+    link = page.find("p", class_="downloads").a["href"]
+    assert link.startswith("/corpora/folgers-students/export/matrix.csv?") and "q=cup" in link
+
+
+def test_exported_cells_cannot_become_formulas(client):
+    corpus = '=HYPERLINK("http://x"),+great match\n@SUM(A1),-dull match\n=HYPERLINK("http://x"),fine match'
+    location = client.post("/corpora/paste", data={"corpus": corpus}).headers["Location"]
+    corpus_id = location.rsplit("/", 1)[1]
+    rows = rows_of(client.get(f"/corpora/{corpus_id}/export/matrix.csv", query_string={"values": "counts"}))
+    labels = [row[1] for row in rows[1:]]
+    assert labels == ["'=HYPERLINK(\"http://x\")", "'@SUM(A1)", "'=HYPERLINK(\"http://x\")"]
+    priors = rows_of(client.get(f"/corpora/{corpus_id}/export/priors.csv"))
+    assert [row[0] for row in priors[1:]] == ["'=HYPERLINK(\"http://x\")", "'@SUM(A1)"]
+    filename = client.get(f"/corpora/{corpus_id}/export/priors.csv").headers["Content-Disposition"]
+    assert filename == f'attachment; filename="{corpus_id}-priors.csv"'
+
+
+def test_notebook_download(client):
+    response = client.get("/corpora/china-japan/export/notebook.ipynb",
+                          query_string={"model": "multinomial", "alpha": "1", "text": "Chinese Tokyo Japan"})
+    assert response.status_code == 200 and response.headers["Content-Disposition"] == 'attachment; filename="china-japan-lesson.ipynb"'
+    notebook = json.loads(response.get_data(as_text=True))
+    assert notebook["nbformat"] == 4 and notebook["metadata"]["kernelspec"]["name"] == "python3"
+    source = "".join("".join(cell["source"]) for cell in notebook["cells"])
+    assert "Chinese Tokyo Japan" in source
+
+
+def test_notebook_refuses_what_it_cannot_reproduce(client):
+    response = client.get("/corpora/spam-ham/export/notebook.ipynb", query_string={"stemmer": "porter"})
+    assert response.status_code == 400 and "stemmer" in response.get_data(as_text=True)

@@ -1,0 +1,89 @@
+"""Downloads: the tables of the lesson pages as CSV, and the lesson as a runnable notebook."""
+from __future__ import annotations
+
+import json
+import re
+
+from flask import Blueprint, Response, abort
+
+from webnb.engine import CorpusError
+from webnb.engine.export import csv_text, lesson_notebook, matrix_table, parameters_table, priors_table
+from webnb.views.common import load_lesson, word_filter, words_containing
+from webnb.views.matrix import matrix_window
+
+bp = Blueprint("export", __name__)
+
+
+def _download(body: str, filename: str, mimetype: str) -> Response:
+    response = Response(body, mimetype=mimetype)
+    response.headers["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+def _filename(lesson, table: str, suffix: str) -> str:
+    # Only the built-in id or the random id of a stored corpus: never text a user typed.
+    return f"{re.sub(r'[^A-Za-z0-9_-]', '', lesson.entry.id)}-{table}.{suffix}"
+
+
+def _trained(corpus_id):
+    lesson = load_lesson(corpus_id)
+    if lesson.training is None:
+        abort(400, lesson.error)
+    return lesson
+
+
+def _model(lesson):
+    try:
+        return lesson.training.model(**lesson.state.model_options())
+    except (CorpusError, ValueError) as error:
+        abort(400, str(error))
+
+
+@bp.get("/corpora/<corpus_id>/export/matrix.csv")
+def matrix(corpus_id):
+    """The window of the bag of words that the matrix page shows, with the same parameters."""
+    lesson = _trained(corpus_id)
+    window = matrix_window(lesson)
+    header, rows = matrix_table(lesson.training, window.rows, window.columns, window.presence)
+    return _download(csv_text(header, rows), _filename(lesson, "matrix", "csv"), "text/csv")
+
+
+@bp.get("/corpora/<corpus_id>/export/parameters.csv")
+def parameters(corpus_id):
+    """ψ or θ of every word matching the page's filter (the whole vocabulary without one)."""
+    lesson = _trained(corpus_id)
+    model = _model(lesson)
+    header, rows = parameters_table(model, words_containing(model.vocabulary, word_filter()))
+    return _download(csv_text(header, rows), _filename(lesson, "parameters", "csv"), "text/csv")
+
+
+@bp.get("/corpora/<corpus_id>/export/priors.csv")
+def priors(corpus_id):
+    lesson = _trained(corpus_id)
+    header, rows = priors_table(_model(lesson))
+    return _download(csv_text(header, rows), _filename(lesson, "priors", "csv"), "text/csv")
+
+
+@bp.get("/corpora/<corpus_id>/export/notebook.ipynb")
+def notebook(corpus_id):
+    """A Jupyter notebook that recomputes this lesson's numbers with numpy alone."""
+    lesson = _trained(corpus_id)
+    state = lesson.state
+    options = state.model_options()
+    try:
+        document = lesson_notebook(
+            lesson.entry.corpus,
+            state.analysis_options(),
+            state.vocabulary_options(),
+            kind=options["kind"],
+            alpha=options["alpha"],
+            binary=options["binary"],
+            fit_prior=options["fit_prior"],
+            epsilon=options["epsilon"],
+            review=state.text,
+        )
+    except (CorpusError, ValueError) as error:
+        abort(400, str(error))
+    body = json.dumps(document, ensure_ascii=False, indent=1)
+    return _download(body, _filename(lesson, "lesson", "ipynb"), "application/x-ipynb+json")
