@@ -81,3 +81,21 @@ def serving(app):
         thread.join()
         server.server_close()
         werkzeug_logger.setLevel(level)
+
+
+@pytest.fixture(scope="session")
+def match_reviews():
+    """The match-reviews example (seed 002), counted with the default analysis."""
+    from webnb.engine import TrainingSet
+    from webnb.examples import load_example_corpus
+
+    return TrainingSet.build(load_example_corpus("match-reviews"))
+
+
+@pytest.fixture(scope="session")
+def china_japan():
+    """The China / not China example (seed 001), counted with the default analysis."""
+    from webnb.engine import TrainingSet
+    from webnb.examples import load_example_corpus
+
+    return TrainingSet.build(load_example_corpus("china-japan"))

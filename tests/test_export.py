@@ -161,16 +161,6 @@ def _written(value) -> str:
     return str(value)
 
 
-@pytest.fixture(scope="module")
-def match_reviews():
-    return TrainingSet.build(load_example_corpus("match-reviews"))
-
-
-@pytest.fixture(scope="module")
-def china_japan():
-    return TrainingSet.build(load_example_corpus("china-japan"))
-
-
 def test_parameters_table_of_the_match_reviews(match_reviews):
     model = match_reviews.model("bernoulli", 0)
     header, rows = parameters_table(model)

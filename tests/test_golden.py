@@ -12,16 +12,6 @@ from webnb.engine.serialize import ratio_text
 from webnb.examples import load_example_corpus
 
 
-@pytest.fixture(scope="module")
-def match_reviews():
-    return TrainingSet.build(load_example_corpus("match-reviews"))
-
-
-@pytest.fixture(scope="module")
-def china_japan():
-    return TrainingSet.build(load_example_corpus("china-japan"))
-
-
 # -- seed 002: match reviews, Bernoulli, α = 0 ---------------------------------------------------
 
 SEED_002_PSI = {  # word: (positive, negative), unreduced as the notes print them

@@ -17,16 +17,6 @@ from webnb.examples import load_example_corpus
 log = math.log
 
 
-@pytest.fixture(scope="module")
-def match_reviews():
-    return TrainingSet.build(load_example_corpus("match-reviews"))
-
-
-@pytest.fixture(scope="module")
-def china_japan():
-    return TrainingSet.build(load_example_corpus("china-japan"))
-
-
 def by_class(trace):
     return {c.label: c for c in trace.per_class}
 

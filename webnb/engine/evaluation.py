@@ -87,22 +87,28 @@ class Evaluation:
         }
 
 
-def evaluate(model: NaiveBayes, matrix: sp.csr_matrix, labels) -> Evaluation:
-    """Score ``model`` on the documents of ``matrix`` (counts) whose true classes are ``labels``."""
+def true_class_numbers(classes: tuple[str, ...], labels, n_documents: int) -> np.ndarray:
+    """The class number of each test label, refusing a label count that does not match the documents
+    and classes the model never saw."""
     labels = list(labels)
-    if matrix.shape[0] != len(labels):
+    if n_documents != len(labels):
         raise CorpusError(
-            f"The test matrix has {matrix.shape[0]} documents but {len(labels)} labels were given: "
+            f"The test matrix has {n_documents} documents but {len(labels)} labels were given: "
             "give one label per document."
         )
-    classes = model.classes
     number_of = {label: k for k, label in enumerate(classes)}
     unknown = sorted(set(labels) - set(number_of))
     if unknown:
         raise CorpusError(
             f"The test documents have classes the model never saw in training: {', '.join(map(repr, unknown))}."
         )
-    true = np.fromiter((number_of[label] for label in labels), dtype=np.int64, count=len(labels))
+    return np.fromiter((number_of[label] for label in labels), dtype=np.int64, count=len(labels))
+
+
+def evaluate(model: NaiveBayes, matrix: sp.csr_matrix, labels) -> Evaluation:
+    """Score ``model`` on the documents of ``matrix`` (counts) whose true classes are ``labels``."""
+    classes = model.classes
+    true = true_class_numbers(classes, labels, matrix.shape[0])
     predicted = model.predict_index(matrix)
     n_classes = len(classes)
     decided = predicted >= 0

@@ -16,7 +16,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .corpus import CorpusError
-from .models import NaiveBayes, parse_alpha
+from .evaluation import true_class_numbers
+from .models import NaiveBayes, normalise_log_joint, parse_alpha
 from .serialize import number
 from .training import TrainingSet
 
@@ -92,33 +93,10 @@ class AlphaSweep:
 
 
 def _true_class_numbers(classes: tuple[str, ...], labels, n_documents: int) -> np.ndarray:
-    labels = list(labels)
-    if len(labels) != n_documents:
-        raise CorpusError(
-            f"The test matrix has {n_documents} documents but {len(labels)} labels were given: "
-            "give one label per document."
-        )
-    if not labels:
+    numbers = true_class_numbers(classes, labels, n_documents)
+    if len(numbers) == 0:
         raise CorpusError("The test set is empty: give at least one test document.")
-    number_of = {label: k for k, label in enumerate(classes)}
-    unknown = sorted(set(labels) - set(number_of))
-    if unknown:
-        raise CorpusError(
-            f"The test documents have classes the model never saw in training: {', '.join(map(repr, unknown))}."
-        )
-    return np.fromiter((number_of[label] for label in labels), dtype=np.int64, count=len(labels))
-
-
-def _normalise(jll: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(log P(k | x), decidable) from joint log-likelihoods, computed as ``NaiveBayes.log_posterior`` does, so
-    that one call of ``joint_log_likelihood`` serves both the predictions and the posteriors."""
-    decidable = ~np.all(jll == -np.inf, axis=1)
-    log_posterior = np.full_like(jll, -np.inf)
-    scores = jll[decidable]
-    shift = scores.max(axis=1, keepdims=True)
-    log_evidence = shift + np.log(np.exp(scores - shift).sum(axis=1, keepdims=True))
-    log_posterior[decidable] = scores - log_evidence
-    return log_posterior, decidable
+    return numbers
 
 
 def alpha_sweep(
@@ -156,7 +134,7 @@ def alpha_sweep(
     for alpha in exact_alphas:
         model = train.model(kind, alpha, binary=binary, **model_options)
         jll = model.joint_log_likelihood(X_test)
-        log_posterior, decidable = _normalise(jll)
+        log_posterior, decidable = normalise_log_joint(jll)
         predicted = jll.argmax(axis=1)
         predicted[~decidable] = -1
         correct = int((predicted == true).sum())

@@ -232,14 +232,7 @@ class NaiveBayes:
     def log_posterior(self, matrix: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
         """(log P(k | x), decidable): rows where every class is impossible have no posterior; they are
         −∞ throughout and marked False in ``decidable``."""
-        jll = self.joint_log_likelihood(matrix)
-        decidable = ~np.all(jll == -np.inf, axis=1)
-        log_posterior = np.full_like(jll, -np.inf)
-        scores = jll[decidable]
-        shift = scores.max(axis=1, keepdims=True)
-        log_evidence = shift + np.log(np.exp(scores - shift).sum(axis=1, keepdims=True))
-        log_posterior[decidable] = scores - log_evidence
-        return log_posterior, decidable
+        return normalise_log_joint(self.joint_log_likelihood(matrix))
 
     # -- exact values, for small corpora -----------------------------------------------------------
 
@@ -282,6 +275,18 @@ class NaiveBayes:
             "binary": self.binary,
             "prior": self.prior_mode,
         }
+
+
+def normalise_log_joint(jll: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(log P(k | x), decidable) from joint log-likelihoods (n_docs, n_classes), by log-sum-exp with the
+    max shift. Rows where every class is −∞ have no posterior: −∞ throughout, False in ``decidable``."""
+    decidable = ~np.all(jll == -np.inf, axis=1)
+    log_posterior = np.full_like(jll, -np.inf)
+    scores = jll[decidable]
+    shift = scores.max(axis=1, keepdims=True)
+    log_evidence = shift + np.log(np.exp(scores - shift).sum(axis=1, keepdims=True))
+    log_posterior[decidable] = scores - log_evidence
+    return log_posterior, decidable
 
 
 def _class_prior(stats: ClassStatistics, fit_prior: bool, class_prior):
