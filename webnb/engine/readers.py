@@ -298,14 +298,21 @@ def _parse_delimited(text: str, fmt: str, label_column: str, text_column: str):
     text_index = _column_index(columns, text_column, "texts", header_line, fmt)
     id_index = columns.index("id") if "id" in columns else None
 
+    return _labelled_rows(
+        rows, label_index, text_index, id_index, label_column,
+        check=lambda row, line_number: _check_width(row, columns, line_number, fmt),
+    )
+
+
+def _labelled_rows(records, label_index, text_index, id_index, label_name, check):
+    """(texts, labels, ids) of table rows; ``check(row, line_number)`` refuses a malformed row. An empty
+    label is refused too; a missing or empty id becomes the line number."""
     texts, labels, ids = [], [], []
-    for line_number, row in rows:
-        _check_width(row, columns, line_number, fmt)
+    for line_number, row in records:
+        check(row, line_number)
         label = row[label_index].strip()
         if not label:
-            raise CorpusError(
-                f"line {line_number}: the {label_column!r} column is empty. Every row needs a label."
-            )
+            raise CorpusError(f"line {line_number}: the {label_name!r} column is empty. Every row needs a label.")
         labels.append(label)
         texts.append(row[text_index])
         record_id = row[id_index].strip() if id_index is not None else ""

@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from webnb.engine.corpus import Corpus, CorpusError
-from webnb.engine.readers import _decode_utf8, _numbered_rows, _quoted, _within_limit
+from webnb.engine.readers import _decode_utf8, _labelled_rows, _numbered_rows, _quoted, _within_limit
 
 # --- typed or pasted lines ------------------------------------------------------------------
 
@@ -178,20 +178,13 @@ def read_table(
     if has_header and "id" in columns and columns.index("id") not in (label_index, text_index):
         id_index = columns.index("id")
 
-    texts, labels, ids = [], [], []
     records = rows if has_header else _chain_first((first_line, first), rows)
-    for line_number, row in records:
+
+    def check(row, line_number):
         if len(row) != len(columns):
             raise CorpusError(_width_message(row, columns, line_number, first_line, has_header, delimiter))
-        label = row[label_index].strip()
-        if not label:
-            raise CorpusError(
-                f"line {line_number}: the {columns[label_index]!r} column is empty. Every row needs a label."
-            )
-        labels.append(label)
-        texts.append(row[text_index])
-        record_id = row[id_index].strip() if id_index is not None else ""
-        ids.append(record_id or str(line_number))
+
+    texts, labels, ids = _labelled_rows(records, label_index, text_index, id_index, columns[label_index], check)
     if not texts:
         raise CorpusError("The file has a header row but no documents. Add rows with a label and a text.")
     return Corpus(texts=tuple(texts), labels=tuple(labels), ids=tuple(ids), name=filename)
