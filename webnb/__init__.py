@@ -26,7 +26,9 @@ def create_app(test_config=None, *, instance_path=None):
     from webnb.catalog import Catalog
     from webnb.jobs import Jobs
     from webnb.storage import Storage, default_url
-    from webnb.views import corpus, export, inference, jobs, matrix, parameters
+    from webnb.views import (
+        additions, compare, corpus, evaluation, export, generative, inference, jobs, matrix, parameters, parity, words,
+    )
 
     app = Flask(
         __name__,
@@ -58,6 +60,9 @@ def create_app(test_config=None, *, instance_path=None):
     app.jinja_env.tests.update(formatting.TESTS)
 
     app.register_blueprint(home.bp)
-    for blueprint in (corpus.bp, matrix.bp, parameters.bp, inference.bp, jobs.bp, export.bp):
+    for blueprint in (
+        corpus.bp, matrix.bp, parameters.bp, inference.bp, evaluation.bp, compare.bp, words.bp, generative.bp,
+        additions.bp, parity.bp, jobs.bp, export.bp,
+    ):
         app.register_blueprint(blueprint)
     return app

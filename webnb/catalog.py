@@ -6,7 +6,8 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from webnb.engine import AnalysisOptions, Corpus, TrainingSet, VocabularyOptions
+from webnb.engine import AnalysisOptions, Corpus, CorpusError, TrainingSet, VocabularyOptions
+from webnb.engine.heldout import HeldOut, hold_out, on_test_corpus, on_training_documents
 from webnb.examples import EXAMPLES, load_example_corpus
 from webnb.state import LessonState
 from webnb.storage import Storage
@@ -46,6 +47,7 @@ class Catalog:
         self.storage = storage
         self._builtin = {example.id: _example_entry(example) for example in EXAMPLES}
         self._training_sets: OrderedDict = OrderedDict()
+        self._held_out: OrderedDict = OrderedDict()
         self._stored: OrderedDict = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
@@ -117,3 +119,50 @@ class Catalog:
         training = TrainingSet.build(entry.corpus, analysis, vocabulary, progress)
         self._remember(key, training)
         return training
+
+    # -- held-out test documents -------------------------------------------------------------------
+
+    @staticmethod
+    def _held_out_key(entry, analysis, vocabulary, test: str, test_size: float, seed: int):
+        return (entry.id, analysis, vocabulary, test, test_size, seed) if test == "split" else (entry.id, analysis, vocabulary, test)
+
+    def cached_held_out(self, entry, analysis, vocabulary, test: str, test_size: float, seed: int) -> HeldOut | None:
+        key = self._held_out_key(entry, analysis, vocabulary, test, test_size, seed)
+        with self._lock:
+            if key in self._held_out:
+                self._held_out.move_to_end(key)
+                return self._held_out[key]
+        return None
+
+    def held_out(
+        self,
+        entry: CorpusEntry,
+        analysis: AnalysisOptions,
+        vocabulary: VocabularyOptions,
+        test: str = "split",
+        test_size: float = 0.25,
+        seed: int = 0,
+        progress=None,
+    ) -> HeldOut:
+        """Training and test documents as ``test`` says: "split" (a stratified split of the corpus), "training"
+        (the training documents themselves) or the id of another corpus. Kept in a small LRU cache."""
+        cached = self.cached_held_out(entry, analysis, vocabulary, test, test_size, seed)
+        if cached is not None:
+            return cached
+        if test == "split":
+            held = hold_out(entry.corpus, analysis, vocabulary, test_size=test_size, seed=seed, progress=progress)
+        else:
+            training = self.training_set(entry, analysis, vocabulary, progress)
+            if test == "training":
+                held = on_training_documents(training)
+            else:
+                test_entry = self.get(test)
+                if test_entry is None:
+                    raise CorpusError(f"There is no test corpus {test!r}. Pick one from the list.")
+                held = on_test_corpus(training, test_entry.corpus)
+        key = self._held_out_key(entry, analysis, vocabulary, test, test_size, seed)
+        with self._lock:
+            self._held_out[key] = held
+            while len(self._held_out) > self._cache_size:
+                self._held_out.popitem(last=False)
+        return held

@@ -6,6 +6,7 @@ replaced by the default and reported in ``errors``, so the page can say what was
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, fields, replace
 from typing import Mapping
 from urllib.parse import urlencode
@@ -30,6 +31,7 @@ STEPS = (
     "contributions",
 )
 MAX_TEXT_LENGTH = 5000
+MAX_SEED = 2**32 - 1
 MAX_REPEATS = 5000
 
 
@@ -56,6 +58,10 @@ class LessonState:
     min_df: str = "1"
     max_df: str = "1.0"
     max_features: str = ""
+    # how the model is scored: a held-out split of the corpus, its own training documents, or another corpus
+    test: str = "split"  # "split", "training", or the id of a test corpus
+    test_size: str = "0.25"
+    seed: str = "0"
     errors: dict = field(default_factory=dict, compare=False)
 
     # -- what the engine needs ---------------------------------------------------------------------
@@ -87,6 +93,11 @@ class LessonState:
             "fit_prior": self.prior == "learned",
             "epsilon": 1e-14 if self.floor else None,
         }
+
+    @property
+    def split(self) -> tuple[float, int]:
+        """(test_size, seed) of the held-out split."""
+        return float(self.test_size), int(self.seed)
 
     @property
     def step_index(self) -> int:
@@ -226,5 +237,28 @@ def parse_state(args: Mapping[str, str], defaults: LessonState | None = None) ->
             values["max_features"] = raw_max
         else:
             errors["max_features"] = "max_features is a whole number of words, 1 or more."
+
+    raw_test = args.get("test", "").strip()
+    if raw_test:
+        if raw_test in ("split", "training") or re.fullmatch(r"[A-Za-z0-9_-]{1,64}", raw_test):
+            values["test"] = raw_test  # whether such a test corpus exists is checked where it is loaded
+        else:
+            errors["test"] = "The test documents are a split of the corpus, its training documents, or another corpus."
+    raw_size = args.get("test_size", "").strip()
+    if raw_size:
+        try:
+            size = float(raw_size)
+        except ValueError:
+            size = None
+        if size is not None and 0.0 < size < 1.0 and len(raw_size) <= 8:
+            values["test_size"] = raw_size
+        else:
+            errors["test_size"] = "The held-out share is a fraction between 0 and 1, such as 0.25."
+    raw_seed = args.get("seed", "").strip()
+    if raw_seed:
+        if raw_seed.isdigit() and int(raw_seed) <= MAX_SEED:
+            values["seed"] = str(int(raw_seed))
+        else:
+            errors["seed"] = f"The seed is a whole number from 0 to {MAX_SEED:,}."
 
     return replace(defaults, **values, errors=errors)

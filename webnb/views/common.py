@@ -65,6 +65,35 @@ def load_lesson(corpus_id: str) -> Lesson:
     return Lesson(entry, state, training, error)
 
 
+def load_held_out(lesson: Lesson):
+    """The training and test documents the lesson's state asks for (see ``Catalog.held_out``), or None with
+    ``lesson.error`` set when they cannot be made. Counting a large corpus answers with a progress page."""
+    if lesson.training is None:
+        return None
+    entry, state = lesson.entry, lesson.state
+    analysis, vocabulary = state.analysis_options(), state.vocabulary_options()
+    test_size, seed = state.split
+    shared = catalog()
+    try:
+        held = shared.cached_held_out(entry, analysis, vocabulary, state.test, test_size, seed)
+        if held is None and state.test == "split" and entry.n_documents > LARGE_CORPUS and not wants_json():
+            return_to = request.full_path
+
+            def split(job) -> str:
+                shared.held_out(entry, analysis, vocabulary, state.test, test_size, seed, progress=job.report)
+                return return_to
+
+            jobs = current_app.extensions["webnb"]["jobs"]
+            title = f"Counting the training part of {entry.n_documents:,} documents"
+            raise WorkInProgress(jobs.start(title, split, key=(entry.id, analysis, vocabulary, test_size, seed)))
+        if held is None:
+            held = shared.held_out(entry, analysis, vocabulary, state.test, test_size, seed)
+        return held
+    except (CorpusError, ValueError) as problem:
+        lesson.error = str(problem)
+        return None
+
+
 def _start_counting(entry: CorpusEntry, analysis, vocabulary):
     shared = catalog()
     return_to = request.full_path
