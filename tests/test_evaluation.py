@@ -96,7 +96,7 @@ def test_test_size_must_be_a_fraction(test_size):
     ],
 )
 def test_empty_test_set(labels, test_size):
-    with pytest.raises(CorpusError, match=r"The test set would be empty: the corpus is too small for this test size\."):
+    with pytest.raises(CorpusError, match=r"The test set would be empty: every class is too small"):
         stratified_split(labels, test_size)
 
 

@@ -28,15 +28,26 @@ class CorpusEntry:
         return len(self.corpus)
 
 
+# Below this many documents a held-out split leaves almost nothing to learn from or to test on, so the
+# evaluation starts on the training documents (as the lecture's small examples do).
+SMALLEST_SPLIT_CORPUS = 10
+
+
 def _example_entry(example) -> CorpusEntry:
+    corpus = load_example_corpus(example.id)
     return CorpusEntry(
         id=example.id,
         name=example.title,
         description=example.description,
         builtin=True,
         source="built in",
-        corpus=load_example_corpus(example.id),
-        defaults=LessonState(model=example.suggested_model, alpha=example.suggested_alpha, text=example.sample_review),
+        corpus=corpus,
+        defaults=LessonState(
+            model=example.suggested_model,
+            alpha=example.suggested_alpha,
+            text=example.sample_review,
+            test="training" if len(corpus) < SMALLEST_SPLIT_CORPUS else "split",
+        ),
     )
 
 

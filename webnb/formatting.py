@@ -57,7 +57,23 @@ def joint_parameter_count(n_classes: int, n_words: int) -> str:
     return f"a number with {digits:,} digits"
 
 
+def percent(value: float | None, digits: int = 1) -> str:
+    """A share as a percentage ("86.9 %"); an undefined score (nothing to divide by) as "–"."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    return f"{value * 100:.{digits}f} %"
+
+
+def loss(value: float | None) -> str:
+    """A log loss: three decimals, or ∞ when a document got probability 0 for its true class."""
+    if value is None or math.isnan(value):
+        return "–"
+    return "∞" if math.isinf(value) else f"{value:.3f}"
+
+
 FILTERS = {
+    "percent": percent,
+    "loss": loss,
     "probability": probability,
     "logarithm": logarithm,
     "exact": exact,

@@ -62,6 +62,7 @@ class LessonState:
     test: str = "split"  # "split", "training", or the id of a test corpus
     test_size: str = "0.25"
     seed: str = "0"
+    train: str = "all"  # "split": the lesson pages use the model trained on the split's training part only
     errors: dict = field(default_factory=dict, compare=False)
 
     # -- what the engine needs ---------------------------------------------------------------------
@@ -244,6 +245,7 @@ def parse_state(args: Mapping[str, str], defaults: LessonState | None = None) ->
             values["test"] = raw_test  # whether such a test corpus exists is checked where it is loaded
         else:
             errors["test"] = "The test documents are a split of the corpus, its training documents, or another corpus."
+    choice("train", ("all", "split"), "The model is trained on all documents or on the training part of the split.")
     raw_size = args.get("test_size", "").strip()
     if raw_size:
         try:

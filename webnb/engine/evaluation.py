@@ -12,7 +12,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .corpus import CorpusError
-from .models import NaiveBayes
+from .models import NaiveBayes, normalise_log_joint
+from .serialize import number
 
 
 def stratified_split(labels, test_size: float = 0.25, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -32,7 +33,10 @@ def stratified_split(labels, test_size: float = 0.25, seed: int = 0) -> tuple[np
         test_parts.append(rng.permutation(members)[:n_test])
     test = np.sort(np.concatenate(test_parts)) if test_parts else np.array([], dtype=np.int64)
     if len(test) == 0:
-        raise CorpusError("The test set would be empty: the corpus is too small for this test size.")
+        raise CorpusError(
+            "The test set would be empty: every class is too small to give up a document at this test size. "
+            "Hold out a larger share, or test on the training documents."
+        )
     train = np.setdiff1d(np.arange(len(labels)), test)
     return train, test
 
@@ -59,6 +63,16 @@ class Evaluation:
     confusion: tuple[tuple[int, ...], ...]  # confusion[true][predicted], decided documents only
     per_class: tuple[ClassScores, ...]
     predictions: tuple[str | None, ...]
+    # mean −log P(true class | x) over the test documents: +inf as soon as one gives its class probability 0
+    log_loss: float = float("nan")
+    infinite_loss_documents: int = 0
+    # P(predicted class | x) per test document (0.0 where the model cannot decide): how sure it was
+    confidence: tuple[float, ...] = ()
+
+    @property
+    def mean_confidence(self) -> float | None:
+        decided = [c for c, p in zip(self.confidence, self.predictions) if p is not None]
+        return sum(decided) / len(decided) if decided else None
 
     @property
     def decided_accuracy(self) -> float | None:
@@ -84,6 +98,9 @@ class Evaluation:
                 }
                 for s in self.per_class
             ],
+            "log_loss": number(self.log_loss),
+            "infinite_loss_documents": self.infinite_loss_documents,
+            "mean_confidence": self.mean_confidence,
         }
 
 
@@ -109,7 +126,13 @@ def evaluate(model: NaiveBayes, matrix: sp.csr_matrix, labels) -> Evaluation:
     """Score ``model`` on the documents of ``matrix`` (counts) whose true classes are ``labels``."""
     classes = model.classes
     true = true_class_numbers(classes, labels, matrix.shape[0])
-    predicted = model.predict_index(matrix)
+    jll = model.joint_log_likelihood(matrix)
+    log_posterior, decidable = normalise_log_joint(jll)
+    predicted = jll.argmax(axis=1)
+    predicted[~decidable] = -1
+    rows = np.arange(len(true))
+    losses = -log_posterior[rows, true]  # +inf where the true class has probability 0; never NaN
+    confidence = np.where(decidable, np.exp(log_posterior.max(axis=1)), 0.0)
     n_classes = len(classes)
     decided = predicted >= 0
     confusion = np.zeros((n_classes, n_classes), dtype=np.int64)
@@ -138,4 +161,7 @@ def evaluate(model: NaiveBayes, matrix: sp.csr_matrix, labels) -> Evaluation:
         confusion=tuple(tuple(int(v) for v in row) for row in confusion),
         per_class=tuple(per_class),
         predictions=tuple(classes[i] if i >= 0 else None for i in predicted),
+        log_loss=float(losses.mean()) if len(true) else float("nan"),
+        infinite_loss_documents=int(np.isinf(losses).sum()),
+        confidence=tuple(confidence.tolist()),
     )

@@ -142,6 +142,15 @@ def evaluation_table(evaluation: Evaluation) -> tuple[list[str], list[list]]:
     return ["class", "precision", "recall", "F1", "support"], body
 
 
+def predictions_table(test: Corpus, evaluation: Evaluation) -> tuple[list[str], list[list]]:
+    """One row per test document: id, true class, predicted class ("" when undecidable), its posterior, right or not."""
+    body = [
+        [doc_id, label, predicted or "", confidence if predicted is not None else None, "yes" if predicted == label else "no"]
+        for doc_id, label, predicted, confidence in zip(test.ids, test.labels, evaluation.predictions, evaluation.confidence)
+    ]
+    return ["id", "true class", "predicted class", "posterior of the prediction", "correct"], body
+
+
 def confusion_table(evaluation: Evaluation) -> tuple[list[str], list[list]]:
     """confusion[true][predicted], with the documents no class could claim in a last column."""
     header = ["true class", *(f"predicted {label}" for label in evaluation.classes), "cannot decide"]

@@ -9,9 +9,13 @@ from __future__ import annotations
 import math
 from decimal import Decimal
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
-from .evaluation import Evaluation
 from .trace import ClassTrace, Factor, Trace
+
+
+if TYPE_CHECKING:  # evaluation imports number() from here
+    from .evaluation import Evaluation
 
 
 def number(value: float | None):

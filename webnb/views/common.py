@@ -2,7 +2,7 @@
 answer with a full page, an htmx fragment or JSON."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import urlencode
 
 import numpy as np
@@ -26,6 +26,7 @@ class Lesson:
     state: LessonState
     training: TrainingSet | None
     error: str | None
+    trained_on_split: object = None  # the HeldOut whose training part ``training`` is, when state.train == "split"
 
     def link(self, path: str, extra: dict | None = None, **changes) -> str:
         """``path`` with this lesson's state (with ``changes``), plus page-specific ``extra`` parameters."""
@@ -62,7 +63,14 @@ def load_lesson(corpus_id: str) -> Lesson:
         error = None
     except (CorpusError, ValueError) as problem:
         training, error = None, str(problem)
-    return Lesson(entry, state, training, error)
+    lesson = Lesson(entry, state, training, error)
+    if state.train == "split" and training is not None:
+        # A misclassified test document opens in the lesson with the model that misclassified it.
+        probe = replace(lesson, state=replace(state, test="split"))
+        held = load_held_out(probe)
+        lesson.training = held.training if held is not None else None
+        lesson.error, lesson.trained_on_split = probe.error, held
+    return lesson
 
 
 def load_held_out(lesson: Lesson):

@@ -1,6 +1,166 @@
 """How good the model is on documents it did not learn from: accuracy, confusion, the α sweep."""
 from __future__ import annotations
 
-from flask import Blueprint
+import math
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from flask import Blueprint, url_for
+
+from webnb.charts import sweep_chart
+from webnb.engine import CorpusError, evaluate
+from webnb.engine.evaluation import Evaluation
+from webnb.engine.heldout import HeldOut
+from webnb.engine.insights import AlphaSweep, alpha_sweep
+from webnb.engine.models import NaiveBayes
+from webnb.notation import NOTATIONS
+from webnb.views.common import Lesson, catalog, load_held_out, load_lesson, page_number, respond
 
 bp = Blueprint("evaluation", __name__)
+
+MISTAKES_PER_PAGE = 20
+SNIPPET_LENGTH = 160
+
+
+@dataclass
+class Scored:
+    held: HeldOut
+    model: NaiveBayes
+    result: Evaluation
+
+
+def scored(lesson: Lesson) -> Scored | None:
+    """The lesson's model trained on the held-out set's training documents and scored on its test documents,
+    or None with ``lesson.error`` set."""
+    held = load_held_out(lesson)
+    if held is None:
+        return None
+    try:
+        model = held.training.model(**lesson.state.model_options())
+        return Scored(held, model, evaluate(model, held.test_matrix, held.test_labels))
+    except (CorpusError, ValueError) as error:
+        lesson.error = str(error)
+        return None
+
+
+# The sweep does not depend on α, only on the held-out documents and the model's other settings: moving α
+# on the page redraws the marker without sweeping again.
+_sweeps: OrderedDict = OrderedDict()
+_sweeps_lock = threading.Lock()
+SWEEPS_KEPT = 8
+
+
+def sweep_for(held: HeldOut, options: dict) -> AlphaSweep:
+    key = (id(held), options["kind"], options["binary"], options["fit_prior"], options["epsilon"])
+    with _sweeps_lock:
+        cached = _sweeps.get(key)
+        if cached is not None and cached[0] is held:
+            _sweeps.move_to_end(key)
+            return cached[1]
+    sweep = alpha_sweep(
+        held.training,
+        held.test_matrix,
+        held.test_labels,
+        kind=options["kind"],
+        binary=options["binary"],
+        fit_prior=options["fit_prior"],
+        epsilon=options["epsilon"],
+    )
+    with _sweeps_lock:
+        _sweeps[key] = (held, sweep)
+        while len(_sweeps) > SWEEPS_KEPT:
+            _sweeps.popitem(last=False)
+    return sweep
+
+
+def test_choices(lesson: Lesson) -> list[tuple[str, str]]:
+    """(value, title) of every test-document source the form offers: the split, the training documents, and
+    every other corpus."""
+    others = [(e.id, e.name) for e in catalog().builtin() if e.id != lesson.entry.id]
+    others += [(s.id, s.name) for s in catalog().stored() if s.id != lesson.entry.id]
+    return [("split", "a held-out part of this corpus"), ("training", "the training documents themselves"),
+            *((value, f"another corpus: {name}") for value, name in others)]
+
+
+def _snippet(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= SNIPPET_LENGTH else flat[: SNIPPET_LENGTH - 1] + "…"
+
+
+def mistakes(lesson: Lesson, score: Scored, page: int) -> list[dict]:
+    """The test documents the model got wrong (including those it cannot decide), one page of them, each with
+    a link to the step-through of Bayes' rule for that document under the same model."""
+    result, held = score.result, score.held
+    wrong = [i for i, (p, t) in enumerate(zip(result.predictions, held.test_labels)) if p != t]
+    shown = wrong[(page - 1) * MISTAKES_PER_PAGE : page * MISTAKES_PER_PAGE]
+    inference = url_for("inference.show", corpus_id=lesson.entry.id)
+    train = "split" if held.source == "split" else "all"
+    rows = []
+    for i in shown:
+        position = int(held.positions[i])
+        extra = {"document": position, "from": "test" if held.source == "corpus" else ""}
+        rows.append(
+            {
+                "position": position,
+                "id": held.test.ids[i],
+                "true": held.test_labels[i],
+                "predicted": result.predictions[i],
+                "confidence": result.confidence[i],
+                "snippet": _snippet(held.test.texts[i]),
+                "link": lesson.link(inference, extra=extra, step="decision", text="", train=train),
+            }
+        )
+    return rows, len(wrong)
+
+
+@bp.get("/corpora/<corpus_id>/evaluation")
+def show(corpus_id):
+    lesson = load_lesson(corpus_id)
+    state = lesson.state
+    context = {
+        "lesson": lesson,
+        "section": "evaluation",
+        "notation": NOTATIONS[state.notation],
+        "score": None,
+        "test_choices": test_choices(lesson),
+    }
+    score = scored(lesson) if lesson.training is not None else None
+    if score is None:
+        return respond("evaluation/show.html", "evaluation", context, {"error": lesson.error})
+    n_wrong = sum(1 for p, t in zip(score.result.predictions, score.held.test_labels) if p != t)
+    pages = max(1, math.ceil(n_wrong / MISTAKES_PER_PAGE))
+    page = page_number("wrong_page", pages)
+    rows, n_wrong = mistakes(lesson, score, page)
+    context.update(score=score, mistakes=rows, n_wrong=n_wrong, page=page, pages=pages)
+    data = {
+        "model": score.model.describe(),
+        "test": score.held.describe(),
+        **score.result.describe(),
+        "decided_accuracy": score.result.decided_accuracy,
+        "misclassified": {
+            "count": n_wrong,
+            "page": page,
+            "pages": pages,
+            "documents": [{k: row[k] for k in ("position", "id", "true", "predicted", "confidence")} for row in rows],
+        },
+    }
+    return respond("evaluation/show.html", "evaluation", context, data)
+
+
+@bp.get("/corpora/<corpus_id>/evaluation/sweep")
+def sweep(corpus_id):
+    """Accuracy and log loss for 20 values of α (0 and 10⁻³ … 10), the current α and the best one marked."""
+    lesson = load_lesson(corpus_id)
+    state = lesson.state
+    context = {"lesson": lesson, "section": "evaluation", "notation": NOTATIONS[state.notation], "chart": None}
+    score = scored(lesson) if lesson.training is not None else None
+    if score is None:
+        return respond("evaluation/sweep.html", "sweep", context, {"error": lesson.error})
+    swept = sweep_for(score.held, state.model_options())
+    alpha = float(score.model.alpha)
+    chart = sweep_chart(swept, alpha, score.result.accuracy, score.result.log_loss)
+    context.update(sweep=swept, chart=chart, score=score)
+    data = {**swept.to_dict(), "current": {"alpha": alpha, "accuracy": score.result.accuracy,
+                                           "log_loss": score.result.describe()["log_loss"]}}
+    return respond("evaluation/sweep.html", "sweep", context, data)

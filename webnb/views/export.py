@@ -7,8 +7,12 @@ import re
 from flask import Blueprint, Response, abort
 
 from webnb.engine import CorpusError
-from webnb.engine.export import csv_text, lesson_notebook, matrix_table, parameters_table, priors_table
+from webnb.engine.export import (
+    confusion_table, csv_text, evaluation_table, lesson_notebook, matrix_table, parameters_table, predictions_table,
+    priors_table,
+)
 from webnb.views.common import load_lesson, word_filter, words_containing
+from webnb.views.evaluation import scored
 from webnb.views.matrix import matrix_window
 
 bp = Blueprint("export", __name__)
@@ -65,12 +69,48 @@ def priors(corpus_id):
     return _download(csv_text(header, rows), _filename(lesson, "priors", "csv"), "text/csv")
 
 
+def _scored(corpus_id):
+    lesson = _trained(corpus_id)
+    score = scored(lesson)
+    if score is None:
+        abort(400, lesson.error)
+    return lesson, score
+
+
+@bp.get("/corpora/<corpus_id>/export/evaluation.csv")
+def evaluation(corpus_id):
+    """Precision, recall and F1 per class on the evaluation page's test documents."""
+    lesson, score = _scored(corpus_id)
+    header, rows = evaluation_table(score.result)
+    return _download(csv_text(header, rows), _filename(lesson, "evaluation", "csv"), "text/csv")
+
+
+@bp.get("/corpora/<corpus_id>/export/confusion.csv")
+def confusion(corpus_id):
+    lesson, score = _scored(corpus_id)
+    header, rows = confusion_table(score.result)
+    return _download(csv_text(header, rows), _filename(lesson, "confusion", "csv"), "text/csv")
+
+
+@bp.get("/corpora/<corpus_id>/export/predictions.csv")
+def predictions(corpus_id):
+    """One row per test document: its id, true class, the model's answer and its posterior."""
+    lesson, score = _scored(corpus_id)
+    header, rows = predictions_table(score.held.test, score.result)
+    return _download(csv_text(header, rows), _filename(lesson, "predictions", "csv"), "text/csv")
+
+
 @bp.get("/corpora/<corpus_id>/export/notebook.ipynb")
 def notebook(corpus_id):
     """A Jupyter notebook that recomputes this lesson's numbers with numpy alone."""
     lesson = _trained(corpus_id)
     state = lesson.state
     options = state.model_options()
+    if state.test not in ("split", "training"):
+        abort(400, "The notebook holds one corpus: it can test on a held-out split of it or on its training documents, "
+                   "not on another corpus.")
+    # The accuracy is the evaluation page's: on the held-out split, or on the training documents.
+    test_size, seed = state.split if state.test == "split" else (None, 0)
     try:
         document = lesson_notebook(
             lesson.entry.corpus,
@@ -82,6 +122,8 @@ def notebook(corpus_id):
             fit_prior=options["fit_prior"],
             epsilon=options["epsilon"],
             review=state.text,
+            test_size=test_size,
+            seed=seed,
         )
     except (CorpusError, ValueError) as error:
         abort(400, str(error))

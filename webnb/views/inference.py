@@ -1,13 +1,15 @@
 """Bayes' rule for a typed review, step by step, then the zero-probability failure and its two fixes."""
 from __future__ import annotations
 
-from flask import Blueprint
+from dataclasses import replace
+
+from flask import Blueprint, request
 
 from webnb.engine import CorpusError
 from webnb.engine.lesson import build_lesson, lesson_dict
 from webnb.notation import NOTATIONS
-from webnb.state import STEPS
-from webnb.views.common import load_lesson, respond
+from webnb.state import MAX_TEXT_LENGTH, STEPS
+from webnb.views.common import catalog, load_lesson, respond
 
 bp = Blueprint("inference", __name__)
 
@@ -25,11 +27,34 @@ STEP_TITLES = {
 }
 
 
+def _open_document(lesson) -> str | None:
+    """``?document=N`` (with ``from=test`` for the evaluation's test corpus) puts document N in the review box,
+    so a misclassified document opens here by number instead of carrying its whole text in the link."""
+    position = request.args.get("document", type=int)
+    if position is None:
+        return None
+    source = lesson.entry
+    if request.args.get("from") == "test" and lesson.state.test not in ("split", "training"):
+        source = catalog().get(lesson.state.test)
+    if source is None or not 0 <= position < source.n_documents:
+        lesson.error = "There is no such document."
+        return None
+    text = source.corpus.texts[position]
+    lesson.state = replace(lesson.state, text=text[:MAX_TEXT_LENGTH])
+    label, doc_id = source.corpus.labels[position], source.corpus.ids[position]
+    note = f"Document {doc_id} of {source.name}, labelled {label}"
+    if len(text) > MAX_TEXT_LENGTH:
+        note += f": its first {MAX_TEXT_LENGTH:,} of {len(text):,} characters"
+    return note + "."
+
+
 @bp.get("/corpora/<corpus_id>/inference")
 def show(corpus_id):
     lesson = load_lesson(corpus_id)
+    document_note = _open_document(lesson)
     state = lesson.state
     context = {
+        "document_note": document_note,
         "lesson": lesson,
         "section": "inference",
         "notation": NOTATIONS[state.notation],

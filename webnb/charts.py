@@ -1,0 +1,170 @@
+"""Geometry of the inline SVG charts: where each point, tick and label goes, so that templates only draw.
+
+The α sweep is drawn against log α. α = 0 has no place on a log scale, so it gets its own column to the left
+of a break in the axis; an infinite log loss is drawn at the top edge with an upward arrow and "∞".
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from webnb.engine.insights import AlphaSweep
+
+WIDTH = 760
+PANEL_HEIGHT = 190
+LEFT, RIGHT, TOP, BOTTOM = 88, 24, 16, 44
+ZERO_COLUMN = 76  # room for the α = 0 point left of the axis break
+
+
+@dataclass(frozen=True)
+class Tick:
+    position: float
+    label: str
+
+
+@dataclass(frozen=True)
+class Point:
+    x: float
+    y: float
+    alpha: float
+    value: float
+    infinite: bool  # drawn at the panel's top edge with an arrow (log loss +∞)
+
+
+@dataclass(frozen=True)
+class Panel:
+    title: str
+    top: float  # y of the panel's upper edge
+    height: float
+    y_ticks: tuple[Tick, ...]
+    line: str  # SVG polyline points through the finite values at α > 0
+    points: tuple[Point, ...]
+    best: Point | None
+    current: Point | None
+
+
+@dataclass(frozen=True)
+class SweepChart:
+    width: int
+    height: int
+    axis_left: float  # where the value ticks stand, left of the α = 0 column
+    plot_left: float
+    plot_right: float
+    zero_x: float | None  # x of the α = 0 column, None when 0 was not swept
+    x_ticks: tuple[Tick, ...]
+    current_x: float | None
+    panels: tuple[Panel, ...]
+    best_alpha: float
+    current_alpha: float | None
+
+
+def _alpha_label(alpha: float) -> str:
+    if alpha == 0:
+        return "0"
+    exponent = math.log10(alpha)
+    if abs(exponent - round(exponent)) < 1e-9:
+        return f"10{_superscript(int(round(exponent)))}" if abs(exponent) >= 3 else f"{alpha:g}"
+    return f"{alpha:.3g}"
+
+
+def _superscript(n: int) -> str:
+    return str(n).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+
+
+def _nice_step(span: float) -> float:
+    raw = span / 4
+    magnitude = 10 ** math.floor(math.log10(raw))
+    for factor in (1, 2, 2.5, 5, 10):
+        if factor * magnitude >= raw:
+            return factor * magnitude
+    return 10 * magnitude
+
+
+def _value_range(values: list[float], floor: float | None = None, ceiling: float | None = None) -> tuple[float, float]:
+    low, high = min(values), max(values)
+    if high - low < 1e-12:
+        low, high = low - 0.05 * (abs(low) or 1), high + 0.05 * (abs(high) or 1)
+    pad = (high - low) * 0.08
+    low, high = low - pad, high + pad
+    if floor is not None:
+        low = max(low, floor)
+    if ceiling is not None:
+        high = min(high, ceiling)
+    return low, high
+
+
+def sweep_chart(sweep: AlphaSweep, current_alpha: float | None = None, current_accuracy: float | None = None,
+                current_log_loss: float | None = None) -> SweepChart:
+    """Two panels sharing the α axis: accuracy above, log loss below. The current α (with its own accuracy and
+    log loss, from the evaluation at that α) is marked, and so is the best α of the sweep."""
+    positive = [p.alpha for p in sweep.points if p.alpha > 0]
+    if current_alpha is not None and current_alpha > 0:
+        positive.append(current_alpha)
+    has_zero = any(p.alpha == 0 for p in sweep.points) or current_alpha == 0
+    plot_left = LEFT + (ZERO_COLUMN if has_zero else 0)
+    plot_right = WIDTH - RIGHT
+    zero_x = LEFT + ZERO_COLUMN / 2 - 10 if has_zero else None
+    if positive:
+        low, high = math.floor(math.log10(min(positive))), math.ceil(math.log10(max(positive)))
+        if low == high:
+            low, high = low - 1, high + 1
+    else:
+        low, high = -3, 1
+
+    def x_of(alpha: float) -> float:
+        if alpha == 0:
+            return zero_x
+        return plot_left + (math.log10(alpha) - low) / (high - low) * (plot_right - plot_left)
+
+    x_ticks = [Tick(x_of(10.0**e), _alpha_label(10.0**e)) for e in range(low, high + 1)]
+    if has_zero:
+        x_ticks.insert(0, Tick(zero_x, "0"))
+
+    def panel(index: int, title: str, values: list[float], current_value, as_percent: bool) -> Panel:
+        top = TOP + index * (PANEL_HEIGHT + BOTTOM)
+        finite = [v for v in values if math.isfinite(v)]
+        if current_value is not None and math.isfinite(current_value):
+            finite.append(current_value)
+        low_v, high_v = _value_range(finite or [0.0], 0.0 if as_percent else None, 1.0 if as_percent else None)
+        step = _nice_step(high_v - low_v)
+
+        def y_of(value: float) -> float:
+            if not math.isfinite(value):
+                return top
+            return top + PANEL_HEIGHT - (value - low_v) / (high_v - low_v) * PANEL_HEIGHT
+
+        ticks = []
+        tick = math.ceil(low_v / step) * step
+        while tick <= high_v + 1e-12:
+            label = f"{tick:.0%}" if as_percent and step >= 0.01 else (f"{tick:.1%}" if as_percent else f"{tick:.3g}")
+            ticks.append(Tick(y_of(tick), label))
+            tick += step
+        points = tuple(
+            Point(x_of(p.alpha), y_of(v), p.alpha, v, not math.isfinite(v)) for p, v in zip(sweep.points, values)
+        )
+        line = " ".join(f"{pt.x:.1f},{pt.y:.1f}" for pt in points if pt.alpha > 0 and not pt.infinite)
+        best_value = values[list(sweep.points).index(sweep.best)]
+        best = Point(x_of(sweep.best.alpha), y_of(best_value), sweep.best.alpha, best_value, not math.isfinite(best_value))
+        current = None
+        if current_alpha is not None and current_value is not None:
+            current = Point(x_of(current_alpha), y_of(current_value), current_alpha, current_value,
+                            not math.isfinite(current_value))
+        return Panel(title, top, PANEL_HEIGHT, tuple(ticks), line, points, best, current)
+
+    panels = (
+        panel(0, "accuracy", [p.accuracy for p in sweep.points], current_accuracy, True),
+        panel(1, "log loss", [p.log_loss for p in sweep.points], current_log_loss, False),
+    )
+    return SweepChart(
+        width=WIDTH,
+        axis_left=LEFT,
+        height=TOP + 2 * (PANEL_HEIGHT + BOTTOM) + 28,
+        plot_left=plot_left,
+        plot_right=plot_right,
+        zero_x=zero_x,
+        x_ticks=tuple(x_ticks),
+        current_x=x_of(current_alpha) if current_alpha is not None else None,
+        panels=panels,
+        best_alpha=sweep.best.alpha,
+        current_alpha=current_alpha,
+    )
