@@ -1,6 +1,63 @@
-"""Whether scikit-learn, given the same settings, computes the same numbers."""
+"""Whether scikit-learn, given the same settings, computes the same numbers.
+
+The parameters and evaluation pages load a small badge from here after they have appeared (htmx, on load),
+so a page never waits for scikit-learn. Without JavaScript the badge is a link to the small page.
+"""
 from __future__ import annotations
 
-from flask import Blueprint
+from flask import Blueprint, current_app, request, url_for
+
+from webnb.engine import CorpusError
+from webnb.engine.parity import evaluation_parity, parameters_parity
+from webnb.views.common import WorkInProgress, is_htmx, load_held_out, load_lesson, respond
 
 bp = Blueprint("parity", __name__)
+
+TEMPLATE = "parity/show.html"
+FRAGMENT = "parity"
+PAGES = {"parameters": "parameters.show", "evaluation": "evaluation.show"}  # ?of= → the page checked
+
+
+@bp.get("/corpora/<corpus_id>/parity")
+def show(corpus_id):
+    of = request.args.get("of", "parameters")
+    bad_choice = of not in PAGES
+    if bad_choice:
+        of = "parameters"
+    try:
+        lesson = load_lesson(corpus_id)
+        held_out = load_held_out(lesson) if of == "evaluation" and not bad_choice else None
+    except WorkInProgress:
+        if not is_htmx():
+            raise  # the progress page, which comes back here when the counting is done
+        # Inside another page, a progress page would replace it: the badge waits and asks again instead.
+        context = {"of": of, "report": None, "waiting": True, "error": None, "retry": request.full_path,
+                   "expanded": False}
+        return respond(TEMPLATE, FRAGMENT, context, {})
+
+    report, error = None, None
+    if bad_choice:
+        error = "A check is of the parameters or of the evaluation (of=parameters or of=evaluation)."
+    elif lesson.training is not None and (of == "parameters" or held_out is not None):
+        options = lesson.state.model_options()
+        try:
+            if of == "parameters":
+                report = parameters_parity(lesson.training, options)
+            else:
+                report = evaluation_parity(held_out, options)
+        except (CorpusError, ValueError) as problem:
+            error = str(problem)
+    if report is None and error is None:
+        # Said once, in the badge: the page's header would repeat it.
+        error, lesson.error = lesson.error or "There is nothing to check.", None
+
+    endpoint = PAGES[of]
+    back = lesson.link(url_for(endpoint, corpus_id=corpus_id)) if endpoint in current_app.view_functions else None
+    context = {"lesson": lesson, "section": of, "of": of, "report": report, "waiting": False, "error": error,
+               "back": back, "retry": None, "expanded": not is_htmx()}
+    data = report.to_dict() if report else {"of": of, "status": "error"}
+    data["error"] = error
+    response = respond(TEMPLATE, FRAGMENT, context, data)
+    if bad_choice:
+        response.status_code = 400
+    return response
