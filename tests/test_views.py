@@ -17,6 +17,13 @@ LESSON_PAGES = {
     "/matrix": ("matrix", "section"),
     "/parameters": ("parameters", "section"),
     "/inference": ("inference", "section"),
+    "/evaluation": ("evaluation", "section"),
+    "/evaluation/sweep": ("sweep", "div"),
+    "/compare": ("compare", "section"),
+    "/words": ("words", "section"),
+    "/confidence": ("confidence", "section"),
+    "/sample": ("sample", "section"),
+    "/add": ("additions", "section"),
 }
 
 
