@@ -52,3 +52,9 @@ def test_held_out_settings_are_read_from_the_address():
     assert (bad.test, bad.split, bad.train) == ("split", (0.25, 0), "all")
     for size in ("nan", "inf", "-0.1", "0", "0.0000000001"):
         assert "test_size" in parse_state({"test_size": size}).errors
+
+
+@pytest.mark.parametrize("name", ["seed", "repeats", "max_features", "min_df", "test_size"])
+def test_digits_other_than_0_to_9_are_refused_not_crashed_on(name):
+    assert name in parse_state({name: "²"}).errors
+    assert name in parse_state({name: "١٢"}).errors  # Arabic-Indic digits

@@ -130,8 +130,13 @@ def _encode(value) -> str:
     return str(value)
 
 
+def is_whole(text: str) -> bool:
+    """Only the digits 0-9: str.isdigit() also accepts "²" and other digits that int() refuses."""
+    return text.isascii() and text.isdigit()
+
+
 def _document_bound(text: str):
-    return int(text) if text.isdigit() else float(text)
+    return int(text) if is_whole(text) else float(text)
 
 
 def _flag(raw: str) -> bool | None:
@@ -210,7 +215,7 @@ def parse_state(args: Mapping[str, str], defaults: LessonState | None = None) ->
 
     raw_repeats = args.get("repeats", "").strip()
     if raw_repeats:
-        if raw_repeats.isdigit() and 1 <= int(raw_repeats) <= MAX_REPEATS:
+        if is_whole(raw_repeats) and 1 <= int(raw_repeats) <= MAX_REPEATS:
             values["repeats"] = raw_repeats
         else:
             errors["repeats"] = f"Repeat the review between 1 and {MAX_REPEATS:,} times."
@@ -234,7 +239,7 @@ def parse_state(args: Mapping[str, str], defaults: LessonState | None = None) ->
                 errors[name] = f"{name}: a whole number of documents or a fraction between 0 and 1 ({error})."
     raw_max = args.get("max_features", "").strip()
     if raw_max:
-        if raw_max.isdigit() and int(raw_max) >= 1:
+        if is_whole(raw_max) and int(raw_max) >= 1:
             values["max_features"] = raw_max
         else:
             errors["max_features"] = "max_features is a whole number of words, 1 or more."
@@ -258,7 +263,7 @@ def parse_state(args: Mapping[str, str], defaults: LessonState | None = None) ->
             errors["test_size"] = "The held-out share is a fraction between 0 and 1, such as 0.25."
     raw_seed = args.get("seed", "").strip()
     if raw_seed:
-        if raw_seed.isdigit() and int(raw_seed) <= MAX_SEED:
+        if is_whole(raw_seed) and int(raw_seed) <= MAX_SEED:
             values["seed"] = str(int(raw_seed))
         else:
             errors["seed"] = f"The seed is a whole number from 0 to {MAX_SEED:,}."

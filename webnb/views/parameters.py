@@ -9,6 +9,7 @@ from flask import Blueprint, request
 from webnb.engine import CorpusError
 from webnb.engine.serialize import fraction_text, number, ratio_text
 from webnb.notation import NOTATIONS
+from webnb.state import is_whole
 from webnb.views.common import load_lesson, page_number, respond, word_filter, words_containing
 
 bp = Blueprint("parameters", __name__)
@@ -28,7 +29,7 @@ def _order(model, sort: str, words: np.ndarray) -> np.ndarray:
         table = model.feature_prob_[:, words]
         breaking = (table == 0).any(axis=0) | ((table == 1).any(axis=0) if model.kind == "bernoulli" else False)
         return words[np.argsort(~breaking, kind="stable")]
-    if sort.startswith("class-") and sort[6:].isdigit() and int(sort[6:]) < len(model.classes):
+    if sort.startswith("class-") and is_whole(sort[6:]) and int(sort[6:]) < len(model.classes):
         k = int(sort[6:])
         return words[np.argsort(-model.feature_prob_[k, words], kind="stable")]
     return words
