@@ -688,3 +688,62 @@ def test_insights_import_neither_flask_nor_sklearn():
 def test_insights_dict_refuses_other_objects():
     with pytest.raises(TypeError, match="not an insights record"):
         insights_dict({"a": 1})
+
+
+# -- the generative pages' additions: the doubt left below 1, and calibration -------------------------------------
+
+
+def test_log10_doubt_equals_exact_fractions_on_china_japan(china_japan):
+    """1 − P(top | x⁽ⁿ⁾) by hand for the textbook review, multinomial α = 1: θ(Chinese | China) = 6/14,
+    θ(Tokyo | China) = θ(Japan | China) = 1/14; θ(Chinese | not China) = θ(Tokyo | …) = θ(Japan | …) = 2/9."""
+    curve = overconfidence(china_japan, "Chinese Chinese Chinese Tokyo Japan", kind="multinomial", alpha=1, max_repeats=300)
+    for n in (1, 2, 10, 100, 300):
+        china = Fraction(3, 4) * (Fraction(3, 7) ** 3 * Fraction(1, 14) ** 2) ** n
+        other = Fraction(1, 4) * (Fraction(2, 9) ** 5) ** n
+        doubt = min(china, other) / (china + other)
+        expected = math.log10(doubt.numerator) - math.log10(doubt.denominator)
+        assert curve.log10_doubt[n - 1] == pytest.approx(expected, abs=1e-9)
+    # The top posterior reads 1.0 once the doubt is below half the float64 spacing under 1 (2⁻⁵⁴): here from
+    # n = 129 when rounded correctly. numpy's exp may be one ulp off (it gives 1 − 2⁻⁵³ at n = 129), so one more.
+    below = next(n for n, d in enumerate(curve.log10_doubt, start=1) if d < -54 * math.log10(2))
+    assert below == 129 and curve.saturates_at in (below, below + 1)
+
+
+def test_log10_doubt_is_minus_infinity_when_the_other_classes_are_impossible(match_reviews):
+    curve = overconfidence(match_reviews, "match was sharp", kind="bernoulli", alpha=0, max_repeats=4)
+    assert curve.log10_doubt == (-math.inf,) * 4 and curve.saturates_at == 1
+    unknown = overconfidence(match_reviews, "lovely weather", kind="multinomial", alpha=1, max_repeats=3)
+    prior_doubt = math.log10(2 / 5)  # no evidence: the posterior stays at the prior 3/5
+    assert unknown.log10_doubt == pytest.approx((prior_doubt,) * 3, abs=1e-12)
+
+
+def test_calibration_by_hand(hand, hand_test):
+    from webnb.engine.insights import calibration
+
+    matrix, labels = hand_test
+    model = hand.model("multinomial", 1)
+    result = calibration(model, matrix, labels, threshold=0.9)
+    evaluation = evaluate(model, matrix, labels)
+    posterior = np.exp(dense_log_posterior(hand, "multinomial", 1.0, matrix))
+    top = posterior.max(axis=1)
+    right = posterior.argmax(axis=1) == np.array([hand.classes.index(label) for label in labels])
+    assert (result.n_test, result.correct, result.accuracy, result.undecidable) == (
+        evaluation.n_test, evaluation.correct, evaluation.accuracy, evaluation.undecidable)
+    assert result.mean_top_posterior == pytest.approx(top.mean(), rel=1e-12)
+    assert result.gap == pytest.approx(top.mean() - right.mean(), rel=1e-12)
+    assert (result.sure, result.sure_correct) == (int((top >= 0.9).sum()), int(((top >= 0.9) & right).sum()))
+    assert json.loads(json.dumps(result.to_dict()))["threshold"] == 0.9
+
+
+def test_calibration_leaves_undecidable_documents_out_of_the_mean(hand, hand_test):
+    from webnb.engine.insights import calibration
+
+    matrix, labels = hand_test
+    result = calibration(hand.model("multinomial", 0), matrix, labels)
+    # See the table at the top: two documents correct at probability 1, two undecidable, two wrong.
+    assert (result.correct, result.undecidable, result.n_test) == (2, 2, 6)
+    assert result.accuracy == pytest.approx(2 / 6) and result.decided_accuracy == pytest.approx(2 / 4)
+    spam_share = (Fraction(2, 10) * Fraction(1, 2)) / (Fraction(2, 10) * Fraction(1, 2) + Fraction(1, 11) * Fraction(1, 2))
+    assert result.mean_top_posterior == pytest.approx((1 + 1 + 1 + float(spam_share)) / 4, rel=1e-12)
+    with pytest.raises(ValueError, match="threshold"):
+        calibration(hand.model("multinomial", 1), matrix, labels, threshold=0)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.special import logsumexp
 
 from .corpus import CorpusError
 from .evaluation import true_class_numbers
@@ -430,6 +431,13 @@ class Overconfidence:
         k = self.classes.index(label)
         return tuple(p.posteriors[k] for p in self.points)
 
+    @property
+    def log10_doubt(self) -> tuple[float | None, ...]:
+        """Per point, log₁₀(1 − the top posterior), the room left below 1: summed from the other classes'
+        log posteriors, so it stays exact long after the top posterior itself reads 1.0 in float64.
+        −inf when every other class is impossible (the doubt is exactly 0); None when nothing is decidable."""
+        return tuple(_log10_doubt(p.log_posteriors) if p.decision is not None else None for p in self.points)
+
     def to_dict(self) -> dict:
         return {
             "text": self.text,
@@ -443,6 +451,14 @@ class Overconfidence:
             "converges_to": self.converges_to,
             "saturates_at": self.saturates_at,
         }
+
+
+def _log10_doubt(log_posteriors) -> float:
+    values = np.asarray(log_posteriors, dtype=float)
+    others = np.delete(values, int(values.argmax()))
+    if len(others) == 0 or np.all(others == -np.inf):
+        return -np.inf
+    return float(logsumexp(others) / np.log(10.0))
 
 
 def _log_posterior_near_one(joint: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -527,6 +543,73 @@ def overconfidence(
     )
 
 
+@dataclass(frozen=True)
+class Calibration:
+    """How sure a model says it is on test documents, against how often it is right.
+
+    ``mean_top_posterior`` is the mean of max_k P(k | x) over the decided documents and ``decided_accuracy``
+    the share of those that are correct: for a calibrated model the two agree, and ``gap`` (their difference)
+    is 0. ``sure`` documents are those with a top posterior of at least ``threshold``; ``sure_correct`` of
+    them are correct. Undecidable documents (every class at probability 0) have no posterior and are only
+    counted in ``undecidable``; ``accuracy`` counts them as wrong, like ``evaluate``.
+    """
+
+    n_test: int
+    correct: int
+    accuracy: float
+    undecidable: int
+    decided_accuracy: float | None
+    mean_top_posterior: float | None
+    gap: float | None
+    threshold: float
+    sure: int
+    sure_correct: int
+
+    def to_dict(self) -> dict:
+        return {
+            "n_test": self.n_test,
+            "correct": self.correct,
+            "accuracy": self.accuracy,
+            "undecidable": self.undecidable,
+            "decided_accuracy": self.decided_accuracy,
+            "mean_top_posterior": self.mean_top_posterior,
+            "gap": self.gap,
+            "threshold": self.threshold,
+            "sure": self.sure,
+            "sure_correct": self.sure_correct,
+        }
+
+
+def calibration(model: NaiveBayes, matrix: sp.csr_matrix, labels, *, threshold: float = 0.99) -> Calibration:
+    """Compare the model's confidence with its accuracy on the documents of ``matrix`` (counts, shape
+    (n_docs, n_words), from ``train.transform``) whose true classes are ``labels``; see ``Calibration``."""
+    threshold = float(threshold)
+    if not 0.0 < threshold <= 1.0:
+        raise ValueError(f"the threshold is a probability above 0 and at most 1, not {threshold}")
+    true = _true_class_numbers(model.classes, labels, matrix.shape[0])
+    log_posterior, decidable = _log_posterior_near_one(model.joint_log_likelihood(matrix))
+    predicted = log_posterior.argmax(axis=1)  # the argmax of the joint, as predict_index
+    right = decidable & (predicted == true)
+    top = np.exp(log_posterior.max(axis=1))
+    decided = int(decidable.sum())
+    sure = decidable & (top >= threshold)
+    correct = int(right.sum())
+    decided_accuracy = correct / decided if decided else None
+    mean_top = float(top[decidable].mean()) if decided else None
+    return Calibration(
+        n_test=len(true),
+        correct=correct,
+        accuracy=correct / len(true),
+        undecidable=len(true) - decided,
+        decided_accuracy=decided_accuracy,
+        mean_top_posterior=mean_top,
+        gap=None if mean_top is None else mean_top - decided_accuracy,
+        threshold=threshold,
+        sure=int(sure.sum()),
+        sure_correct=int((sure & right).sum()),
+    )
+
+
 # -- 4. the generative story: sampling a document ------------------------------------------------------------------
 
 
@@ -606,7 +689,7 @@ __all__ = [
     "SweepPoint", "AlphaSweep", "alpha_sweep",
     "RankedWord", "ClassWords", "WordLists", "top_words", "unique_top_words",
     "DiscriminativeWord", "DiscriminativeWords", "discriminative_words",
-    "RepeatPoint", "Overconfidence", "overconfidence",
+    "RepeatPoint", "Overconfidence", "overconfidence", "Calibration", "calibration",
     "SampledDocument", "mean_document_length", "sample_document",
     "insights_dict",
 ]
