@@ -99,3 +99,16 @@ def china_japan():
     from webnb.examples import load_example_corpus
 
     return TrainingSet.build(load_example_corpus("china-japan"))
+
+
+@pytest.fixture()
+def app(tmp_path):
+    """A fresh app with its own instance folder (and database); CSRF off, as forms are tested apart."""
+    from webnb import create_app
+
+    return create_app({"TESTING": True, "WTF_CSRF_ENABLED": False}, instance_path=str(tmp_path / "instance"))
+
+
+@pytest.fixture()
+def client(app):
+    return app.test_client()

@@ -14,16 +14,6 @@ KEEP = "/corpora/match-reviews/add/keep"
 NOT_SHARP = {"model": "bernoulli", "alpha": "0", "label": "negative", "document": "not sharp"}
 
 
-@pytest.fixture()
-def app(tmp_path):
-    return create_app({"TESTING": True, "WTF_CSRF_ENABLED": False}, instance_path=str(tmp_path / "instance"))
-
-
-@pytest.fixture()
-def client(app):
-    return app.test_client()
-
-
 def soup_of(response) -> BeautifulSoup:
     return BeautifulSoup(response.get_data(as_text=True), "html.parser")
 

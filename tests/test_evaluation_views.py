@@ -10,7 +10,6 @@ import pytest
 from bs4 import BeautifulSoup
 from sklearn.naive_bayes import BernoulliNB, MultinomialNB
 
-from webnb import create_app
 from webnb.engine import Corpus, evaluate
 from webnb.engine.evaluation import stratified_split
 from webnb.engine.heldout import hold_out
@@ -18,16 +17,6 @@ from webnb.engine.insights import DEFAULT_ALPHAS, alpha_sweep
 from webnb.examples import load_example_corpus
 
 HOSTILE = '<script>alert(1)</script>" onmouseover="x'
-
-
-@pytest.fixture()
-def app(tmp_path):
-    return create_app({"TESTING": True, "WTF_CSRF_ENABLED": False}, instance_path=str(tmp_path))
-
-
-@pytest.fixture()
-def client(app):
-    return app.test_client()
 
 
 def catalog(app):

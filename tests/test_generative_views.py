@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 from bs4 import BeautifulSoup
 
-from webnb import create_app
 from webnb.engine import Corpus, evaluate
 from webnb.engine.heldout import hold_out
 from webnb.examples import load_example_corpus
@@ -46,16 +45,6 @@ def theta(counts, tokens, label, word, alpha, vocabulary):
 
 def psi(label, word, alpha):
     return F(MATCH_COUNTS[label][word] + alpha, MATCH_DOCUMENTS[label] + 2 * alpha)
-
-
-@pytest.fixture()
-def app(tmp_path):
-    return create_app({"TESTING": True, "WTF_CSRF_ENABLED": False}, instance_path=str(tmp_path / "instance"))
-
-
-@pytest.fixture()
-def client(app):
-    return app.test_client()
 
 
 def soup_of(response) -> BeautifulSoup:

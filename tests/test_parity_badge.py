@@ -15,7 +15,6 @@ import pytest
 from bs4 import BeautifulSoup
 from flask import render_template_string
 
-from webnb import create_app
 from webnb.engine import Corpus, TrainingSet, evaluate, read_corpus
 from webnb.engine.heldout import hold_out, on_training_documents
 from webnb.engine.parity import TOLERANCE, evaluation_parity, parameters_parity
@@ -42,16 +41,6 @@ SETTINGS = [pytest.param(s, id=f"{s.model}-a{s.alpha}-{'binary' if s.binary else
 @pytest.fixture(scope="module")
 def built_in():
     return {corpus_id: TrainingSet.build(load_example_corpus(corpus_id)) for corpus_id in BUILT_INS}
-
-
-@pytest.fixture()
-def app(tmp_path):
-    return create_app({"TESTING": True, "WTF_CSRF_ENABLED": False}, instance_path=str(tmp_path / "instance"))
-
-
-@pytest.fixture()
-def client(app):
-    return app.test_client()
 
 
 def soup_of(response) -> BeautifulSoup:

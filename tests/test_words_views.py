@@ -9,23 +9,12 @@ import numpy as np
 import pytest
 from bs4 import BeautifulSoup
 
-from webnb import create_app
 from webnb.engine import AnalysisOptions, VocabularyOptions, evaluate, read_corpus
 from webnb.engine.heldout import hold_out
 from webnb.examples import load_example_corpus
 from webnb.state import parse_state
 
 BUILTIN = ["match-reviews", "china-japan", "folgers-students", "spam-ham"]
-
-
-@pytest.fixture()
-def app(tmp_path):
-    return create_app({"TESTING": True, "WTF_CSRF_ENABLED": False}, instance_path=str(tmp_path / "instance"))
-
-
-@pytest.fixture()
-def client(app):
-    return app.test_client()
 
 
 def soup_of(response) -> BeautifulSoup:
