@@ -19,6 +19,7 @@ class Job:
     id: str
     title: str
     key: object = None
+    unit: str = "documents"  # what done and total count
     done: int = 0
     total: int = 0
     state: str = "running"  # "running", "done" or "failed"
@@ -43,7 +44,7 @@ class Jobs:
         self._futures: dict[str, Future] = {}
         self._lock = threading.Lock()
 
-    def start(self, title: str, work: Callable[[Job], str], key=None) -> Job:
+    def start(self, title: str, work: Callable[[Job], str], key=None, unit: str = "documents") -> Job:
         """Run ``work(job)``, which returns the URL to show when it is done. A job with the same ``key``
         that is still running is reused, so reloading a page does not start the same work twice."""
         with self._lock:
@@ -52,7 +53,7 @@ class Jobs:
                 for job in self._jobs.values():
                     if job.key == key and job.state == "running":
                         return job
-            job = Job(id=secrets.token_urlsafe(12), title=title, key=key)
+            job = Job(id=secrets.token_urlsafe(12), title=title, key=key, unit=unit)
             self._jobs[job.id] = job
         self._futures[job.id] = self._pool.submit(self._run, job, work)
         return job

@@ -1,6 +1,149 @@
-"""Several models side by side on the same training and test documents."""
+"""Several models side by side on the same training and test documents: three Naive Bayes models and
+logistic regression, with what each family models."""
 from __future__ import annotations
 
-from flask import Blueprint
+import threading
+from collections import OrderedDict
+
+from flask import Blueprint, current_app, request
+
+from webnb.engine import CorpusError
+from webnb.engine.comparison import (
+    FAMILY_CONTRASTS,
+    Comparison,
+    compare_models,
+    parse_C,
+)
+from webnb.engine.serialize import number
+from webnb.views.common import LARGE_CORPUS, WorkInProgress, load_held_out, load_lesson, respond, wants_json
 
 bp = Blueprint("compare", __name__)
+
+DEFAULT_C = 1.0
+# Finished comparisons, newest last. A 20 Newsgroups comparison takes most of a minute, so reloading the page
+# or switching to the presenter view must not redo it.
+CACHE_SIZE = 16
+_cache: OrderedDict = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def _cached(key) -> Comparison | None:
+    with _cache_lock:
+        if key in _cache:
+            _cache.move_to_end(key)
+            return _cache[key]
+    return None
+
+
+def _remember(key, comparison: Comparison) -> None:
+    with _cache_lock:
+        _cache[key] = comparison
+        _cache.move_to_end(key)
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+
+
+def forget_comparisons() -> None:
+    """Empty the cache (for tests that time or count fits)."""
+    with _cache_lock:
+        _cache.clear()
+
+
+def _read_C() -> tuple[str, float, str | None]:
+    """(text for the form, C to use, message): a bad C falls back to the default and says why."""
+    raw = request.args.get("C", "").strip()
+    if not raw:
+        return _c_text(DEFAULT_C), DEFAULT_C, None
+    try:
+        return raw[:20], parse_C(raw), None
+    except ValueError as error:
+        return raw[:20], DEFAULT_C, f"{error} Showing C = {_c_text(DEFAULT_C)}."
+
+
+def _c_text(C: float) -> str:
+    return f"{C:g}"
+
+
+def duration(seconds: float) -> str:
+    """A wall time a student can read: microseconds, milliseconds or seconds, three significant digits."""
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.3g} µs"
+    if seconds < 1:
+        return f"{seconds * 1e3:.3g} ms"
+    return f"{seconds:.3g} s"
+
+
+def _comparison(lesson, held, C: float) -> Comparison:
+    """The comparison for these settings: from the cache, computed now, or (a large corpus, for a page)
+    computed by a background job while the progress page shows."""
+    state, entry = lesson.state, lesson.entry
+    fit_prior = state.prior == "learned"
+    key = (
+        entry.id,
+        state.analysis_options(),
+        state.vocabulary_options(),
+        state.test,
+        state.split if state.test == "split" else None,
+        state.alpha,
+        fit_prior,
+        C,
+    )
+    comparison = _cached(key)
+    if comparison is not None:
+        return comparison
+    if entry.n_documents > LARGE_CORPUS and not wants_json():
+        return_to = request.full_path
+
+        def work(job) -> str:
+            _remember(key, compare_models(held, state.alpha, C, fit_prior=fit_prior, progress=job.report))
+            return return_to
+
+        jobs = current_app.extensions["webnb"]["jobs"]
+        title = f"Fitting four models on {len(held.training.corpus):,} documents (logistic regression takes longest)"
+        # Progress counts the three Naive Bayes fits, then the iterations of the logistic regression.
+        raise WorkInProgress(jobs.start(title, work, key=("compare", key), unit="fitting steps"))
+    comparison = compare_models(held, state.alpha, C, fit_prior=fit_prior)
+    _remember(key, comparison)
+    return comparison
+
+
+@bp.get("/corpora/<corpus_id>/compare")
+def show(corpus_id):
+    lesson = load_lesson(corpus_id)
+    c_text, C, c_error = _read_C()
+    context = {
+        "lesson": lesson,
+        "section": "compare",
+        "comparison": None,
+        "held": None,
+        "c_text": c_text,
+        "c_used": _c_text(C),
+        "c_error": c_error,
+        "contrasts": FAMILY_CONTRASTS,
+    }
+    errors = dict(lesson.state.errors)
+    if c_error:
+        errors["C"] = c_error
+    held = load_held_out(lesson)
+    comparison = None
+    if held is not None:
+        try:
+            comparison = _comparison(lesson, held, C)
+        except (CorpusError, ValueError) as problem:
+            lesson.error = str(problem)
+    data = {"error": lesson.error, "errors": errors, "contrasts": [c.to_dict() for c in FAMILY_CONTRASTS]}
+    if comparison is None:
+        return respond("compare/show.html", "compare", context, data)
+
+    rows = [
+        {
+            "score": score,
+            "best": score.key in comparison.best,
+            "fit": duration(score.fit_seconds),
+            "predict": duration(score.predict_seconds),
+        }
+        for score in comparison.models
+    ]
+    context.update(comparison=comparison, held=held, rows=rows)
+    data.update(comparison=comparison.to_dict(), held_out=held.describe(), C=number(C))
+    return respond("compare/show.html", "compare", context, data)

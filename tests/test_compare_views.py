@@ -1,0 +1,303 @@
+"""The "compare models" page: the four models' numbers in the page and its JSON twin, the form, bad input,
+the background job for a large corpus, and user text kept inert."""
+from __future__ import annotations
+
+import pytest
+from bs4 import BeautifulSoup
+
+from webnb import create_app
+from webnb.engine import Corpus
+from webnb.engine.comparison import PRECISE_STOPPING, compare_models
+from webnb.engine.heldout import hold_out
+from webnb.examples import load_example_corpus
+from webnb.views.common import LARGE_CORPUS
+from webnb.views.compare import duration, forget_comparisons
+
+PAGE = "/corpora/spam-ham/compare"
+KEYS = ("bernoulli", "multinomial", "multinomial-binary", "logistic")
+
+
+@pytest.fixture()
+def app(tmp_path):
+    forget_comparisons()
+    app = create_app({"TESTING": True, "WTF_CSRF_ENABLED": False}, instance_path=str(tmp_path / "instance"))
+    yield app
+    app.extensions["webnb"]["jobs"].shutdown()
+    forget_comparisons()
+
+
+@pytest.fixture()
+def client(app):
+    return app.test_client()
+
+
+def soup_of(response) -> BeautifulSoup:
+    return BeautifulSoup(response.get_data(as_text=True), "html.parser")
+
+
+def row_cells(soup: BeautifulSoup, key: str) -> list[str]:
+    row = soup.find("tr", id=f"model-{key}")
+    return [" ".join(cell.get_text(" ", strip=True).split()) for cell in row.find_all(["th", "td"])]
+
+
+def expected(test_size=0.25, seed=0, alpha=1, C=1.0):
+    """The same comparison computed straight from the engine, for the page to match."""
+    return compare_models(hold_out(load_example_corpus("spam-ham"), test_size=test_size, seed=seed), alpha, C)
+
+
+# -- the numbers --------------------------------------------------------------------------------------------------
+
+
+def test_the_page_shows_every_model_with_the_best_marked(client):
+    response = client.get(PAGE)
+    assert response.status_code == 200 and "HX-Request" in response.headers["Vary"]
+    soup = soup_of(response)
+    table = soup.find("table", class_="comparison")
+    headers = [th.get_text(" ", strip=True) for th in table.thead.find_all("th")]
+    assert headers == ["Model", "Features", "Accuracy", "Cannot decide", "Log loss", "Fit time", "Predict time"]
+    assert [row["id"] for row in table.tbody.find_all("tr")] == [f"model-{key}" for key in KEYS]
+    reference = expected()
+    for key in KEYS:
+        score = reference.score(key)
+        cells = row_cells(soup, key)
+        assert cells[0].startswith(score.name)
+        assert cells[2].startswith(f"{score.accuracy * 100:.2f} %")
+        assert f"{score.correct} of 4" in cells[2]
+        assert cells[3] == str(score.undecidable)
+        assert cells[4] == f"{score.log_loss:.4f}"
+        assert cells[5].endswith(("µs", "ms", " s")) and cells[6].endswith(("µs", "ms", " s"))
+    # 2, 4, 4 and 3 of the 4 test messages: the two multinomial models tie for best
+    assert [row_cells(soup, key)[2].split(" %")[0] for key in KEYS] == ["50.00", "100.00", "100.00", "75.00"]
+    best = [row["id"] for row in table.find_all("tr", class_="best")]
+    assert best == ["model-multinomial", "model-multinomial-binary"]
+    assert all(soup.find("tr", id=f"model-{k}").find(class_="best-mark") for k in ("multinomial", "multinomial-binary"))
+    assert soup.find("tr", id="model-logistic").find(class_="best-mark") is None
+    logistic_iterations = reference.score("logistic").iterations
+    assert f"{logistic_iterations} L-BFGS iterations" in row_cells(soup, "logistic")[0]
+    # the generative / discriminative table
+    families = soup.find("table", class_="families")
+    assert [th.get_text(strip=True) for th in families.thead.find_all("th")][1:] == [
+        "Naive Bayes: generative", "Logistic regression: discriminative"
+    ]
+    assert "P(x, y) = P(y) P(x | y)" in families.get_text()
+
+
+def test_the_json_twin_has_the_same_numbers(client):
+    data = client.get(PAGE, query_string={"format": "json"}).get_json()
+    reference = expected().to_dict()
+    comparison = data["comparison"]
+    for ours, theirs in zip(comparison["models"], reference["models"]):
+        for field in ("key", "correct", "accuracy", "undecidable", "log_loss", "iterations", "converged"):
+            assert ours[field] == theirs[field], field
+    assert comparison["best"] == ["multinomial", "multinomial-binary"]
+    assert (comparison["n_train"], comparison["n_test"], comparison["alpha"], comparison["C"]) == (12, 4, 1, 1.0)
+    assert data["held_out"] == {"source": "split", "test_size": 0.25, "seed": 0, "n_train": 12, "n_test": 4}
+    assert data["error"] is None and data["errors"] == {}
+    assert [row["question"] for row in data["contrasts"]][0] == "What is modelled"
+
+
+def test_alpha_comes_from_the_lesson_state(client):
+    data = client.get(PAGE, query_string={"format": "json", "alpha": "0"}).get_json()["comparison"]
+    reference = expected(alpha=0)
+    multinomial = data["models"][1]
+    assert multinomial["undecidable"] == reference.score("multinomial").undecidable > 0
+    assert multinomial["log_loss"] == "inf" and data["alpha"] == 0
+    soup = soup_of(client.get(PAGE, query_string={"alpha": "0"}))
+    cells = row_cells(soup, "multinomial")
+    assert cells[3] == str(reference.score("multinomial").undecidable)
+    assert cells[4] == f"∞ {reference.score('multinomial').infinite_loss_documents} at P = 0"
+    assert "breaks" in soup.find("tr", id="model-multinomial").find_all("td")[2]["class"]
+
+
+def test_C_and_the_split_are_page_settings(client):
+    query = {"C": "0.05", "test_size": "0.5", "seed": "3"}
+    data = client.get(PAGE, query_string={**query, "format": "json"}).get_json()
+    reference = expected(test_size=0.5, seed=3, C=0.05)
+    assert data["C"] == 0.05 and data["comparison"]["C"] == 0.05
+    assert data["held_out"]["n_test"] == reference.n_test == 8 and data["held_out"]["seed"] == 3
+    assert [m["correct"] for m in data["comparison"]["models"]] == [s.correct for s in reference.models]
+    soup = soup_of(client.get(PAGE, query_string=query))
+    form = soup.find("form", class_="compare-form")
+    values = {field["name"]: field["value"] for field in form.find_all("input") if field.get("type") != "hidden"}
+    assert values == {"alpha": "1", "C": "0.05", "test_size": "0.5", "seed": "3"}
+    hidden = [field["name"] for field in form.find_all("input", type="hidden")]
+    assert not {"alpha", "C", "test_size", "seed"} & set(hidden) and "model" in hidden
+    assert form["method"] == "get" and form["hx-target"] == "#compare" and form["hx-push-url"] == "true"
+    assert form.find("button", class_="no-js-only")
+
+
+def test_an_htmx_request_gets_only_the_section(client):
+    response = client.get(PAGE, query_string={"C": "2"}, headers={"HX-Request": "true"})
+    text = response.get_data(as_text=True)
+    assert "<html" not in text and text.lstrip().startswith("<section id=\"compare\"")
+    assert soup_of(response).find("table", class_="comparison")
+
+
+def test_the_training_documents_as_test_set(client):
+    soup = soup_of(client.get(PAGE, query_string={"test": "training"}))
+    assert "flatters" in soup.find(id="compare").get_text()
+    assert soup.find("input", id="compare-seed") is None
+    assert "16 of 16" in row_cells(soup, "multinomial")[2]
+
+
+def test_a_fit_stopped_by_the_iteration_cap_is_flagged(client, monkeypatch):
+    from webnb.engine import comparison
+
+    monkeypatch.setattr(comparison, "PRECISE_STOPPING", comparison.StoppingRule(1e-4, 2))
+    soup = soup_of(client.get(PAGE, query_string={"C": "1000"}))
+    note = soup.find("tr", id="model-logistic").find(class_="not-converged")
+    assert note.get_text(" ", strip=True) == "2 L-BFGS iterations: stopped before converging"
+    assert "stopped at the 2-iteration limit" in soup.find("p", class_="warning").get_text()
+    data = client.get(PAGE, query_string={"C": "1000", "format": "json"}).get_json()["comparison"]
+    assert data["models"][3]["converged"] is False and data["max_iterations"] == 2
+
+
+# -- bad input ----------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", ["0", "-2", "abc", "1e9", "nan", "inf", "1,5"])
+def test_a_bad_C_gives_a_message_and_the_default(client, bad):
+    response = client.get(PAGE, query_string={"C": bad})
+    assert response.status_code == 200
+    soup = soup_of(response)
+    error = soup.find(id="compare-C-error")
+    assert "C" in error.get_text() and "Showing C = 1." in error.get_text()
+    field = soup.find("input", id="compare-C")
+    assert field["value"] == bad and field["aria-invalid"] == "true"
+    assert soup.find("table", class_="comparison")  # still compared, with C = 1, and says so
+    assert "logistic regression uses C = 1." in soup.find(id="compare").get_text()
+    assert soup.find(class_="settings-summary").get_text() == "α = 1, C = 1"
+    data = client.get(PAGE, query_string={"C": bad, "format": "json"}).get_json()
+    assert data["C"] == 1.0 and "C" in data["errors"]
+
+
+def test_bad_lesson_settings_are_named_not_a_500(client):
+    response = client.get(PAGE, query_string={"alpha": "-1", "test_size": "2", "seed": "x"})
+    assert response.status_code == 200
+    soup = soup_of(response)
+    errors = soup.find("div", class_="errors").get_text()
+    assert "alpha" in errors and "test_size" in errors and "seed" in errors
+    assert soup.find(id="compare-alpha-error")
+    assert soup.find("table", class_="comparison")
+
+
+def test_a_missing_test_corpus_is_a_message(client):
+    response = client.get(PAGE, query_string={"test": "nosuchcorpus"})
+    assert response.status_code == 200
+    soup = soup_of(response)
+    assert soup.find("div", class_="errors") and soup.find("table", class_="comparison") is None
+    assert soup.find("table", class_="families")  # the explanation stays
+    data = client.get(PAGE, query_string={"test": "nosuchcorpus", "format": "json"}).get_json()
+    assert data["error"] and "comparison" not in data
+
+
+def test_unknown_corpus_is_404(client):
+    assert client.get("/corpora/nope/compare").status_code == 404
+
+
+HOSTILE = ["<script>alert(1)</script>", '"><img src=x onerror=alert(1)>', "' onmouseover='alert(1)"]
+
+
+@pytest.mark.parametrize("hostile", HOSTILE)
+def test_hostile_labels_names_and_settings_are_escaped(app, client, hostile):
+    corpus = Corpus.from_pairs([(hostile if i % 2 else "plain", f"{hostile} word{i % 5} text{i}") for i in range(12)])
+    corpus_id = app.extensions["webnb"]["catalog"].add(corpus, name=hostile, source="test")
+    for headers in ({}, {"HX-Request": "true"}):
+        response = client.get(f"/corpora/{corpus_id}/compare", query_string={"C": hostile}, headers=headers)
+        assert response.status_code == 200
+        soup = soup_of(response)
+        assert soup.find("img") is None
+        assert all(script.get("src", "").startswith("/static/") for script in soup.find_all("script"))
+        assert not any(name.startswith("on") for element in soup.find_all(True) for name in element.attrs)
+        labels = [span.get_text() for span in soup.find_all("span", class_="class-name")]
+        assert sorted(labels) == sorted(["plain", hostile])
+        assert soup.find("input", id="compare-C")["value"] == hostile[:20]
+
+
+# -- a large corpus: a background job, then the cached result ------------------------------------------------------
+
+
+def big_corpus(n: int) -> Corpus:
+    return Corpus.from_pairs(
+        (("spam", f"win cash prize{i % 7} now call") if i % 2 else ("ham", f"lunch at noon with friend{i % 11}"))
+        for i in range(n)
+    )
+
+
+def follow_job(app, response) -> object:
+    """Wait for the job behind a 202 progress page; return it."""
+    assert response.status_code == 202
+    job_url = soup_of(response).find(id="job")["hx-get"]
+    return app.extensions["webnb"]["jobs"].wait(job_url.rsplit("/", 1)[1], timeout=120)
+
+
+def test_a_large_corpus_is_compared_in_the_background(app, client):
+    n = 2_100
+    assert n > LARGE_CORPUS
+    corpus_id = app.extensions["webnb"]["catalog"].add(big_corpus(n), name="Big", source="test")
+    url = f"/corpora/{corpus_id}/compare"
+    query = {"C": "0.5", "seed": "1"}
+    first = client.get(url, query_string=query)
+    if "Counting the training part" in soup_of(first).h1.get_text():  # the split is counted first
+        assert follow_job(app, first).state == "done"
+        first = client.get(url, query_string=query)
+    assert "Fitting four models on 1,576 documents" in soup_of(first).h1.get_text()
+    job = follow_job(app, first)
+    assert job.state == "done", job.error
+    assert job.result_url.startswith(url) and "C=0.5" in job.result_url
+    assert job.total == 3 + PRECISE_STOPPING.max_iterations and job.done == job.total
+    assert client.get(job.result_url).status_code == 200
+
+    page = client.get(url, query_string=query)
+    assert page.status_code == 200
+    soup = soup_of(page)
+    assert row_cells(soup, "logistic")[2].startswith("100.00 %")  # the two kinds of message never share a word
+    # the cached comparison answers the JSON twin too, with the same timings
+    data = client.get(url, query_string={**query, "format": "json"}).get_json()
+    assert data["comparison"]["n_test"] == 524 and data["comparison"]["C"] == 0.5
+    assert [m["accuracy"] for m in data["comparison"]["models"]] == [1.0] * 4
+    assert row_cells(soup, "logistic")[5] == duration(data["comparison"]["models"][3]["fit_seconds"])
+    # other settings, asked as JSON, are computed there and then: no job, no progress page
+    other = client.get(url, query_string={**query, "C": "3", "format": "json"})
+    assert other.status_code == 200 and other.get_json()["comparison"]["C"] == 3.0
+
+
+def test_an_htmx_request_for_a_large_corpus_gets_the_progress_fragment(app, client):
+    corpus_id = app.extensions["webnb"]["catalog"].add(big_corpus(2_100), name="Big", source="test")
+    response = client.get(f"/corpora/{corpus_id}/compare", headers={"HX-Request": "true"})
+    assert response.status_code == 202
+    text = response.get_data(as_text=True)
+    assert "<html" not in text and soup_of(response).find(id="job")
+    follow_job(app, response)
+
+
+@pytest.mark.parametrize("seconds, text", [(4.2e-6, "4.2 µs"), (0.0123, "12.3 ms"), (0.5, "500 ms"), (47.26, "47.3 s")])
+def test_durations_read_well(seconds, text):
+    assert duration(seconds) == text
+
+
+# -- in a browser: the form, and the projector ----------------------------------------------------------------------
+
+
+@pytest.mark.browser
+def test_changing_C_updates_the_table_and_the_address(app, browser):
+    from conftest import serving
+
+    with serving(app) as base:
+        page = browser.new_page(viewport={"width": 1024, "height": 768})
+        page.goto(f"{base}{PAGE}")
+        before = page.locator("#model-logistic td.accuracy").inner_text()
+        page.fill("#compare-C", "0.001")
+        page.press("#compare-C", "Enter")
+        page.wait_for_url("**C=0.001**")
+        page.wait_for_function("document.querySelector('#compare-C').value === '0.001'")
+        # a penalty this strong leaves only the biases, which pick the larger class: ham, 2 of the 4 test messages
+        assert before.startswith("75.00 %")
+        assert page.locator("#model-logistic td.accuracy").inner_text().startswith("50.00 %")
+        assert page.locator("#compare-C-error").count() == 0
+        # the projector: the form is hidden, the settings are said in words, and nothing scrolls sideways
+        page.goto(page.url + "&presenter=1")
+        assert page.locator(".settings-summary").inner_text() == "α = 1, C = 0.001"
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        assert page.evaluate("[...document.querySelectorAll('.table-scroll')].every(s => s.scrollWidth <= s.clientWidth)")
+        page.close()
