@@ -7,12 +7,16 @@ against recall. They are never quietly assigned to the first class.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 
 from .corpus import CorpusError
 from .models import NaiveBayes, normalise_log_joint
+
+if TYPE_CHECKING:
+    from .discriminative import SoftmaxRegression
 from .serialize import number
 
 
@@ -122,11 +126,19 @@ def true_class_numbers(classes: tuple[str, ...], labels, n_documents: int) -> np
     return np.fromiter((number_of[label] for label in labels), dtype=np.int64, count=len(labels))
 
 
-def evaluate(model: NaiveBayes, matrix: sp.csr_matrix, labels) -> Evaluation:
+def _unnormalised_log_posterior(model, matrix) -> np.ndarray:
+    """Per document and class, log P(k | x) up to a constant per document: Naive Bayes' joint log-likelihood,
+    or a discriminative model's logits (both normalise to the posterior by log-sum-exp)."""
+    if hasattr(model, "joint_log_likelihood"):
+        return model.joint_log_likelihood(matrix)
+    return model.decision_function(matrix)
+
+
+def evaluate(model: "NaiveBayes | SoftmaxRegression", matrix: sp.csr_matrix, labels) -> Evaluation:
     """Score ``model`` on the documents of ``matrix`` (counts) whose true classes are ``labels``."""
     classes = model.classes
     true = true_class_numbers(classes, labels, matrix.shape[0])
-    jll = model.joint_log_likelihood(matrix)
+    jll = _unnormalised_log_posterior(model, matrix)
     log_posterior, decidable = normalise_log_joint(jll)
     predicted = jll.argmax(axis=1)
     predicted[~decidable] = -1
