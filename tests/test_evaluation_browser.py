@@ -104,6 +104,29 @@ def test_evaluation_is_accessible_and_fits_the_projector(page, server_url):
     assert page.errors == []
 
 
+# The other pages of the evaluation part of the lesson, in their ordinary and their presenter form.
+OTHER_PAGES = [
+    "/corpora/spam-ham/compare",
+    "/corpora/spam-ham/words?model=multinomial",
+    "/corpora/spam-ham/confidence",
+    "/corpora/match-reviews/confidence?alpha=1",
+    "/corpora/spam-ham/sample",
+    "/corpora/match-reviews/add?label=negative&document=not+sharp",
+    "/corpora/match-reviews/parity?of=parameters",
+    "/corpora/spam-ham/parity?of=evaluation",
+]
+
+
+@pytest.mark.parametrize("url", OTHER_PAGES)
+def test_the_other_evaluation_pages_are_accessible_and_fit_the_projector(page, server_url, url):
+    for address in (url, url + "&presenter=1" if "?" in url else url + "?presenter=1"):
+        page.goto(server_url + address)
+        page.wait_for_load_state("networkidle")  # lazily loaded parts (the parity badge) are in
+        assert axe_violations(page) == [], address
+        assert page.evaluate("document.documentElement.scrollWidth") <= PROJECTOR["width"], address
+    assert page.errors == []
+
+
 def test_evaluation_without_javascript(browser, server_url):
     context = browser.new_context(viewport=PROJECTOR, java_script_enabled=False)
     page = context.new_page()
