@@ -112,3 +112,11 @@ def app(tmp_path):
 @pytest.fixture()
 def client(app):
     return app.test_client()
+
+
+def htmx_settled(page) -> None:
+    """Wait until htmx has no request in flight and nothing left to swap or settle, so that the next keystroke
+    lands on the element that stays (a fill right after a response can hit the element being replaced)."""
+    page.wait_for_function(
+        "() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling, .htmx-added')"
+    )

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from accessibility import axe_violations
-from conftest import serving
+from conftest import htmx_settled, serving
 from webnb import create_app
 
 pytestmark = pytest.mark.browser
@@ -50,6 +50,7 @@ def test_changing_alpha_redraws_the_numbers_and_the_sweep(page, server_url):
     expect(marker).to_be_attached()
     expect(page.locator("#best-alpha")).to_have_text("0.001")
     x_at_one = marker.get_attribute("x1")
+    htmx_settled(page)
     assert page.locator("#sweep circle.point").count() == 2 * 20 - 1  # at α = 0 the log loss is infinite: an arrow, not a point
     shot(page, "evaluation-alpha-1")
 
@@ -77,11 +78,12 @@ def test_changing_the_split_seed(page, server_url):
     from playwright.sync_api import expect
 
     page.goto(f"{server_url}/corpora/spam-ham/evaluation?model=multinomial&alpha=1")
-    expect(page.locator("#sweep svg")).to_be_visible()  # htmx is running and the page has settled
+    htmx_settled(page)  # the sweep and the parity badge load by themselves
     before = page.locator("table.confusion").inner_text()
     with page.expect_response(lambda r: "/evaluation?" in r.url and "seed=7" in r.url):
         page.locator("#test-seed").fill("7")
     expect(page.locator("table.confusion")).not_to_have_text(before)
+    htmx_settled(page)
     with page.expect_response(lambda r: "/evaluation?" in r.url and "test=training" in r.url):
         page.locator("#test-source").select_option("training")
     expect(page.locator("#evaluation")).to_contain_text("flatters the model")

@@ -7,7 +7,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from conftest import serving
+from conftest import htmx_settled, serving
 from webnb import create_app
 
 pytestmark = pytest.mark.browser
@@ -59,6 +59,7 @@ def test_typing_a_review_redraws_the_plot(page, server_url):
     path = urlsplit(page.url).path
     with page.expect_response(lambda r: urlsplit(r.url).path == path and "not" in r.url and r.request.headers.get("hx-request") == "true"):
         review.fill("match was not sharp not")
+    htmx_settled(page)  # the next action must reach the swapped-in elements
     expect(page.locator("p.verdict")).to_contain_text("Once: negative")
     after = series_points(page)
     assert after != before and len(after) == 2
@@ -72,6 +73,7 @@ def test_typing_a_review_redraws_the_plot(page, server_url):
     with page.expect_response(lambda r: "repeats=20" in r.url):
         page.locator("#repeats").fill("20")
         page.locator("#repeats").dispatch_event("change")
+    htmx_settled(page)  # the next action must reach the swapped-in elements
     expect(page.locator("svg.chart").first.locator("text.tick").last).to_have_text("20")
     assert len(series_points(page)[0].split()) == 20
 
@@ -92,6 +94,7 @@ def test_another_sample_steps_the_draw_not_the_split_seed(page, server_url):
     # Typing a draw number redraws the sample; the split seed still travels unchanged.
     with page.expect_response(lambda r: "draw=12" in r.url and r.request.headers.get("hx-request") == "true"):
         page.locator("#sample-draw").fill("12")
+    htmx_settled(page)  # the next action must reach the swapped-in elements
     expect(page.locator(".step-buttons strong")).to_have_text("12")
     assert parse_qs(urlsplit(page.url).query)["seed"] == ["7"]
 

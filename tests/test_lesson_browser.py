@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from accessibility import axe_violations
-from conftest import serving
+from conftest import htmx_settled, serving
 from webnb import create_app
 from webnb.state import STEPS
 from webnb.views.inference import STEP_TITLES
@@ -128,8 +128,10 @@ def test_lesson_walk_through_on_match_reviews(browsing, page, server_url):
     expect(page).to_have_url(re.compile(rf"{corpus}/parameters\?"))
     expect(page.locator("#model-kind")).to_have_value("bernoulli")
     path = f"{corpus}/parameters"
+    htmx_settled(page)  # the parity badge loads by itself
     with page.expect_response(response_to(path, alpha="1")):
         page.locator("#model-alpha").fill("1")
+    htmx_settled(page)
     expect(page.locator("#model-alpha")).to_have_value("1")
     expect(page.locator("table.params td.breaks")).to_have_count(0)
     with page.expect_response(response_to(path, alpha="0", model="bernoulli")):

@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from conftest import serving
+from conftest import htmx_settled, serving
 from webnb import create_app
 from webnb.engine import Corpus
 from webnb.views.common import LARGE_CORPUS
@@ -75,12 +75,14 @@ def test_model_and_alpha_change_the_lists(page, server_url):
 
     with page.expect_response(words_response(model="multinomial")):
         page.locator("#model-kind").select_option("multinomial")
+    htmx_settled(page)  # the next action must reach the swapped-in elements
     expect(ham_top).not_to_contain_text("9/11")
     expect(page.locator("#top-words th").filter(has_text="θ").first).to_be_visible()
     assert parse_qs(urlsplit(page.url).query)["model"] == ["multinomial"]  # pushed into the address
 
     with page.expect_response(words_response(model="multinomial", alpha="0")):
         page.locator("#model-alpha").fill("0")
+    htmx_settled(page)  # the next action must reach the swapped-in elements
     expect(formula).to_contain_text("∞")
     ratios = page.locator("#discriminative table").first.locator("tbody tr td:nth-of-type(3)")
     expect(ratios.first).to_have_text("∞")
@@ -90,10 +92,12 @@ def test_model_and_alpha_change_the_lists(page, server_url):
     with page.expect_response(words_response(k="5", alpha="0")):
         page.locator("#words-k").fill("5")
         page.locator("#words-k").press("Tab")
+    htmx_settled(page)  # the next action must reach the swapped-in elements
     expect(page.locator("#top-words table").first.locator("tbody tr")).to_have_count(5)
     expect(page.locator("#model-kind")).to_have_value("multinomial")  # the model was kept
     with page.expect_response(words_response(k="5", alpha="2")):
         page.locator("#model-alpha").fill("2")
+    htmx_settled(page)  # the next action must reach the swapped-in elements
     expect(formula).not_to_contain_text("∞")
     expect(page.locator("#top-words table").first.locator("tbody tr")).to_have_count(5)  # and k kept by the model form
     query = parse_qs(urlsplit(page.url).query)

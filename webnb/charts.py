@@ -1,6 +1,6 @@
 """Geometry of the inline SVG charts: where each point, tick and label goes, so that templates only draw.
 
-The α sweep is drawn against log α. α = 0 has no place on a log scale, so it gets its own column to the left
+The α sweep (evaluation) is drawn against log α. α = 0 has no place on a log scale, so it gets its own column to the left
 of a break in the axis; an infinite log loss is drawn at the top edge with an upward arrow and "∞".
 """
 from __future__ import annotations
@@ -168,3 +168,110 @@ def sweep_chart(sweep: AlphaSweep, current_alpha: float | None = None, current_a
         best_alpha=sweep.best.alpha,
         current_alpha=current_alpha,
     )
+
+
+# -- the overconfidence of repeated evidence ------------------------------------------------------------------------
+
+# Doubles just below 1 are 2⁻⁵³ apart, so a posterior within 2⁻⁵⁴ of 1 rounds to exactly 1.0.
+LOG10_ROUNDS_TO_ONE = -54 * math.log10(2)
+SUPERSCRIPT_DIGITS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _tick_step(span: float, most: int, steps=(1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500)) -> int:
+    for step in steps:
+        if span / step <= most:
+            return step
+    return steps[-1]
+
+
+def power_of_ten(log10_value: float | None) -> str:
+    """10^x written as "3.162 × 10⁻¹⁸⁰", from its logarithm, so that a value far below the smallest float64 prints."""
+    if log10_value is None:
+        return "—"
+    if log10_value == -math.inf:
+        return "0"
+    exponent = math.floor(log10_value)
+    mantissa = 10 ** (log10_value - exponent)
+    if mantissa >= 9.9995:  # 9.99996 would print as "10.00 × 10ⁿ"
+        mantissa, exponent = 1.0, exponent + 1
+    if -3 <= exponent <= 0:
+        return f"{10 ** log10_value:.4g}"
+    return f"{mantissa:.3f} × {_decade(exponent)}"
+
+
+# The plot area inside each SVG's viewBox (960 × 440): room on the left for tick labels, below for the axis title.
+PLOT = {"width": 960, "height": 440, "left": 130, "right": 930, "top": 20, "bottom": 350}
+COLOURS = ("#0a4a94", "#b35900", "#1b7a1b", "#a00000", "#6a1b9a", "#333333")
+DASHES = ("", "14 7", "4 5", "14 5 4 5", "2 4", "8 8")
+
+
+def _decade(exponent: int) -> str:
+    return "1" if exponent == 0 else "10" + str(exponent).replace("-", "⁻").translate(SUPERSCRIPT_DIGITS)
+
+
+def _x_axis(n_max: int) -> tuple:
+    left, right = PLOT["left"], PLOT["right"]
+
+    def x(n: float) -> float:
+        return left + (right - left) * ((n - 1) / (n_max - 1) if n_max > 1 else 0.5)
+
+    step = _tick_step(n_max, 10)
+    ticks = [1] + [n for n in range(step, n_max + 1, step) if n != 1]
+    return x, [{"at": round(x(n), 1), "label": str(n)} for n in ticks]
+
+
+def repeat_posterior_chart(curve, plotted: list[int], n_max: int, saturates_at) -> dict:
+    """Each plotted class's posterior against the number of repeats 1 … n_max (an ``insights.Overconfidence``)."""
+    top, bottom = PLOT["top"], PLOT["bottom"]
+    x, x_ticks = _x_axis(n_max)
+
+    def y(p: float) -> float:
+        return bottom - (bottom - top) * p
+
+    lines = []
+    for order, k in enumerate(plotted):
+        points = " ".join(f"{x(p.repeats):.1f},{y(p.posteriors[k]):.1f}" for p in curve.points)
+        lines.append({"label": curve.classes[k], "points": points, "colour": COLOURS[order], "dash": DASHES[order]})
+    return {
+        **PLOT,
+        "lines": lines,
+        "x_ticks": x_ticks,
+        "y_ticks": [{"at": round(y(v), 1), "label": label} for v, label in ((0, "0"), (0.25, "0.25"), (0.5, "0.5"), (0.75, "0.75"), (1, "1"))],
+        "saturation": None if saturates_at is None else round(x(saturates_at), 1),
+    }
+
+
+def repeat_doubt_chart(curve, doubts, n_max: int, saturates_at) -> dict | None:
+    """log₁₀(1 − top posterior) against the repeats, with the level below which float64 rounds to 1.0; None when
+    there is no doubt to draw (every other class impossible)."""
+    finite = [d for d in doubts if d is not None and d != -math.inf]
+    if not finite:
+        return None
+    top, bottom = PLOT["top"], PLOT["bottom"]
+    x, x_ticks = _x_axis(n_max)
+    lowest = min(min(finite), LOG10_ROUNDS_TO_ONE if saturates_at else 0.0, -1.0)
+    step = _tick_step(-lowest, 7)
+    floor = -step * math.ceil(-lowest / step)
+
+    def y(value: float) -> float:
+        return top + (bottom - top) * (value / floor)
+
+    # A point with no doubt at all (every other class impossible) cannot be drawn on a log scale: it breaks the line.
+    segments, current = [], []
+    for p, d in zip(curve.points, doubts):
+        if d is None or d == -math.inf:
+            if current:
+                segments.append(" ".join(current))
+            current = []
+        else:
+            current.append(f"{x(p.repeats):.1f},{y(d):.1f}")
+    if current:
+        segments.append(" ".join(current))
+    return {
+        **PLOT,
+        "segments": segments,
+        "x_ticks": x_ticks,
+        "y_ticks": [{"at": round(y(-e), 1), "label": _decade(-e)} for e in range(0, -floor + 1, step)],
+        "rounds_to_one": round(y(LOG10_ROUNDS_TO_ONE), 1) if LOG10_ROUNDS_TO_ONE >= floor else None,
+        "saturation": None if saturates_at is None else round(x(saturates_at), 1),
+    }

@@ -10,6 +10,7 @@ from flask import Blueprint, request
 from webnb.engine import CorpusError
 from webnb.engine.insights import calibration, mean_document_length, overconfidence, sample_document
 from webnb.engine.serialize import fraction_text, number, ratio_text
+from webnb.charts import power_of_ten, repeat_doubt_chart, repeat_posterior_chart
 from webnb.formatting import probability
 from webnb.notation import NOTATIONS
 from webnb.views.common import load_held_out, load_lesson, respond
@@ -28,9 +29,6 @@ MAX_REPEATS = 500
 PLOTTED_CLASSES = 6  # more lines than this cannot be told apart on a projector
 TABLE_CLASSES = 3  # columns of the table, so that it fits the projector's width
 SURE = 0.99  # a test document with a top posterior this high counts as "sure"
-# Doubles just below 1 are 2⁻⁵³ apart, so a posterior within 2⁻⁵⁴ of 1 rounds to exactly 1.0.
-LOG10_ROUNDS_TO_ONE = -54 * math.log10(2)
-SUPERSCRIPT_DIGITS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def _model(lesson):
@@ -236,103 +234,6 @@ def _repeats(state, messages: list) -> int:
     return repeats
 
 
-def _tick_step(span: float, most: int, steps=(1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500)) -> int:
-    for step in steps:
-        if span / step <= most:
-            return step
-    return steps[-1]
-
-
-def power_of_ten(log10_value: float | None) -> str:
-    """10^x written as "3.162 × 10⁻¹⁸⁰", from its logarithm, so that a value far below the smallest float64 prints."""
-    if log10_value is None:
-        return "—"
-    if log10_value == -math.inf:
-        return "0"
-    exponent = math.floor(log10_value)
-    mantissa = 10 ** (log10_value - exponent)
-    if mantissa >= 9.9995:  # 9.99996 would print as "10.00 × 10ⁿ"
-        mantissa, exponent = 1.0, exponent + 1
-    if -3 <= exponent <= 0:
-        return f"{10 ** log10_value:.4g}"
-    return f"{mantissa:.3f} × {_decade(exponent)}"
-
-
-# The plot area inside each SVG's viewBox (960 × 440): room on the left for tick labels, below for the axis title.
-PLOT = {"width": 960, "height": 440, "left": 130, "right": 930, "top": 20, "bottom": 350}
-COLOURS = ("#0a4a94", "#b35900", "#1b7a1b", "#a00000", "#6a1b9a", "#333333")
-DASHES = ("", "14 7", "4 5", "14 5 4 5", "2 4", "8 8")
-
-
-def _decade(exponent: int) -> str:
-    return "1" if exponent == 0 else "10" + str(exponent).replace("-", "⁻").translate(SUPERSCRIPT_DIGITS)
-
-
-def _x_axis(n_max: int) -> tuple:
-    left, right = PLOT["left"], PLOT["right"]
-
-    def x(n: float) -> float:
-        return left + (right - left) * ((n - 1) / (n_max - 1) if n_max > 1 else 0.5)
-
-    step = _tick_step(n_max, 10)
-    ticks = [1] + [n for n in range(step, n_max + 1, step) if n != 1]
-    return x, [{"at": round(x(n), 1), "label": str(n)} for n in ticks]
-
-
-def _posterior_chart(curve, plotted: list[int], n_max: int, saturates_at) -> dict:
-    top, bottom = PLOT["top"], PLOT["bottom"]
-    x, x_ticks = _x_axis(n_max)
-
-    def y(p: float) -> float:
-        return bottom - (bottom - top) * p
-
-    lines = []
-    for order, k in enumerate(plotted):
-        points = " ".join(f"{x(p.repeats):.1f},{y(p.posteriors[k]):.1f}" for p in curve.points)
-        lines.append({"label": curve.classes[k], "points": points, "colour": COLOURS[order], "dash": DASHES[order]})
-    return {
-        **PLOT,
-        "lines": lines,
-        "x_ticks": x_ticks,
-        "y_ticks": [{"at": round(y(v), 1), "label": label} for v, label in ((0, "0"), (0.25, "0.25"), (0.5, "0.5"), (0.75, "0.75"), (1, "1"))],
-        "saturation": None if saturates_at is None else round(x(saturates_at), 1),
-    }
-
-
-def _doubt_chart(curve, doubts, n_max: int, saturates_at) -> dict | None:
-    finite = [d for d in doubts if d is not None and d != -math.inf]
-    if not finite:
-        return None
-    top, bottom = PLOT["top"], PLOT["bottom"]
-    x, x_ticks = _x_axis(n_max)
-    lowest = min(min(finite), LOG10_ROUNDS_TO_ONE if saturates_at else 0.0, -1.0)
-    step = _tick_step(-lowest, 7)
-    floor = -step * math.ceil(-lowest / step)
-
-    def y(value: float) -> float:
-        return top + (bottom - top) * (value / floor)
-
-    # A point with no doubt at all (every other class impossible) cannot be drawn on a log scale: it breaks the line.
-    segments, current = [], []
-    for p, d in zip(curve.points, doubts):
-        if d is None or d == -math.inf:
-            if current:
-                segments.append(" ".join(current))
-            current = []
-        else:
-            current.append(f"{x(p.repeats):.1f},{y(d):.1f}")
-    if current:
-        segments.append(" ".join(current))
-    return {
-        **PLOT,
-        "segments": segments,
-        "x_ticks": x_ticks,
-        "y_ticks": [{"at": round(y(-e), 1), "label": _decade(-e)} for e in range(0, -floor + 1, step)],
-        "rounds_to_one": round(y(LOG10_ROUNDS_TO_ONE), 1) if LOG10_ROUNDS_TO_ONE >= floor else None,
-        "saturation": None if saturates_at is None else round(x(saturates_at), 1),
-    }
-
-
 def _top_text(point, doubt) -> str:
     """The top posterior as text; close to 1 it is written as 1 − the doubt, which keeps its digits."""
     if point.decision is None:
@@ -414,8 +315,8 @@ def confidence(corpus_id):
             plotted=plotted,
             rounded_at=rounded_at,
             certain=all(d == -math.inf for d in doubts if d is not None) and curve.decision is not None,
-            posterior_chart=_posterior_chart(curve, plotted, n_max, rounded_at),
-            doubt_chart=_doubt_chart(curve, doubts, n_max, rounded_at),
+            posterior_chart=repeat_posterior_chart(curve, plotted, n_max, rounded_at),
+            doubt_chart=repeat_doubt_chart(curve, doubts, n_max, rounded_at),
             table_classes=sorted(ranking[:TABLE_CLASSES]),
             rows=_table_rows(curve, doubts, sorted(ranking[:TABLE_CLASSES]), n_max),
             last_doubt=power_of_ten(doubts[-1]),
