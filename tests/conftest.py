@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import logging
 import os
+import secrets
 import threading
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_CORPORA = REPO_ROOT.parent / "shared" / "corpora"
@@ -120,3 +122,56 @@ def htmx_settled(page) -> None:
     page.wait_for_function(
         "() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling, .htmx-added')"
     )
+
+
+# -- PostgreSQL: the storage and view tests run against it as well as SQLite -----------------------------------------
+
+POSTGRES_URL = os.environ.get("WEBNB_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+
+SHOWN_URL = sa.make_url(POSTGRES_URL).render_as_string(hide_password=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_admin():
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        skip_unless_ci('psycopg is not installed (pip install "psycopg[binary]")')
+    engine = sa.create_engine(POSTGRES_URL)
+    try:
+        with engine.connect() as connection:
+            connection.execute(sa.text("SELECT 1"))
+    except sa.exc.OperationalError as err:
+        engine.dispose()
+        skip_unless_ci(f"PostgreSQL is not reachable at {SHOWN_URL}: {err.orig}")
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request, tmp_path):
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'webnb.sqlite3'}"
+        return
+    admin = request.getfixturevalue("postgres_admin")
+    schema = f"webnb_test_{secrets.token_hex(8)}"  # made here, not user data
+    with admin.begin() as connection:
+        connection.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    url = sa.make_url(POSTGRES_URL).update_query_dict({"options": f"-csearch_path={schema}"})
+    try:
+        yield url.render_as_string(hide_password=False)
+    finally:
+        with admin.begin() as connection:
+            connection.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+
+
+
+@pytest.fixture()
+def app_on_both_databases(tmp_path, database_url):
+    """The app on SQLite and on PostgreSQL (a schema of its own): for the view tests that store corpora."""
+    from webnb import create_app
+
+    application = create_app({"TESTING": True, "WTF_CSRF_ENABLED": False, "DATABASE_URL": database_url},
+                             instance_path=str(tmp_path / "instance"))
+    yield application
+    application.extensions["webnb"]["storage"].dispose()

@@ -22,9 +22,8 @@ def server_url(tmp_path_factory):
         yield url
 
 
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport=PROJECTOR)
+def open_page(browser, **options):
+    context = browser.new_context(viewport=PROJECTOR, **options)
     errors: list[str] = []
     context.on("console", lambda message: message.type == "error" and errors.append(message.text))
     context.on("weberror", lambda error: errors.append(str(error.error)))
@@ -32,6 +31,17 @@ def page(browser):
     page.errors = errors
     yield page
     context.close()
+
+
+@pytest.fixture
+def page(browser):
+    yield from open_page(browser)
+
+
+@pytest.fixture
+def axe_page(browser):
+    """A page for the axe checks: under the real Content-Security-Policy (axe runs through DevTools)."""
+    yield from open_page(browser)
 
 
 def shot(page, name: str) -> None:
@@ -91,8 +101,10 @@ def test_changing_the_split_seed(page, server_url):
     assert page.errors == []
 
 
-def test_evaluation_is_accessible_and_fits_the_projector(page, server_url):
+def test_evaluation_is_accessible_and_fits_the_projector(axe_page, server_url):
     from playwright.sync_api import expect
+
+    page = axe_page
 
     for url in ("/corpora/spam-ham/evaluation?alpha=0", "/corpora/spam-ham/evaluation?presenter=1",
                 "/corpora/match-reviews/evaluation", "/corpora/spam-ham/evaluation/sweep?alpha=0.1"):
@@ -120,7 +132,8 @@ OTHER_PAGES = [
 
 
 @pytest.mark.parametrize("url", OTHER_PAGES)
-def test_the_other_evaluation_pages_are_accessible_and_fit_the_projector(page, server_url, url):
+def test_the_other_evaluation_pages_are_accessible_and_fit_the_projector(axe_page, server_url, url):
+    page = axe_page
     for address in (url, url + "&presenter=1" if "?" in url else url + "?presenter=1"):
         page.goto(server_url + address)
         page.wait_for_load_state("networkidle")  # lazily loaded parts (the parity badge) are in

@@ -6,9 +6,7 @@ psycopg or a reachable server, the PostgreSQL half skips here and fails in CI.
 """
 from __future__ import annotations
 
-import os
 import re
-import secrets
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta, timezone
@@ -16,48 +14,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 import sqlalchemy as sa
 
-from conftest import skip_unless_ci
 from webnb import storage as storage_module
 from webnb.engine.corpus import Corpus, CorpusError
 from webnb.storage import CorpusSummary, DocumentRow, Storage, StoredCorpus, default_url, documents
-
-POSTGRES_URL = os.environ.get("WEBNB_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-SHOWN_URL = sa.make_url(POSTGRES_URL).render_as_string(hide_password=True)
-
-
-@pytest.fixture(scope="session")
-def postgres_admin():
-    try:
-        import psycopg  # noqa: F401
-    except ImportError:
-        skip_unless_ci('psycopg is not installed (pip install "psycopg[binary]")')
-    engine = sa.create_engine(POSTGRES_URL)
-    try:
-        with engine.connect() as connection:
-            connection.execute(sa.text("SELECT 1"))
-    except sa.exc.OperationalError as err:
-        engine.dispose()
-        skip_unless_ci(f"PostgreSQL is not reachable at {SHOWN_URL}: {err.orig}")
-    yield engine
-    engine.dispose()
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database_url(request, tmp_path):
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'webnb.sqlite3'}"
-        return
-    admin = request.getfixturevalue("postgres_admin")
-    schema = f"webnb_test_{secrets.token_hex(8)}"  # made here, not user data
-    with admin.begin() as connection:
-        connection.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    url = sa.make_url(POSTGRES_URL).update_query_dict({"options": f"-csearch_path={schema}"})
-    try:
-        yield url.render_as_string(hide_password=False)
-    finally:
-        with admin.begin() as connection:
-            connection.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-
 
 @pytest.fixture
 def store(database_url):
@@ -220,10 +179,14 @@ def test_list_newest_first(store, monkeypatch):
     first = store.add_corpus(numbered_corpus(2), name="first", source="paste")
     third = store.add_corpus(numbered_corpus(3), name="third", source="upload: c.zip")
     second = store.add_corpus(Corpus(("x",), ("only",), ("1",)), name="second", source="upload: b.csv")
+    characters = {n: sum(map(len, numbered_corpus(n).texts)) for n in (2, 3)}
     assert store.list_corpora() == [
-        CorpusSummary(third, "third", "upload: c.zip", datetime(2024, 5, 3, 9, 30, tzinfo=timezone.utc), 3, ("neg", "neutral", "pos")),
-        CorpusSummary(second, "second", "upload: b.csv", datetime(2024, 5, 2, 9, 30, tzinfo=timezone.utc), 1, ("only",)),
-        CorpusSummary(first, "first", "paste", datetime(2024, 5, 1, 9, 30, tzinfo=timezone.utc), 2, ("neg", "pos")),
+        CorpusSummary(third, "third", "upload: c.zip", datetime(2024, 5, 3, 9, 30, tzinfo=timezone.utc), 3,
+                      ("neg", "neutral", "pos"), None, characters[3]),
+        CorpusSummary(second, "second", "upload: b.csv", datetime(2024, 5, 2, 9, 30, tzinfo=timezone.utc), 1, ("only",),
+                      None, 1),
+        CorpusSummary(first, "first", "paste", datetime(2024, 5, 1, 9, 30, tzinfo=timezone.utc), 2, ("neg", "pos"),
+                      None, characters[2]),
     ]
 
 

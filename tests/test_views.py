@@ -27,6 +27,12 @@ LESSON_PAGES = {
 }
 
 
+@pytest.fixture()
+def app(app_on_both_databases):
+    """Every view test on SQLite and on PostgreSQL."""
+    return app_on_both_databases
+
+
 def soup_of(response) -> BeautifulSoup:
     return BeautifulSoup(response.get_data(as_text=True), "html.parser")
 

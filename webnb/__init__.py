@@ -22,12 +22,14 @@ def create_app(test_config=None, *, instance_path=None):
     from flask import Flask
     from flask_wtf.csrf import CSRFProtect
 
-    from webnb import formatting, home
+    from webnb import formatting, home, ratelimits, workspaces
+    from webnb import security
     from webnb.catalog import Catalog
     from webnb.jobs import Jobs
     from webnb.storage import Storage, default_url
     from webnb.views import (
-        additions, compare, corpus, evaluation, export, generative, inference, jobs, matrix, parameters, parity, words,
+        additions, compare, corpus, evaluation, export, generative, inference, jobs, matrix, parameters, parity, sharing,
+        words,
     )
 
     app = Flask(
@@ -49,20 +51,23 @@ def create_app(test_config=None, *, instance_path=None):
         app.config.from_pyfile("config.py", silent=True)
     else:
         app.config.from_mapping(test_config)
+    workspaces.init_app(app)  # local or hosted mode; refuses to start hosted without a real secret
     os.makedirs(app.instance_path, exist_ok=True)
     database_url = app.config["DATABASE_URL"] or default_url(app.instance_path)
 
     storage = Storage(database_url)
     storage.create_schema()
-    app.extensions["webnb"] = {"storage": storage, "catalog": Catalog(storage), "jobs": Jobs()}
+    app.extensions["webnb"] = {"storage": storage, "catalog": Catalog(storage), "jobs": Jobs(storage=storage)}
     CSRFProtect(app)
+    security.init_app(app)
+    ratelimits.init_app(app)  # per workspace, in hosted mode only
     app.jinja_env.filters.update(formatting.FILTERS)
     app.jinja_env.tests.update(formatting.TESTS)
 
     app.register_blueprint(home.bp)
     for blueprint in (
         corpus.bp, matrix.bp, parameters.bp, inference.bp, evaluation.bp, compare.bp, words.bp, generative.bp,
-        additions.bp, parity.bp, jobs.bp, export.bp,
+        additions.bp, parity.bp, sharing.bp, jobs.bp, export.bp,
     ):
         app.register_blueprint(blueprint)
     return app

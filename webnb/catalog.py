@@ -10,7 +10,7 @@ from webnb.engine import AnalysisOptions, Corpus, CorpusError, TrainingSet, Voca
 from webnb.engine.heldout import HeldOut, hold_out, on_test_corpus, on_training_documents
 from webnb.examples import EXAMPLES, load_example_corpus
 from webnb.state import LessonState
-from webnb.storage import Storage
+from webnb.storage import ANY_WORKSPACE, Storage
 
 
 @dataclass(frozen=True)
@@ -22,6 +22,7 @@ class CorpusEntry:
     source: str
     corpus: Corpus
     defaults: LessonState  # the settings a first visit starts from
+    workspace: str | None = None  # the owner in hosted mode (None: a built-in, or local mode)
 
     @property
     def n_documents(self) -> int:
@@ -66,12 +67,20 @@ class Catalog:
     def builtin(self) -> list[CorpusEntry]:
         return list(self._builtin.values())
 
-    def stored(self):
-        return self.storage.list_corpora()
+    def stored(self, workspace=ANY_WORKSPACE):
+        return self.storage.list_corpora(workspace)
 
-    def get(self, corpus_id: str) -> CorpusEntry | None:
+    def get(self, corpus_id: str, workspace=ANY_WORKSPACE) -> CorpusEntry | None:
+        """The corpus, or None when there is none with this id or (given a ``workspace``) it belongs to another
+        workspace: to a student, another student's corpus does not exist. Built-ins belong to everyone."""
         if corpus_id in self._builtin:
             return self._builtin[corpus_id]
+        entry = self._get_stored(corpus_id)
+        if entry is None or (workspace is not ANY_WORKSPACE and entry.workspace != workspace):
+            return None
+        return entry
+
+    def _get_stored(self, corpus_id: str) -> CorpusEntry | None:
         with self._lock:
             if corpus_id in self._stored:
                 self._stored.move_to_end(corpus_id)
@@ -87,6 +96,7 @@ class Catalog:
             source=stored.source,
             corpus=stored.corpus,
             defaults=LessonState(model="multinomial", alpha="1"),
+            workspace=stored.workspace,
         )
         with self._lock:
             self._stored[corpus_id] = entry
@@ -94,13 +104,18 @@ class Catalog:
                 self._stored.popitem(last=False)
         return entry
 
-    def add(self, corpus: Corpus, *, name: str, source: str, progress=None) -> str:
-        """Store a user's corpus, refusing one that cannot be trained on (and then storing nothing)."""
+    def add(self, corpus: Corpus, *, name: str, source: str, progress=None, workspace=None, quota=None) -> str:
+        """Store a user's corpus in ``workspace``, refusing one that cannot be trained on or that would take the
+        workspace over its ``quota`` (and then storing nothing)."""
         corpus.require_trainable()
+        if quota is not None:
+            quota.check(self.storage.usage(workspace), corpus)
         # Counting it first refuses a corpus with no usable words; the count is kept for the first visit.
         analysis, vocabulary = AnalysisOptions(), VocabularyOptions()
         training = TrainingSet.build(corpus, analysis, vocabulary, progress)
-        corpus_id = self.storage.add_corpus(corpus, name=name, source=source)
+        if quota is not None:
+            quota.check_vocabulary(len(training.vocabulary))
+        corpus_id = self.storage.add_corpus(corpus, name=name, source=source, workspace=workspace)
         self._remember((corpus_id, analysis, vocabulary), training)
         return corpus_id
 
@@ -154,6 +169,7 @@ class Catalog:
         test_size: float = 0.25,
         seed: int = 0,
         progress=None,
+        workspace=ANY_WORKSPACE,
     ) -> HeldOut:
         """Training and test documents as ``test`` says: "split" (a stratified split of the corpus), "training"
         (the training documents themselves) or the id of another corpus. Kept in a small LRU cache."""
@@ -167,7 +183,7 @@ class Catalog:
             if test == "training":
                 held = on_training_documents(training)
             else:
-                test_entry = self.get(test)
+                test_entry = self.get(test, workspace)
                 if test_entry is None:
                     raise CorpusError(f"There is no test corpus {test!r}. Pick one from the list.")
                 held = on_test_corpus(training, test_entry.corpus)
@@ -177,3 +193,58 @@ class Catalog:
             while len(self._held_out) > self._cache_size:
                 self._held_out.popitem(last=False)
         return held
+
+
+@dataclass(frozen=True)
+class Quota:
+    """What one workspace may store in hosted mode; a corpus that would go over is refused whole."""
+
+    corpora: int
+    documents: int
+    characters: int
+    vocabulary: int
+
+    def check(self, usage: tuple[int, int, int], corpus: Corpus) -> None:
+        count, documents, characters = usage
+        adding = sum(map(len, corpus.texts))
+        if count + 1 > self.corpora:
+            raise CorpusError(f"Your workspace already holds {count} corpora, the most it may hold. Nothing was stored.")
+        if documents + len(corpus) > self.documents:
+            raise CorpusError(
+                f"Your workspace may hold {self.documents:,} documents in all; it holds {documents:,} and this corpus has "
+                f"{len(corpus):,}. Nothing was stored.")
+        if characters + adding > self.characters:
+            raise CorpusError(
+                f"Your workspace may hold {self.characters:,} characters of text in all; it holds {characters:,} and this "
+                f"corpus has {adding:,}. Nothing was stored.")
+
+    def check_vocabulary(self, n_words: int) -> None:
+        if n_words > self.vocabulary:
+            raise CorpusError(
+                f"This corpus has {n_words:,} distinct words; a corpus here may have at most {self.vocabulary:,}. "
+                "Nothing was stored.")
+
+
+class ScopedCatalog:
+    """The catalog as one workspace sees it: its own stored corpora and the built-ins, nothing else. Everything
+    a view reaches through ``views.common.catalog()`` goes through this, so no view can forget the check."""
+
+    def __init__(self, catalog: Catalog, workspace, quota: Quota | None = None):
+        self._catalog, self.workspace, self.quota = catalog, workspace, quota
+
+    def get(self, corpus_id: str) -> CorpusEntry | None:
+        return self._catalog.get(corpus_id, self.workspace)
+
+    def stored(self):
+        return self._catalog.stored(self.workspace)
+
+    def add(self, corpus: Corpus, *, name: str, source: str, progress=None) -> str:
+        return self._catalog.add(corpus, name=name, source=source, progress=progress,
+                                 workspace=None if self.workspace is ANY_WORKSPACE else self.workspace, quota=self.quota)
+
+    def held_out(self, *args, **kwargs) -> HeldOut:
+        return self._catalog.held_out(*args, workspace=self.workspace, **kwargs)
+
+    def __getattr__(self, name):
+        # builtin, training_set, cached_training_set, cached_held_out: keyed by entries already checked above
+        return getattr(self._catalog, name)

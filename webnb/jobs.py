@@ -1,10 +1,15 @@
 """Work that takes longer than a page should (counting a 20,000-document corpus, storing a big upload)
-runs in a background thread; the browser watches a progress page until the work is done."""
+runs in a background thread; the browser watches a progress page until the work is done.
+
+The work runs in the process that started it. Its progress is also written to the database (at most every
+half second), so that when several processes serve the app (gunicorn's workers) the progress page can be
+polled from any of them."""
 from __future__ import annotations
 
 import secrets
 import threading
 import time
+from datetime import datetime, timezone
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable
@@ -12,6 +17,11 @@ from typing import Callable
 from webnb.engine import CorpusError
 
 FORGET_AFTER_SECONDS = 3600
+SAVE_EVERY_SECONDS = 0.5
+# A job that another process has not reported on for this long died with that process (a crash, a restart):
+# the work reports at least every few seconds while it runs.
+STALE_AFTER_SECONDS = 120
+STOPPED = "The server stopped while doing this, so it did not finish. Nothing was stored; please try again."
 
 
 @dataclass
@@ -19,6 +29,7 @@ class Job:
     id: str
     title: str
     key: object = None
+    workspace: object = None  # who started it (hosted mode): nobody else may watch it
     unit: str = "documents"  # what done and total count
     done: int = 0
     total: int = 0
@@ -27,8 +38,14 @@ class Job:
     error: str | None = None
     started: float = field(default_factory=time.monotonic)
 
+    saved: float = 0.0  # when the progress was last written to the database
+    on_change: Callable | None = field(default=None, repr=False, compare=False)
+
     def report(self, done: int, total: int) -> None:
         self.done, self.total = done, total
+        if self.on_change is not None and time.monotonic() - self.saved >= SAVE_EVERY_SECONDS:
+            self.saved = time.monotonic()
+            self.on_change(self)
 
     @property
     def fraction(self) -> float | None:
@@ -38,23 +55,27 @@ class Job:
 class Jobs:
     """A small pool of worker threads and the jobs it ran in the last hour."""
 
-    def __init__(self, workers: int = 2):
+    def __init__(self, workers: int = 2, storage=None):
+        self._storage = storage  # where other processes read the jobs' progress (None: this process only)
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="webnb-job")
         self._jobs: dict[str, Job] = {}
         self._futures: dict[str, Future] = {}
         self._lock = threading.Lock()
 
-    def start(self, title: str, work: Callable[[Job], str], key=None, unit: str = "documents") -> Job:
+    def start(self, title: str, work: Callable[[Job], str], key=None, unit: str = "documents", workspace=None) -> Job:
         """Run ``work(job)``, which returns the URL to show when it is done. A job with the same ``key``
         that is still running is reused, so reloading a page does not start the same work twice."""
         with self._lock:
             self._forget_old()
             if key is not None:
                 for job in self._jobs.values():
-                    if job.key == key and job.state == "running":
+                    if job.key == key and job.workspace == workspace and job.state == "running":
                         return job
-            job = Job(id=secrets.token_urlsafe(12), title=title, key=key, unit=unit)
+            job = Job(id=secrets.token_urlsafe(16), title=title, key=key, unit=unit, workspace=workspace)
             self._jobs[job.id] = job
+        if self._storage is not None:
+            job.on_change = self._storage.save_job
+            self._storage.save_job(job)
         self._futures[job.id] = self._pool.submit(self._run, job, work)
         return job
 
@@ -64,8 +85,18 @@ class Jobs:
         return self._jobs[job_id]
 
     def get(self, job_id: str) -> Job | None:
+        """The job, from this process, or else as another process last saved it."""
         with self._lock:
-            return self._jobs.get(job_id)
+            job = self._jobs.get(job_id)
+        if job is None and self._storage is not None:
+            saved = self._storage.load_job(job_id)
+            if saved is not None:
+                updated_at = saved.pop("updated_at")
+                job = Job(**saved)
+                silent = (datetime.now(timezone.utc) - updated_at).total_seconds()
+                if job.state == "running" and silent > STALE_AFTER_SECONDS:
+                    job.state, job.error = "failed", STOPPED
+        return job
 
     @staticmethod
     def _run(job: Job, work: Callable[[Job], str]) -> None:
@@ -76,6 +107,11 @@ class Jobs:
             job.error, job.state = str(error), "failed"
         except Exception as error:  # noqa: BLE001 - a worker must never die silently
             job.error, job.state = f"Something went wrong: {type(error).__name__}. Nothing was stored.", "failed"
+        if job.on_change is not None:
+            try:
+                job.on_change(job)
+            except Exception:  # noqa: BLE001 - the outcome is still known to this process
+                pass
 
     def _forget_old(self) -> None:
         now = time.monotonic()

@@ -7,7 +7,9 @@ corpus's order). Every value travels as a bound parameter; no SQL is built from 
 from __future__ import annotations
 
 import json
+import os
 import secrets
+import weakref
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -31,8 +33,17 @@ corpora = sa.Table(
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("n_documents", sa.Integer, nullable=False),
     sa.Column("classes", sa.Text, nullable=False),  # a JSON list of the sorted distinct labels
+    # The hosted mode's anonymous workspace that owns the corpus; NULL for a corpus added in local mode.
+    sa.Column("workspace", sa.Text, nullable=True),
+    # Characters of text in the corpus, for the per-workspace quotas.
+    sa.Column("n_characters", sa.BigInteger, nullable=True),
     sa.Index("ix_corpora_created_at", "created_at"),
+    sa.Index("ix_corpora_workspace", "workspace"),
 )
+
+# Columns added after the first release, created on an existing database by ``create_schema``.
+LATER_COLUMNS = {"workspace": "TEXT", "n_characters": "BIGINT"}
+ANY_WORKSPACE = object()  # list_corpora(): every corpus, whoever owns it (local mode)
 
 documents = sa.Table(
     "documents",
@@ -45,6 +56,34 @@ documents = sa.Table(
     # Paging one class's documents and counting classes without reading the texts.
     sa.Index("ix_documents_corpus_label_position", "corpus_id", "label", "position"),
 )
+
+
+shares = sa.Table(
+    "shares",
+    metadata,
+    # An unguessable token (128 random bits) that lets anyone holding the link copy the corpus into their workspace.
+    sa.Column("token", sa.Text, primary_key=True),
+    sa.Column("corpus_id", sa.Text, sa.ForeignKey("corpora.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+)
+
+
+jobs = sa.Table(
+    "jobs",
+    metadata,
+    # The progress of background work, so that any process serving the app can show it.
+    sa.Column("id", sa.Text, primary_key=True),
+    sa.Column("workspace", sa.Text, nullable=True),
+    sa.Column("title", sa.Text, nullable=False),
+    sa.Column("unit", sa.Text, nullable=False),
+    sa.Column("done", sa.BigInteger, nullable=False),
+    sa.Column("total", sa.BigInteger, nullable=False),
+    sa.Column("state", sa.Text, nullable=False),
+    sa.Column("result_url", sa.Text, nullable=True),
+    sa.Column("error", sa.Text, nullable=True),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+)
+JOB_FIELDS = ("workspace", "title", "unit", "done", "total", "state", "result_url", "error")
 
 
 def default_url(instance_path) -> str:
@@ -62,6 +101,8 @@ class CorpusSummary:
     created_at: datetime  # UTC, timezone-aware
     n_documents: int
     classes: tuple[str, ...]
+    workspace: str | None  # the hosted mode's owner; None in local mode
+    n_characters: int | None  # None for a corpus stored before this was counted
 
 
 @dataclass(frozen=True)
@@ -89,13 +130,29 @@ def _utc(moment: datetime) -> datetime:
     return moment.astimezone(timezone.utc)
 
 
-def _enable_sqlite_foreign_keys(dbapi_connection, connection_record):
-    # SQLite ignores ON DELETE CASCADE unless each connection asks for foreign keys.
+SQLITE_BUSY_TIMEOUT_MS = 15_000
+
+
+def _configure_sqlite(dbapi_connection, connection_record):
+    # SQLite ignores ON DELETE CASCADE unless each connection asks for foreign keys. WAL lets readers go on while
+    # one process writes; the busy timeout makes a writer wait for the lock instead of failing with "database is
+    # locked". pysqlite's own transaction handling is switched off: _begin below starts every transaction itself.
+    dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
     try:
         cursor.execute("PRAGMA foreign_keys = ON")
+        cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.execute("PRAGMA synchronous = NORMAL")  # with WAL: durable at checkpoints, never corrupt
     finally:
         cursor.close()
+
+
+def _begin_sqlite(connection):
+    """BEGIN IMMEDIATE for a write: the write lock is taken up front, where the busy timeout applies, rather than
+    when a read transaction first writes, where SQLite can only fail (a deadlock it refuses to wait out)."""
+    immediate = connection.get_execution_options().get("sqlite_immediate", False)
+    connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
 class Storage:
@@ -105,10 +162,19 @@ class Storage:
         url = sa.make_url(url)
         if url.get_backend_name() == "sqlite":
             # Flask serves requests from several threads; the pool hands a connection to one at a time.
-            self.engine = sa.create_engine(url, connect_args={"check_same_thread": False})
-            sa.event.listen(self.engine, "connect", _enable_sqlite_foreign_keys)
+            self.engine = sa.create_engine(
+                url, connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}
+            )
+            sa.event.listen(self.engine, "connect", _configure_sqlite)
+            sa.event.listen(self.engine, "begin", _begin_sqlite)
+            self._writer = self.engine.execution_options(sqlite_immediate=True)
         else:
             self.engine = sa.create_engine(url, pool_pre_ping=True)
+            self._writer = self.engine
+        # A process forked from this one (gunicorn's workers) opens its own connections instead of sharing the
+        # parent's sockets and file handles; the parent's stay the parent's.
+        engine = weakref.ref(self.engine)
+        os.register_at_fork(after_in_child=lambda: engine() is not None and engine().dispose(close=False))
 
     def __enter__(self) -> "Storage":
         return self
@@ -117,8 +183,17 @@ class Storage:
         self.dispose()
 
     def create_schema(self) -> None:
-        """Create the tables and indexes that do not exist yet (safe to call at every start)."""
+        """Create the tables and indexes that do not exist yet, and the columns that later versions added to
+        an existing ``corpora`` table (safe to call at every start)."""
         metadata.create_all(self.engine)
+        present = {column["name"] for column in sa.inspect(self.engine).get_columns("corpora")}
+        missing = [(name, kind) for name, kind in LATER_COLUMNS.items() if name not in present]
+        if missing:
+            with self._writer.begin() as connection:
+                for name, kind in missing:
+                    connection.execute(sa.text(f"ALTER TABLE corpora ADD COLUMN {name} {kind}"))  # names are ours
+                connection.execute(
+                    sa.text("CREATE INDEX IF NOT EXISTS ix_corpora_workspace ON corpora (workspace)"))
 
     def dispose(self) -> None:
         """Close the pooled connections."""
@@ -126,7 +201,7 @@ class Storage:
 
     # --- writing --------------------------------------------------------------------------
 
-    def add_corpus(self, corpus: Corpus, *, name: str, source: str) -> str:
+    def add_corpus(self, corpus: Corpus, *, name: str, source: str, workspace: str | None = None) -> str:
         """Store the corpus and all its documents in one transaction; return its new random id.
 
         Either everything is stored or nothing is. Text containing a NUL character is refused
@@ -136,7 +211,7 @@ class Storage:
             raise CorpusError("The corpus has no documents; nothing was stored.")
         _refuse_nul(corpus, name, source)
         corpus_id = secrets.token_urlsafe(16)  # 128 random bits: the id is also the corpus's URL
-        with self.engine.begin() as connection:
+        with self._writer.begin() as connection:
             connection.execute(
                 corpora.insert(),
                 {
@@ -146,6 +221,8 @@ class Storage:
                     "created_at": _now(),
                     "n_documents": len(corpus),
                     "classes": json.dumps(list(corpus.classes)),
+                    "workspace": workspace,
+                    "n_characters": sum(map(len, corpus.texts)),
                 },
             )
             rows = [
@@ -156,9 +233,37 @@ class Storage:
                 connection.execute(documents.insert(), rows[start:start + BATCH_SIZE])
         return corpus_id
 
+    def share(self, corpus_id: str) -> str:
+        """A new share token for the corpus (each call makes another; any of them opens a copy)."""
+        token = secrets.token_urlsafe(16)
+        with self._writer.begin() as connection:
+            connection.execute(shares.insert(), {"token": token, "corpus_id": corpus_id, "created_at": _now()})
+        return token
+
+    def shared_corpus_id(self, token: str) -> str | None:
+        with self.engine.connect() as connection:
+            return connection.execute(sa.select(shares.c.corpus_id).where(shares.c.token == token)).scalar_one_or_none()
+
+    def save_job(self, job) -> None:
+        """Write a job's progress (insert the first time, update after)."""
+        values = {name: getattr(job, name) for name in JOB_FIELDS}
+        values["workspace"] = values["workspace"] if isinstance(values["workspace"], str) else None
+        values["updated_at"] = _now()
+        with self._writer.begin() as connection:
+            updated = connection.execute(jobs.update().where(jobs.c.id == job.id), values).rowcount
+            if not updated:
+                connection.execute(jobs.insert(), {"id": job.id, **values})
+
+    def load_job(self, job_id: str) -> dict | None:
+        with self.engine.connect() as connection:
+            row = connection.execute(sa.select(jobs).where(jobs.c.id == job_id)).one_or_none()
+        if row is None:
+            return None
+        return {"id": row.id, "updated_at": _utc(row.updated_at), **{name: getattr(row, name) for name in JOB_FIELDS}}
+
     def delete_corpus(self, corpus_id: str) -> bool:
         """Delete the corpus and (by ON DELETE CASCADE) its documents; False if there was none."""
-        with self.engine.begin() as connection:
+        with self._writer.begin() as connection:
             result = connection.execute(corpora.delete().where(corpora.c.id == corpus_id))
         return result.rowcount > 0
 
@@ -189,16 +294,29 @@ class Storage:
             created_at=summary.created_at,
             n_documents=summary.n_documents,
             classes=summary.classes,
+            workspace=summary.workspace,
+            n_characters=summary.n_characters,
             corpus=corpus,
         )
 
-    def list_corpora(self) -> list[CorpusSummary]:
-        """Every stored corpus, newest first, without documents."""
+    def list_corpora(self, workspace=ANY_WORKSPACE) -> list[CorpusSummary]:
+        """The stored corpora of ``workspace`` (every one by default), newest first, without documents."""
+        query = sa.select(corpora).order_by(corpora.c.created_at.desc(), corpora.c.id)
+        if workspace is not ANY_WORKSPACE:
+            query = query.where(corpora.c.workspace.is_(None) if workspace is None else corpora.c.workspace == workspace)
         with self.engine.connect() as connection:
-            rows = connection.execute(
-                sa.select(corpora).order_by(corpora.c.created_at.desc(), corpora.c.id)
-            ).all()
+            rows = connection.execute(query).all()
         return [_summary(row) for row in rows]
+
+    def usage(self, workspace: str | None) -> tuple[int, int, int]:
+        """(corpora, documents, characters of text) stored by ``workspace``, for its quotas."""
+        query = sa.select(
+            sa.func.count(), sa.func.coalesce(sa.func.sum(corpora.c.n_documents), 0),
+            sa.func.coalesce(sa.func.sum(corpora.c.n_characters), 0),
+        ).where(corpora.c.workspace.is_(None) if workspace is None else corpora.c.workspace == workspace)
+        with self.engine.connect() as connection:
+            count, n_documents, n_characters = connection.execute(query).one()
+        return int(count), int(n_documents), int(n_characters)
 
     def documents(self, corpus_id: str, offset: int = 0, limit: int = 50, label: str | None = None) -> list[DocumentRow]:
         """One page of documents in corpus order, optionally only those with ``label``."""
@@ -235,6 +353,8 @@ def _summary(row) -> CorpusSummary:
         created_at=_utc(row.created_at),
         n_documents=row.n_documents,
         classes=tuple(json.loads(row.classes)),
+        workspace=row.workspace,
+        n_characters=row.n_characters,
     )
 
 

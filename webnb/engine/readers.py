@@ -32,6 +32,7 @@ _ZIP_MAGIC = b"PK\x03\x04"
 # Output is produced at most this much at a time, so a gzip bomb is stopped near max_bytes.
 _INFLATE_CHUNK = 1 << 20
 _FIRST_NON_BLANK = re.compile(r"\S")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
 
 def read_corpus(
@@ -150,10 +151,15 @@ def _too_large(max_bytes: int, when: str) -> CorpusError:
 
 
 def _decode_utf8(data: bytes) -> str:
+    """The file's text: UTF-8 (a BOM is dropped), or UTF-16 when it starts with a UTF-16 BOM or looks like it
+    (Excel's "Unicode text" export). A NUL character is refused: no text file holds one."""
     if data.startswith(codecs.BOM_UTF8):  # Windows editors put it there; it is not text
         data = data[len(codecs.BOM_UTF8):]
+    utf16 = _utf16_encoding(data)
+    if utf16 is not None:
+        return _without_nul(_decode_utf16(data, utf16))
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         if data.startswith(_ZIP_MAGIC):
             raise CorpusError(
@@ -165,6 +171,55 @@ def _decode_utf8(data: bytes) -> str:
             f"line {line_number}: byte 0x{data[err.start]:02x} is not UTF-8 text. "
             "The file must be saved as UTF-8 (in most editors: Save As, Encoding: UTF-8)."
         ) from err
+    return _without_nul(text)
+
+
+def _utf16_encoding(data: bytes):
+    """"utf-16-le" or "utf-16-be" if ``data`` is UTF-16 text, else None.
+
+    Without a BOM, UTF-16 of mostly Latin text has a zero byte in every other position and none in the
+    others; any other pattern of zero bytes (a binary file) is not taken for UTF-16.
+    """
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) and not data.startswith(codecs.BOM_UTF32_LE):
+        return "utf-16-le" if data.startswith(codecs.BOM_UTF16_LE) else "utf-16-be"
+    sample = data[:4096]
+    if len(sample) < 4 or len(sample) % 2:
+        return None
+    even_zeros, odd_zeros = sample[0::2].count(0), sample[1::2].count(0)
+    half = len(sample) // 2
+    if even_zeros == 0 and odd_zeros >= half * 0.3:
+        guess = "utf-16-le"
+    elif odd_zeros == 0 and even_zeros >= half * 0.3:
+        guess = "utf-16-be"
+    else:
+        return None
+    # A binary header (a spreadsheet's ZIP) can have the same pattern; text has no control characters.
+    decoded = sample.decode(guess, errors="replace")
+    return None if _CONTROL.search(decoded) else guess
+
+
+def _decode_utf16(data: bytes, encoding: str) -> str:
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        data = data[2:]
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as err:
+        line_number = data[: err.start].decode(encoding, errors="replace").count("\n") + 1
+        raise CorpusError(
+            f"line {line_number}: the file looks like UTF-16 text but is damaged there ({err.reason}). "
+            "Save it again, preferably as UTF-8 (in most editors: Save As, Encoding: UTF-8)."
+        ) from err
+
+
+def _without_nul(text: str) -> str:
+    at = text.find("\x00")
+    if at >= 0:
+        line_number = text.count("\n", 0, at) + 1
+        raise CorpusError(
+            f"line {line_number}: a NUL character (byte 0x00), which no text holds: this is a binary file, or "
+            "one saved in an encoding this app does not read. Save it as UTF-8 text; nothing was loaded."
+        )
+    return text
 
 
 # --- which format ---------------------------------------------------------------------------

@@ -2,13 +2,13 @@
 keeping a copy of the corpus with the document (the corpus shown is never modified)."""
 from __future__ import annotations
 
-from flask import Blueprint, current_app, redirect, request, url_for
+from flask import Blueprint, redirect, request, url_for
 
 from webnb.engine import CorpusError
 from webnb.engine.additions import add_document, corpus_with_document
 from webnb.notation import NOTATIONS
 from webnb.state import MAX_TEXT_LENGTH, parse_state
-from webnb.views.common import LARGE_CORPUS, catalog, load_lesson, respond, wants_json
+from webnb.views.common import LARGE_CORPUS, catalog, load_lesson, respond, start_job, wants_json
 
 bp = Blueprint("additions", __name__)
 
@@ -103,7 +103,7 @@ def keep(corpus_id):
             return f"{path}?{query}" if query else path
 
         if len(corpus) > LARGE_CORPUS:
-            job = current_app.extensions["webnb"]["jobs"].start(f"Storing {len(corpus):,} documents as {name}", store)
+            job = start_job(f"Storing {len(corpus):,} documents as {name}", store)
             return redirect(url_for("jobs.show", job_id=job.id), code=303)
         try:
             return redirect(store(), code=303)

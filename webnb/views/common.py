@@ -9,13 +9,16 @@ import numpy as np
 from flask import abort, current_app, jsonify, make_response, render_template, request
 from jinja2_fragments.flask import render_block
 
-from webnb.catalog import Catalog, CorpusEntry
+from webnb.catalog import CorpusEntry, ScopedCatalog
 from webnb.engine import CorpusError, TrainingSet
 from webnb.state import LessonState, parse_state
+from webnb.storage import ANY_WORKSPACE
+from webnb.workspaces import current_workspace, quota
 
 
-def catalog() -> Catalog:
-    return current_app.extensions["webnb"]["catalog"]
+def catalog() -> ScopedCatalog:
+    """The catalog as this request's workspace sees it (all of it in local mode)."""
+    return ScopedCatalog(current_app.extensions["webnb"]["catalog"], current_workspace(), quota())
 
 
 @dataclass
@@ -91,9 +94,8 @@ def load_held_out(lesson: Lesson):
                 shared.held_out(entry, analysis, vocabulary, state.test, test_size, seed, progress=job.report)
                 return return_to
 
-            jobs = current_app.extensions["webnb"]["jobs"]
             title = f"Counting the training part of {entry.n_documents:,} documents"
-            raise WorkInProgress(jobs.start(title, split, key=(entry.id, analysis, vocabulary, test_size, seed)))
+            raise WorkInProgress(start_job(title, split, key=(entry.id, analysis, vocabulary, test_size, seed)))
         if held is None:
             held = shared.held_out(entry, analysis, vocabulary, state.test, test_size, seed)
         return held
@@ -110,8 +112,21 @@ def _start_counting(entry: CorpusEntry, analysis, vocabulary):
         shared.training_set(entry, analysis, vocabulary, progress=job.report)
         return return_to
 
-    jobs = current_app.extensions["webnb"]["jobs"]
-    return jobs.start(f"Counting the words of {entry.n_documents:,} documents", count, key=(entry.id, analysis, vocabulary))
+    return start_job(f"Counting the words of {entry.n_documents:,} documents", count, key=(entry.id, analysis, vocabulary))
+
+
+def start_job(title: str, work, key=None, unit: str = "documents"):
+    """Background work on behalf of this request's workspace (only it may watch the progress)."""
+    return current_app.extensions["webnb"]["jobs"].start(title, work, key=key, unit=unit, workspace=current_workspace())
+
+
+def find_job(job_id: str):
+    """The job, if this request's workspace started it."""
+    job = current_app.extensions["webnb"]["jobs"].get(job_id)
+    workspace = current_workspace()
+    if job is None or (workspace is not ANY_WORKSPACE and job.workspace != workspace):
+        return None
+    return job
 
 
 def is_htmx() -> bool:

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import math
 
-from flask import Blueprint, current_app, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, jsonify, redirect, render_template, request, url_for
 
+from webnb import security
 from webnb.engine import CorpusError, read_corpus_bytes
 from webnb.engine.uploads import inspect_table, parse_pasted, read_table, read_zip
-from webnb.views.common import catalog, load_lesson, page_number, respond
+from webnb.views.common import catalog, load_lesson, page_number, respond, start_job
 
 bp = Blueprint("corpus", __name__)
 
@@ -17,8 +18,13 @@ JSON_SUFFIXES = (".jsonl", ".ndjson", ".json", ".jsonl.gz", ".ndjson.gz", ".json
 
 @bp.app_errorhandler(413)
 def too_large(error):
-    limit = current_app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024)
-    return _form_error(f"The file is larger than the limit of {limit} MB. Nothing was stored.", {"kind": "upload"}, 413)
+    """A request over one of the limits of webnb/security.py: a long address, a large form field or a large file."""
+    kind, message = security.too_large_message()
+    if security.wants_json():
+        return jsonify({"error": message}), 413
+    if kind == "address":
+        return render_template("refused.html", title="The address is too long", message=message), 413
+    return _form_error(message, {"kind": "upload" if kind == "file" else "paste"}, 413)
 
 
 @bp.get("/corpora")
@@ -70,7 +76,7 @@ def upload():
         return f"{corpora_path}/{corpus_id}"
 
     if len(data) > current_app.config["WEBNB_BACKGROUND_UPLOAD_BYTES"]:
-        job = current_app.extensions["webnb"]["jobs"].start(f"Reading {filename}", read_and_store)
+        job = start_job(f"Reading {filename}", read_and_store)
         return redirect(url_for("jobs.show", job_id=job.id), code=303)
     try:
         location = read_and_store()

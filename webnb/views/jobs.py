@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, current_app, make_response, redirect, render_template
 
-from webnb.views.common import WorkInProgress, is_htmx
+from webnb.views.common import WorkInProgress, find_job, is_htmx
 
 bp = Blueprint("jobs", __name__)
 
@@ -14,10 +14,11 @@ def _jobs():
 
 @bp.get("/jobs/<job_id>")
 def show(job_id):
-    job = _jobs().get(job_id)
+    job = find_job(job_id)
     if job is None:
         abort(404)
-    if job.state == "done":
+    state = job.state  # read once: the worker thread may finish the job between two reads
+    if state == "done":
         if is_htmx():
             response = make_response("", 204)
             response.headers["HX-Redirect"] = job.result_url
@@ -25,7 +26,7 @@ def show(job_id):
         return redirect(job.result_url, code=303)
     template = "jobs/show.html"
     page = render_template(template, job=job) if not is_htmx() else render_template("jobs/_progress.html", job=job)
-    response = make_response(page, 200 if job.state == "running" else 400)
+    response = make_response(page, 200 if state == "running" else 400)
     response.headers["Vary"] = "HX-Request"
     return response
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from flask import Blueprint, current_app, request
+from flask import Blueprint, request
 
 from webnb.engine import CorpusError, evaluate
 from webnb.engine.insights import DISCRIMINATIVE_MEASURES, discriminative_words, top_words, unique_top_words
 from webnb.engine.serialize import fraction_text, number, ratio_text
 from webnb.notation import NOTATIONS
-from webnb.views.common import LARGE_CORPUS, catalog, is_htmx, load_lesson, respond, wants_json
+from webnb.views.common import LARGE_CORPUS, catalog, find_job, is_htmx, load_lesson, respond, start_job, wants_json
 
 bp = Blueprint("words", __name__)
 
@@ -262,8 +262,7 @@ def bigram_comparison(lesson, settings: dict) -> dict:
 
 def _background_comparison(lesson, analyses, vocabulary, test, test_size, seed) -> dict:
     entry = lesson.entry
-    jobs = current_app.extensions["webnb"]["jobs"]
-    job = jobs.get(_last("bigram_job")) if _last("bigram_job") else None
+    job = find_job(_last("bigram_job")) if _last("bigram_job") else None
     if job is not None and job.state == "failed":
         return {"state": "failed", "error": job.error}
     if job is None or job.state == "done":  # done, yet not in the cache: something else pushed it out; count again
@@ -276,7 +275,7 @@ def _background_comparison(lesson, analyses, vocabulary, test, test_size, seed) 
 
         title = f"Counting {entry.n_documents:,} documents with and without word pairs"
         key = ("words-bigrams", entry.id, tuple(analyses.values()), vocabulary, test, test_size, seed)
-        job = jobs.start(title, count_both, key=key)
+        job = start_job(title, count_both, key=key)
     return {"state": "running", "job": job}
 
 

@@ -1,0 +1,72 @@
+"""SQLite under many processes: WAL, a busy timeout, BEGIN IMMEDIATE for writes, a connection per process; and an
+older database gaining the columns added since."""
+from __future__ import annotations
+
+import importlib.util
+import sqlite3
+
+import sqlalchemy as sa
+
+from conftest import REPO_ROOT
+from webnb.storage import ANY_WORKSPACE, SQLITE_BUSY_TIMEOUT_MS, Storage
+
+
+def load_script(name: str):
+    spec = importlib.util.spec_from_file_location(name, REPO_ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_sqlite_is_in_wal_mode_with_a_busy_timeout(tmp_path):
+    with Storage(f"sqlite:///{tmp_path / 'db.sqlite3'}") as storage:
+        storage.create_schema()
+        with storage.engine.connect() as connection:
+            assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+            assert connection.exec_driver_sql("PRAGMA busy_timeout").scalar() == SQLITE_BUSY_TIMEOUT_MS
+            assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+
+
+def test_writes_take_the_lock_up_front(tmp_path):
+    """BEGIN IMMEDIATE: while one writer holds the lock, another waits (and would time out), it never fails at once."""
+    path = tmp_path / "db.sqlite3"
+    with Storage(f"sqlite:///{path}") as storage:
+        storage.create_schema()
+        statements = []
+        sa.event.listen(storage.engine, "before_cursor_execute",
+                        lambda conn, cursor, statement, *rest: statements.append(statement))
+        from webnb.engine import Corpus
+
+        storage.add_corpus(Corpus(("a b", "c d"), ("x", "y"), ("1", "2")), name="n", source="s")
+        storage.list_corpora()
+    begins = [s for s in statements if s.startswith("BEGIN")]
+    assert begins == ["BEGIN IMMEDIATE", "BEGIN"]  # the write, then the read
+
+
+def test_an_older_database_gains_the_new_columns(tmp_path):
+    path = tmp_path / "old.sqlite3"
+    with sqlite3.connect(path) as connection:  # the corpora table as the first release made it
+        connection.executescript("""
+            CREATE TABLE corpora (id TEXT PRIMARY KEY, name TEXT NOT NULL, source TEXT NOT NULL,
+                                  created_at DATETIME NOT NULL, n_documents INTEGER NOT NULL, classes TEXT NOT NULL);
+            CREATE TABLE documents (corpus_id TEXT REFERENCES corpora(id) ON DELETE CASCADE, position INTEGER,
+                                    doc_id TEXT NOT NULL, label TEXT NOT NULL, text TEXT NOT NULL,
+                                    PRIMARY KEY (corpus_id, position));
+            INSERT INTO corpora VALUES ('old', 'kept', 'paste', '2026-01-01 10:00:00', 2, '["neg", "pos"]');
+            INSERT INTO documents VALUES ('old', 0, '1', 'pos', 'good'), ('old', 1, '2', 'neg', 'bad');
+        """)
+    with Storage(f"sqlite:///{path}") as storage:
+        storage.create_schema()
+        storage.create_schema()  # and again, at the next start
+        old = storage.get_corpus("old")
+        assert (old.workspace, old.n_characters, old.corpus.texts) == (None, None, ("good", "bad"))
+        assert storage.usage(None) == (1, 2, 0)
+        assert [s.id for s in storage.list_corpora(ANY_WORKSPACE)] == ["old"]
+
+
+def test_forked_processes_reading_then_writing_are_never_locked_out(tmp_path):
+    """The short version of scripts/stress_storage.py (4 processes × 50 clients × 60 s in the benchmark)."""
+    stress = load_script("stress_storage")
+    report = stress.run(f"sqlite:///{tmp_path / 'db.sqlite3'}", processes=4, clients=10, seconds=4)
+    assert report["errors"] == {} and report["exit_codes"] == [0, 0, 0, 0]
+    assert report["writes"] > 100 and report["stored"] == report["writes"] and report["sampled_corpora_whole"]

@@ -1,0 +1,149 @@
+"""Security headers on every response, cross-site state changes refused, and limits on request sizes.
+
+``init_app(app)`` installs all three. The limits live in ``app.config`` (defaults below, set with
+``setdefault`` so that a test or an instance ``config.py`` wins):
+
+- ``WEBNB_MAX_QUERY_BYTES`` (65,536): the longest query string accepted. The lesson state, the review
+  included, travels in the address, so this is what bounds a GET.
+- ``MAX_FORM_MEMORY_SIZE`` (500,000, Flask's own setting): the largest form field. Werkzeug applies it to
+  the text parts of multipart forms only; webnb applies it to a whole urlencoded form body too.
+- ``MAX_CONTENT_LENGTH`` (set by create_app, 50 MB): the largest request body, that is the largest upload.
+- ``WEBNB_PROXIES`` (0, or the environment variable of that name): how many reverse proxies stand in front of
+  webnb. Behind an HTTPS proxy, webnb must take the scheme and host from the proxy's X-Forwarded-* headers,
+  or the browser's ``Origin: https://…`` would not match ``http://…`` and every form would be refused.
+
+Anything larger answers 413 before the body is read; the 413 handler (webnb/views/corpus.py) words its
+message with ``too_large_message()``.
+"""
+from __future__ import annotations
+
+import os
+
+from flask import Flask, abort, current_app, jsonify, render_template, request
+
+DEFAULT_MAX_QUERY_BYTES = 65_536  # 5,000 characters of any script, percent-encoded, fit
+DEFAULT_MAX_FORM_MEMORY_SIZE = 500_000
+
+# No inline code or styles anywhere, so 'self' is enough; the favicon is a data: URL (base.html).
+CONTENT_SECURITY_POLICY = "; ".join([
+    "default-src 'self'",
+    "img-src 'self' data:",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+    "form-action 'self'",
+])
+
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+}
+
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+# "none" is a request the user started themselves (typed address, bookmark), not another site.
+ALLOWED_FETCH_SITES = frozenset({"same-origin", "none"})
+
+
+def init_app(app: Flask) -> None:
+    app.config.setdefault("WEBNB_MAX_QUERY_BYTES", DEFAULT_MAX_QUERY_BYTES)
+    app.config.setdefault("MAX_FORM_MEMORY_SIZE", DEFAULT_MAX_FORM_MEMORY_SIZE)
+    proxies = int(app.config.setdefault("WEBNB_PROXIES", int(os.environ.get("WEBNB_PROXIES", "0"))))
+    if proxies > 0:
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies, x_port=proxies)
+    # First in line, ahead of Flask-WTF's CSRF check: a refused request must not even have its body parsed.
+    checks = app.before_request_funcs.setdefault(None, [])
+    checks[0:0] = [refuse_long_query, refuse_cross_site, refuse_large_body]
+    app.after_request(add_security_headers)
+
+
+def add_security_headers(response):
+    for name, value in SECURITY_HEADERS.items():
+        response.headers.setdefault(name, value)
+    return response
+
+
+def refuse_long_query():
+    if len(request.query_string) > query_limit():
+        abort(413)
+
+
+def refuse_cross_site():
+    """403 for a state change that another site started, whatever the CSRF token says."""
+    if request.method in SAFE_METHODS:
+        return None
+    fetch_site = request.headers.get("Sec-Fetch-Site")
+    origin = request.headers.get("Origin")
+    if fetch_site is not None and fetch_site.lower() not in ALLOWED_FETCH_SITES:
+        reason = f"the browser says it came from another site (Sec-Fetch-Site: {fetch_site})"
+    elif origin is not None and origin.rstrip("/").lower() != own_origin():
+        reason = f"it came from {origin}, not from {own_origin()}"
+    else:
+        return None
+    message = f"This change was refused because {reason}. Nothing was changed. Make changes from webnb's own pages."
+    if wants_json():
+        response = jsonify({"error": message})
+    else:
+        response = render_template("refused.html", title="Refused: not from this site", message=message)
+    return response, 403
+
+
+def refuse_large_body():
+    """413 from the Content-Length header alone, before a byte of the body is read."""
+    length = request.content_length
+    if length is None or request.method in SAFE_METHODS:
+        return
+    body_limit = request.max_content_length
+    if body_limit is not None and length > body_limit:
+        abort(413)
+    # Werkzeug leaves urlencoded bodies to MAX_CONTENT_LENGTH; a form without files gets the field limit.
+    field_limit = request.max_form_memory_size
+    if request.mimetype == "application/x-www-form-urlencoded" and field_limit is not None and length > field_limit:
+        abort(413)
+
+
+def own_origin() -> str:
+    return f"{request.scheme}://{request.host}".lower()
+
+
+def query_limit() -> int:
+    return int(current_app.config["WEBNB_MAX_QUERY_BYTES"])
+
+
+def wants_json() -> bool:
+    """JSON for ``?format=json`` (every page's JSON twin), a JSON body, or a client that prefers JSON."""
+    if request.args.get("format") == "json" or request.is_json:
+        return True
+    best = request.accept_mimetypes.best_match(["text/html", "application/json"])
+    return best == "application/json"
+
+
+def too_large_message() -> tuple[str, str]:
+    """What was too large for this request, as (kind, message): kind is "address", "file" or "field"."""
+    query_bytes = len(request.query_string)
+    if query_bytes > query_limit():
+        return "address", (
+            f"The address of this page is {query_bytes:,} bytes long; the server takes at most {query_limit():,}. "
+            "Shorten the review (or the other text in the address) and try again."
+        )
+    body_limit = request.max_content_length
+    length = request.content_length
+    if request.mimetype == "multipart/form-data" and body_limit is not None and (length is None or length > body_limit):
+        return "file", f"The file is larger than the limit of {size_text(body_limit)}."
+    if body_limit is not None and length is not None and length > body_limit and request.mimetype != "application/x-www-form-urlencoded":
+        return "file", f"The request is larger than the limit of {size_text(body_limit)}."
+    field_limit = request.max_form_memory_size
+    limit = f" of {size_text(field_limit)}" if field_limit is not None else ""
+    return "field", (
+        f"The text sent with the form is larger than the limit{limit}. To add a bigger corpus, upload it as a file."
+    )
+
+
+def size_text(size: int) -> str:
+    """50 × 2²⁰ → "50 MB", 500,000 → "500 KB": as people say sizes, with at most one decimal."""
+    for unit, factor in (("MB", 1024 * 1024), ("KB", 1000)):
+        if size >= factor:
+            return f"{size / factor:,.1f}".removesuffix(".0") + f" {unit}"
+    return f"{size:,} bytes"
