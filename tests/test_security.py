@@ -455,3 +455,19 @@ def test_behind_an_https_proxy_the_forwarded_origin_counts(tmp_path):
         response = app.test_client().post("/corpora/paste", data=form, headers=headers)
         assert response.status_code == status, proxies
         assert len(stored(app)) == (1 if status == 303 else 0)
+
+
+def test_no_template_marks_text_safe_or_leaves_an_attribute_unquoted():
+    """Autoescaping does the escaping, so nothing may switch it off, and every attribute value that holds an
+    expression stands in quotes (an unquoted value ends at the first space a user types)."""
+    from conftest import REPO_ROOT
+
+    templates = sorted((REPO_ROOT / "templates").rglob("*.html"))
+    assert len(templates) > 20
+    found = []
+    for path in templates:
+        source = path.read_text(encoding="utf-8")
+        for pattern in (r"\|\s*safe\b", r"autoescape\s+false", r"""(?<!;)\s[\w:-]+=\{[{%]"""):
+            found += [(path.name, match.group(0)) for match in re.finditer(pattern, source)]
+    python = [p for p in (REPO_ROOT / "webnb").rglob("*.py") if "Markup(" in p.read_text(encoding="utf-8")]
+    assert found == [] and python == []
