@@ -70,3 +70,24 @@ def test_forked_processes_reading_then_writing_are_never_locked_out(tmp_path):
     report = stress.run(f"sqlite:///{tmp_path / 'db.sqlite3'}", processes=4, clients=10, seconds=4)
     assert report["errors"] == {} and report["exit_codes"] == [0, 0, 0, 0]
     assert report["writes"] > 100 and report["stored"] == report["writes"] and report["sampled_corpora_whole"]
+
+
+def test_workers_starting_at_once_all_create_the_schema(tmp_path):
+    """gunicorn without --preload starts every worker at once on a fresh database: none may fail to boot."""
+    import multiprocessing
+
+    url = f"sqlite:///{tmp_path / 'fresh.sqlite3'}"
+    context = multiprocessing.get_context("fork")
+    workers = [context.Process(target=_create_schema, args=(url,)) for _ in range(6)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+    assert [worker.exitcode for worker in workers] == [0] * 6
+    with Storage(url) as storage:
+        assert storage.list_corpora() == []
+
+
+def _create_schema(url: str) -> None:
+    with Storage(url) as storage:
+        storage.create_schema()

@@ -272,3 +272,8 @@ def test_work_of_a_process_that_died_is_reported_as_stopped(hosted_app, monkeypa
     monkeypatch.setattr(jobs_module, "datetime", type("Later", (), {"now": staticmethod(lambda tz=None: later)}))
     stopped = alice.get("/jobs/gone")
     assert stopped.status_code == 400 and "The server stopped while doing this" in stopped.get_data(as_text=True)
+
+
+def test_the_secure_flag_can_be_dropped_on_a_closed_network(hosted_app):
+    cookie = student(hosted_app(WEBNB_COOKIE_SECURE=False)).get("/").headers["Set-Cookie"]
+    assert cookie.startswith("webnb=") and "Secure" not in cookie and "HttpOnly" in cookie

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import time
 import weakref
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -184,8 +185,16 @@ class Storage:
 
     def create_schema(self) -> None:
         """Create the tables and indexes that do not exist yet, and the columns that later versions added to
-        an existing ``corpora`` table (safe to call at every start)."""
-        metadata.create_all(self.engine)
+        an existing ``corpora`` table (safe to call at every start, and by several processes starting at once:
+        the DDL runs under the write lock, and a process that finds the tables made meanwhile goes on)."""
+        for attempt in range(5):
+            try:
+                metadata.create_all(self._writer)
+                break
+            except sa.exc.OperationalError:
+                if attempt == 4:
+                    raise
+                time.sleep(0.2 * (attempt + 1))
         present = {column["name"] for column in sa.inspect(self.engine).get_columns("corpora")}
         missing = [(name, kind) for name, kind in LATER_COLUMNS.items() if name not in present]
         if missing:

@@ -39,9 +39,10 @@ def init_app(app) -> None:
     for name, default in HOSTED_QUOTA.items():
         app.config.setdefault(name, int(os.environ.get(name, default)))
     # Flask's defaults are replaced; a value the deployment set itself is kept.
+    # Secure unless the deployment says WEBNB_COOKIE_SECURE = False (only for a closed network served over http).
+    app.config["SESSION_COOKIE_SECURE"] = bool(app.config.get("WEBNB_COOKIE_SECURE", True))
     for name, value in (
         ("SESSION_COOKIE_NAME", "webnb"),
-        ("SESSION_COOKIE_SECURE", True),
         ("SESSION_COOKIE_HTTPONLY", True),
         ("SESSION_COOKIE_SAMESITE", "Lax"),
         ("PERMANENT_SESSION_LIFETIME", timedelta(days=120)),  # a term, and then some

@@ -9,7 +9,7 @@ from webnb.engine import CorpusError
 from webnb.engine.lesson import build_lesson, lesson_dict
 from webnb.notation import NOTATIONS
 from webnb.state import MAX_TEXT_LENGTH, STEPS
-from webnb.views.common import catalog, load_lesson, respond
+from webnb.views.common import catalog, load_lesson, respond, wants_json
 
 bp = Blueprint("inference", __name__)
 
@@ -78,6 +78,6 @@ def show(corpus_id):
         except (CorpusError, ValueError) as error:
             lesson.error = str(error)
     data = {"step": state.step, "error": lesson.error}
-    if context["explained"] is not None:
+    if context["explained"] is not None and wants_json():  # the plain data is only for the JSON twin
         data.update(lesson_dict(context["explained"]))
     return respond("inference/show.html", "inference", context, data)
