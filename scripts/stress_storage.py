@@ -31,15 +31,18 @@ from webnb.storage import ANY_WORKSPACE, Storage  # noqa: E402
 def _client(storage: Storage, deadline: float, number: int, tally: Counter, lock: threading.Lock) -> None:
     corpus = Corpus(texts=("a good match", "a dull match"), labels=("pos", "neg"), ids=("1", "2"))
     while time.monotonic() < deadline:
+        step, started = "read", time.monotonic()
         try:
             storage.list_corpora(ANY_WORKSPACE)
+            step, started = "write", time.monotonic()
             storage.add_corpus(corpus, name=f"client {number}", source="stress", workspace=f"w{number}")
             with lock:
                 tally["writes"] += 1
         except Exception as error:  # noqa: BLE001 - counted and reported: the point of the exercise
             kind = "database is locked" if "database is locked" in str(error) else type(error).__name__
+            waited = time.monotonic() - started
             with lock:
-                tally[f"error: {kind}"] += 1
+                tally[f"error: {kind} ({step}, after {waited:.0f} s)"] += 1
 
 
 def _worker(storage: Storage, clients: int, seconds: float, process: int, results) -> None:

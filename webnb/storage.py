@@ -6,9 +6,11 @@ corpus's order). Every value travels as a bound parameter; no SQL is built from 
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
+import threading
 import time
 import weakref
 from dataclasses import dataclass
@@ -169,13 +171,29 @@ class Storage:
             sa.event.listen(self.engine, "connect", _configure_sqlite)
             sa.event.listen(self.engine, "begin", _begin_sqlite)
             self._writer = self.engine.execution_options(sqlite_immediate=True)
+            # One writer per process at a time: the threads of a process queue here, in order, and only one of
+            # them waits on SQLite's busy handler, which is not first-come first-served. With hundreds of threads
+            # all polling it, one could wait out the busy timeout and fail with "database is locked".
+            self._write_lock = threading.Lock()
         else:
             self.engine = sa.create_engine(url, pool_pre_ping=True)
             self._writer = self.engine
+            self._write_lock = contextlib.nullcontext()  # PostgreSQL queues writers itself, by row
         # A process forked from this one (gunicorn's workers) opens its own connections instead of sharing the
         # parent's sockets and file handles; the parent's stay the parent's.
-        engine = weakref.ref(self.engine)
-        os.register_at_fork(after_in_child=lambda: engine() is not None and engine().dispose(close=False))
+        myself = weakref.ref(self)
+        os.register_at_fork(after_in_child=lambda: myself() is not None and myself()._after_fork())
+
+    def _after_fork(self) -> None:
+        self.engine.dispose(close=False)
+        if isinstance(self._write_lock, type(threading.Lock())):
+            self._write_lock = threading.Lock()  # a thread of the parent may have held it at the fork
+
+    @contextlib.contextmanager
+    def _writing(self):
+        """A write transaction: BEGIN IMMEDIATE on SQLite, after this process's other writers."""
+        with self._write_lock, self._writer.begin() as connection:
+            yield connection
 
     def __enter__(self) -> "Storage":
         return self
@@ -198,7 +216,7 @@ class Storage:
         present = {column["name"] for column in sa.inspect(self.engine).get_columns("corpora")}
         missing = [(name, kind) for name, kind in LATER_COLUMNS.items() if name not in present]
         if missing:
-            with self._writer.begin() as connection:
+            with self._writing() as connection:
                 for name, kind in missing:
                     connection.execute(sa.text(f"ALTER TABLE corpora ADD COLUMN {name} {kind}"))  # names are ours
                 connection.execute(
@@ -220,7 +238,7 @@ class Storage:
             raise CorpusError("The corpus has no documents; nothing was stored.")
         _refuse_nul(corpus, name, source)
         corpus_id = secrets.token_urlsafe(16)  # 128 random bits: the id is also the corpus's URL
-        with self._writer.begin() as connection:
+        with self._writing() as connection:
             connection.execute(
                 corpora.insert(),
                 {
@@ -245,7 +263,7 @@ class Storage:
     def share(self, corpus_id: str) -> str:
         """A new share token for the corpus (each call makes another; any of them opens a copy)."""
         token = secrets.token_urlsafe(16)
-        with self._writer.begin() as connection:
+        with self._writing() as connection:
             connection.execute(shares.insert(), {"token": token, "corpus_id": corpus_id, "created_at": _now()})
         return token
 
@@ -258,7 +276,7 @@ class Storage:
         values = {name: getattr(job, name) for name in JOB_FIELDS}
         values["workspace"] = values["workspace"] if isinstance(values["workspace"], str) else None
         values["updated_at"] = _now()
-        with self._writer.begin() as connection:
+        with self._writing() as connection:
             updated = connection.execute(jobs.update().where(jobs.c.id == job.id), values).rowcount
             if not updated:
                 connection.execute(jobs.insert(), {"id": job.id, **values})
@@ -272,7 +290,7 @@ class Storage:
 
     def delete_corpus(self, corpus_id: str) -> bool:
         """Delete the corpus and (by ON DELETE CASCADE) its documents; False if there was none."""
-        with self._writer.begin() as connection:
+        with self._writing() as connection:
             result = connection.execute(corpora.delete().where(corpora.c.id == corpus_id))
         return result.rowcount > 0
 
