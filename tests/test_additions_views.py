@@ -260,7 +260,7 @@ def test_in_a_browser(browser, app, tmp_path):
             assert page.locator("table.add-params td.changed").count() == 1
             # Changing the model re-renders the changes at once, keeping the document.
             page.select_option("#add-model", "multinomial")
-            page.wait_for_function("document.querySelector('table.add-params caption').textContent.includes('θ')")
+            page.wait_for_function("() => document.querySelector('table.add-params caption').textContent.includes('θ')")
             assert page.input_value("#add-text") == "not sharp"
             assert page.locator("table.add-params td.changed").count() == 2  # both θ of the negative class
             page.click("text=Keep it")

@@ -335,7 +335,7 @@ def test_the_watch_sees_violations(watching, served):
     page.evaluate("document.body.insertAdjacentHTML('beforeend', '<p style=\"color: red\">x</p>')")
     page.evaluate("""() => { const script = document.createElement('script');
                              script.textContent = 'window.ran = true'; document.body.append(script); }""")
-    page.wait_for_function("document.querySelector('p[style]') !== null")
+    page.wait_for_function("() => document.querySelector('p[style]') !== null")
     assert page.evaluate("window.ran === undefined")
     page.wait_for_timeout(200)  # violation events are dispatched asynchronously
     violations = [error for error in watching.errors if "CSP violation" in error]
