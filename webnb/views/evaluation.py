@@ -88,11 +88,15 @@ def _snippet(text: str) -> str:
     return flat if len(flat) <= SNIPPET_LENGTH else flat[: SNIPPET_LENGTH - 1] + "…"
 
 
-def mistakes(lesson: Lesson, score: Scored, page: int) -> list[dict]:
-    """The test documents the model got wrong (including those it cannot decide), one page of them, each with
-    a link to the step-through of Bayes' rule for that document under the same model."""
+def wrong_documents(score: Scored) -> list[int]:
+    """Test document numbers the model got wrong, including those it cannot decide."""
+    return [i for i, (p, t) in enumerate(zip(score.result.predictions, score.held.test_labels)) if p != t]
+
+
+def mistakes(lesson: Lesson, score: Scored, wrong: list[int], page: int) -> list[dict]:
+    """One page of the wrong documents, each with a link to the step-through of Bayes' rule for that document
+    under the same model."""
     result, held = score.result, score.held
-    wrong = [i for i, (p, t) in enumerate(zip(result.predictions, held.test_labels)) if p != t]
     shown = wrong[(page - 1) * MISTAKES_PER_PAGE : page * MISTAKES_PER_PAGE]
     inference = url_for("inference.show", corpus_id=lesson.entry.id)
     train = "split" if held.source == "split" else "all"
@@ -111,7 +115,7 @@ def mistakes(lesson: Lesson, score: Scored, page: int) -> list[dict]:
                 "link": lesson.link(inference, extra=extra, step="decision", text="", train=train),
             }
         )
-    return rows, len(wrong)
+    return rows
 
 
 @bp.get("/corpora/<corpus_id>/evaluation")
@@ -128,10 +132,11 @@ def show(corpus_id):
     score = scored(lesson) if lesson.training is not None else None
     if score is None:
         return respond("evaluation/show.html", "evaluation", context, {"error": lesson.error})
-    n_wrong = sum(1 for p, t in zip(score.result.predictions, score.held.test_labels) if p != t)
+    wrong = wrong_documents(score)
+    n_wrong = len(wrong)
     pages = max(1, math.ceil(n_wrong / MISTAKES_PER_PAGE))
     page = page_number("wrong_page", pages)
-    rows, n_wrong = mistakes(lesson, score, page)
+    rows = mistakes(lesson, score, wrong, page)
     context.update(score=score, mistakes=rows, n_wrong=n_wrong, page=page, pages=pages)
     data = {
         "model": score.model.describe(),
