@@ -279,13 +279,21 @@ class NaiveBayes:
 
 def normalise_log_joint(jll: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(log P(k | x), decidable) from joint log-likelihoods (n_docs, n_classes), by log-sum-exp with the
-    max shift. Rows where every class is −∞ have no posterior: −∞ throughout, False in ``decidable``."""
-    decidable = ~np.all(jll == -np.inf, axis=1)
+    max shift. Rows where every class is −∞ have no posterior: −∞ throughout, False in ``decidable``.
+
+    Text models never give +∞; Gaussian NB does for a value exactly at the mean of a zero-variance feature. One
+    class at +∞ takes all the probability; two or more cannot be compared (∞/∞), so that row is undecidable too."""
+    infinite = jll == np.inf
+    n_infinite = infinite.sum(axis=1)
+    decidable = ~np.all(jll == -np.inf, axis=1) & (n_infinite <= 1)
     log_posterior = np.full_like(jll, -np.inf)
-    scores = jll[decidable]
+    certain = decidable & (n_infinite == 1)
+    log_posterior[certain] = np.where(infinite[certain], 0.0, -np.inf)
+    ordinary = decidable & ~certain
+    scores = jll[ordinary]
     shift = scores.max(axis=1, keepdims=True)
     log_evidence = shift + np.log(np.exp(scores - shift).sum(axis=1, keepdims=True))
-    log_posterior[decidable] = scores - log_evidence
+    log_posterior[ordinary] = scores - log_evidence
     return log_posterior, decidable
 
 

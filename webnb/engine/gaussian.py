@@ -1,0 +1,369 @@
+"""Gaussian Naive Bayes for tables of numbers: a bell curve per class and feature, and Bayes' rule over them.
+
+The statistics of a table (class counts, means, population variances and each feature's variance over all rows)
+are kept, so a new ``var_smoothing`` builds a model without reading the rows again. As in scikit-learn's
+GaussianNB, ``var_smoothing`` × the largest feature variance (ε) is added to every variance.
+
+A variance can still be exactly 0 (a feature constant within a class, with ``var_smoothing`` = 0). Such a bell has
+no width: every value but the mean is impossible (log-density −∞), and the mean itself has unbounded density
+(+∞). A miss outweighs any number of hits (−(x−μ)²/2σ² falls faster than −log σ rises as σ → 0), and two classes
+that are both +∞ cannot be told apart. Nothing here ever produces NaN.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from .corpus import CorpusError
+from .models import normalise_log_joint
+from .table import NumericTable
+
+LOG_2PI = math.log(2.0 * math.pi)
+DEFAULT_VAR_SMOOTHING = 1e-9  # scikit-learn's default
+
+
+@dataclass(frozen=True, eq=False)
+class GaussianStatistics:
+    """Everything Gaussian NB learns from a table, before the variance smoothing is chosen."""
+
+    classes: tuple[str, ...]
+    features: tuple[str, ...]
+    class_count: np.ndarray  # (K,) rows per class
+    means: np.ndarray  # (K, d)
+    variances: np.ndarray  # (K, d) population variances: divided by n_k
+    sample_variances: np.ndarray  # (K, d) divided by n_k − 1 (NaN-free: 0 where n_k = 1), shown for comparison
+    feature_variances: np.ndarray  # (d,) population variance of each feature over all rows
+
+    @classmethod
+    def fit(cls, table: NumericTable) -> "GaussianStatistics":
+        table.require_trainable()
+        values, labels = table.values, np.asarray(table.labels)
+        classes = table.classes
+        means, variances, sample_variances, counts = [], [], [], []
+        for label in classes:
+            rows = values[labels == label]
+            counts.append(len(rows))
+            means.append(np.mean(rows, axis=0))
+            variances.append(np.var(rows, axis=0))
+            sample_variances.append(np.var(rows, axis=0, ddof=1) if len(rows) > 1 else np.zeros(values.shape[1]))
+        return cls(
+            classes=classes,
+            features=table.features,
+            class_count=np.array(counts, dtype=np.int64),
+            means=np.array(means),
+            variances=np.array(variances),
+            sample_variances=np.array(sample_variances),
+            feature_variances=np.var(values, axis=0),
+        )
+
+    @property
+    def largest_variance_feature(self) -> int:
+        return int(np.argmax(self.feature_variances))
+
+    def model(self, var_smoothing: float = DEFAULT_VAR_SMOOTHING, prior: str = "learned") -> "GaussianNB":
+        if not (math.isfinite(var_smoothing) and var_smoothing >= 0):
+            raise ValueError(f"var_smoothing must be a number ≥ 0, not {var_smoothing}")
+        if prior not in ("learned", "uniform"):
+            raise ValueError(f"prior must be 'learned' or 'uniform', not {prior!r}")
+        epsilon = var_smoothing * float(self.feature_variances.max())
+        total = int(self.class_count.sum())
+        n_classes = len(self.classes)
+        if prior == "learned":
+            exact = tuple(Fraction(int(c), total) for c in self.class_count)
+            priors = self.class_count / total
+        else:
+            exact = tuple(Fraction(1, n_classes) for _ in self.classes)
+            priors = np.full(n_classes, 1.0 / n_classes)
+        return GaussianNB(self, var_smoothing, epsilon, self.variances + epsilon, prior, exact, priors, np.log(priors))
+
+
+@dataclass(frozen=True, eq=False)
+class GaussianNB:
+    statistics: GaussianStatistics
+    var_smoothing: float
+    epsilon: float  # added to every variance
+    smoothed_variances: np.ndarray  # (K, d)
+    prior_kind: str  # "learned" or "uniform"
+    exact_priors: tuple[Fraction, ...]
+    priors: np.ndarray  # (K,)
+    log_priors: np.ndarray  # (K,)
+
+    @property
+    def classes(self) -> tuple[str, ...]:
+        return self.statistics.classes
+
+    @property
+    def features(self) -> tuple[str, ...]:
+        return self.statistics.features
+
+    @property
+    def means(self) -> np.ndarray:
+        return self.statistics.means
+
+    @property
+    def zero_variance(self) -> np.ndarray:
+        """(K, d) True where the smoothed variance is still exactly 0."""
+        return self.smoothed_variances == 0.0
+
+    def feature_log_densities(self, values) -> np.ndarray:
+        """log N(x_j; μ_jk, σ²_jk) for one row of values, shape (K, d), computed directly in log space:
+        −(x−μ)²/(2σ²) − ½·log(2πσ²). A zero variance gives −∞ away from the mean and +∞ at it."""
+        x = np.asarray(values, dtype=np.float64)
+        return self._log_densities(x[None, :])[0]
+
+    def _log_densities(self, rows: np.ndarray) -> np.ndarray:
+        """(n, K, d) log-densities of ``rows`` (n, d)."""
+        variances, means = self.smoothed_variances, self.means
+        zero = variances == 0.0
+        safe = np.where(zero, 1.0, variances)
+        squared = (rows[:, None, :] - means[None, :, :]) ** 2
+        log_density = -0.5 * (LOG_2PI + np.log(safe))[None, :, :] - 0.5 * squared / safe[None, :, :]
+        if zero.any():
+            at_mean = rows[:, None, :] == means[None, :, :]
+            spike = np.where(at_mean, np.inf, -np.inf)
+            log_density = np.where(zero[None, :, :], spike, log_density)
+        return log_density
+
+    def joint_log_likelihood(self, rows) -> np.ndarray:
+        """log P(k) + Σ_j log N(x_j; μ_jk, σ²_jk) for each row (n, d): shape (n, K), never NaN."""
+        rows = np.asarray(rows, dtype=np.float64)
+        if rows.ndim != 2 or rows.shape[1] != len(self.features):
+            raise CorpusError(f"each row needs {len(self.features)} numbers, one per feature")
+        densities = self._log_densities(rows)
+        if not self.zero_variance.any():
+            return densities.sum(axis=2) + self.log_priors[None, :]
+        missed = np.any(densities == -np.inf, axis=2)
+        hit = np.any(densities == np.inf, axis=2)
+        finite = np.where(np.isinf(densities), 0.0, densities).sum(axis=2) + self.log_priors[None, :]
+        # A miss beats any hit; a class with a prior of 0 stays impossible.
+        jll = np.where(hit, np.inf, finite)
+        return np.where(missed | (self.log_priors[None, :] == -np.inf), -np.inf, jll)
+
+    def predict_log_proba(self, rows) -> tuple[np.ndarray, np.ndarray]:
+        """(log P(k | x), decidable), normalised by log-sum-exp; see ``normalise_log_joint``."""
+        return normalise_log_joint(self.joint_log_likelihood(rows))
+
+    def predict(self, rows) -> list[str | None]:
+        """The most probable class of each row, or None where the model cannot decide."""
+        jll = self.joint_log_likelihood(rows)
+        _, decidable = normalise_log_joint(jll)
+        return [self.classes[k] if ok else None for k, ok in zip(jll.argmax(axis=1), decidable)]
+
+    def densities_on(self, feature: int, xs: np.ndarray) -> np.ndarray:
+        """(K, len(xs)) density of each class's bell for feature ``feature`` at ``xs`` (for drawing)."""
+        variances = self.smoothed_variances[:, feature]
+        means = self.means[:, feature]
+        out = np.zeros((len(self.classes), len(xs)))
+        for k in range(len(self.classes)):
+            if variances[k] > 0:
+                out[k] = np.exp(-0.5 * (xs - means[k]) ** 2 / variances[k]) / math.sqrt(2 * math.pi * variances[k])
+        return out
+
+
+# --- the step-by-step explanation of one prediction ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FeatureTerm:
+    """One feature under one class: the bell's parameters, the density the textbook formula gives in floats,
+    and the log-density computed directly."""
+
+    feature: str
+    value: float
+    mean: float
+    variance: float  # smoothed
+    raw_variance: float  # before ε
+    sd: float
+    z: float | None  # (x − μ)/σ; None when σ = 0
+    squared_term: float | None  # (x − μ)²/(2σ²); None when σ = 0
+    log_normaliser: float | None  # log(σ√(2π)); None when σ = 0
+    density: float  # exp(−(x−μ)²/(2σ²)) / (σ√(2π)) in float64: 0.0 after underflow; 0 or +∞ when σ = 0
+    naive_log: float  # log(density): −∞ once the density has underflowed
+    log_density: float  # computed in log space; −∞/+∞ only when σ = 0
+
+    @property
+    def underflowed(self) -> bool:
+        """The density is 0.0 in floats although its log is an ordinary number."""
+        return self.density == 0.0 and math.isfinite(self.log_density)
+
+    @property
+    def zero_width(self) -> bool:
+        return self.variance == 0.0
+
+
+@dataclass(frozen=True)
+class ClassTerms:
+    label: str
+    prior: float
+    exact_prior: Fraction
+    log_prior: float
+    terms: tuple[FeatureTerm, ...]
+    product: float  # prior × Π densities, multiplied left to right in float64
+    naive_log_joint: float  # log prior + Σ log(density): what taking logs too late gives
+    log_joint: float  # log prior + Σ log-densities
+    naive_posterior: float | None  # product / Σ products; None when every product is 0 (0/0)
+    posterior: float  # from log-sum-exp; 0.0 where the model cannot decide
+    shifted: float | None  # log_joint − max log_joint (≤ 0), the exponent log-sum-exp takes; None for +∞
+
+
+@dataclass(frozen=True)
+class GaussianExplanation:
+    values: tuple[float, ...]
+    classes: tuple[ClassTerms, ...]
+    evidence: float  # Σ products in float64
+    naive_decision: str | None  # None: every product is 0.0, so the floats cannot decide
+    naive_warnings: tuple[str, ...]  # what numpy said while taking logs of the densities
+    shift: float | None  # max log joint, the log-sum-exp shift (None when no class is finite)
+    log_evidence: float | None
+    decision: str | None  # None: cannot decide, even in log space (only with a zero variance)
+    decidable: bool
+    epsilon: float
+    var_smoothing: float
+
+    @property
+    def underflows(self) -> tuple[tuple[str, FeatureTerm], ...]:
+        """(class, term) for every density that underflowed to 0.0 although its log is finite."""
+        return tuple((c.label, t) for c in self.classes for t in c.terms if t.underflowed)
+
+    @property
+    def zero_widths(self) -> tuple[tuple[str, FeatureTerm], ...]:
+        return tuple((c.label, t) for c in self.classes for t in c.terms if t.zero_width)
+
+    @property
+    def product_underflow(self) -> bool:
+        """Every class's product is 0.0 in floats: Bayes' rule in plain floats has nothing to divide."""
+        return self.evidence == 0.0
+
+    def to_dict(self) -> dict:
+        from .serialize import number
+
+        return {
+            "values": list(self.values),
+            "var_smoothing": self.var_smoothing,
+            "epsilon": self.epsilon,
+            "classes": [
+                {
+                    "class": c.label,
+                    "prior": c.prior,
+                    "log_prior": number(c.log_prior),
+                    "features": [
+                        {
+                            "feature": t.feature, "value": t.value, "mean": t.mean, "variance": t.variance,
+                            "sd": t.sd, "density": number(t.density), "naive_log": number(t.naive_log),
+                            "log_density": number(t.log_density), "underflowed": t.underflowed,
+                        }
+                        for t in c.terms
+                    ],
+                    "product": number(c.product),
+                    "naive_log_joint": number(c.naive_log_joint),
+                    "log_joint": number(c.log_joint),
+                    "naive_posterior": c.naive_posterior,
+                    "posterior": c.posterior,
+                }
+                for c in self.classes
+            ],
+            "evidence": self.evidence,
+            "naive_decision": self.naive_decision,
+            "naive_warnings": list(self.naive_warnings),
+            "log_evidence": number(self.log_evidence) if self.log_evidence is not None else None,
+            "decision": self.decision,
+        }
+
+
+def explain(model: GaussianNB, values) -> GaussianExplanation:
+    """Bayes' rule for one row of ``values``, twice: in plain floats as the textbook formula reads (and as it
+    fails), then in log space. Warnings numpy raises on the way are kept as text, never emitted."""
+    x = np.asarray(values, dtype=np.float64)
+    if x.shape != (len(model.features),) or not np.all(np.isfinite(x)):
+        raise CorpusError(f"give {len(model.features)} finite numbers, one per feature")
+    warnings: list[str] = []
+
+    def heard(kind: str, flag: int) -> None:
+        message = f"RuntimeWarning: {kind} encountered in log"
+        if message not in warnings:
+            warnings.append(message)
+
+    log_densities = model.feature_log_densities(x)
+    jll = model.joint_log_likelihood(x[None, :])[0]
+    log_posterior, decidable = normalise_log_joint(jll[None, :])
+    log_posterior, decidable = log_posterior[0], bool(decidable[0])
+    finite = jll[np.isfinite(jll)]
+    shift = float(finite.max()) if len(finite) else None
+    if np.any(jll == np.inf):
+        shift = None
+    log_evidence = float(shift + np.log(np.exp(finite - shift).sum())) if shift is not None else None
+
+    per_class, products = [], []
+    for k, label in enumerate(model.classes):
+        terms = []
+        product = float(model.priors[k])
+        naive_log_joint = float(model.log_priors[k])
+        for j, feature in enumerate(model.features):
+            mean, variance = float(model.means[k, j]), float(model.smoothed_variances[k, j])
+            if variance > 0:
+                sd = math.sqrt(variance)
+                squared = (x[j] - mean) ** 2 / (2 * variance)
+                normaliser = sd * math.sqrt(2 * math.pi)
+                density = math.exp(-squared) / normaliser
+                z, log_normaliser = (x[j] - mean) / sd, math.log(normaliser)
+            else:
+                sd, squared, log_normaliser, z = 0.0, None, None, None
+                density = math.inf if x[j] == mean else 0.0
+            with np.errstate(divide="call", call=heard):
+                naive_log = float(np.log(np.float64(density)))
+            terms.append(FeatureTerm(feature, float(x[j]), mean, variance, float(model.statistics.variances[k, j]), sd, z,
+                                     squared, log_normaliser, density, naive_log, float(log_densities[k, j])))
+            product = product * density if not (product == 0.0 and density == math.inf) else 0.0
+            naive_log_joint = _extended_sum(naive_log_joint, naive_log)
+        products.append(product)
+        per_class.append((label, k, tuple(terms), product, naive_log_joint))
+    evidence = float(sum(products))
+    naive_ok = evidence > 0.0 and math.isfinite(evidence)
+    classes = tuple(
+        ClassTerms(
+            label=label,
+            prior=float(model.priors[k]),
+            exact_prior=model.exact_priors[k],
+            log_prior=float(model.log_priors[k]),
+            terms=terms,
+            product=product,
+            naive_log_joint=naive_log_joint,
+            log_joint=float(jll[k]),
+            naive_posterior=product / evidence if naive_ok else None,
+            posterior=float(np.exp(log_posterior[k])) if decidable else 0.0,
+            shifted=_shifted(float(jll[k]), shift),
+        )
+        for label, k, terms, product, naive_log_joint in per_class
+    )
+    naive_decision = model.classes[int(np.argmax(products))] if naive_ok else None
+    return GaussianExplanation(
+        values=tuple(float(v) for v in x),
+        classes=classes,
+        evidence=evidence,
+        naive_decision=naive_decision,
+        naive_warnings=tuple(warnings),
+        shift=shift,
+        log_evidence=log_evidence,
+        decision=model.classes[int(np.argmax(jll))] if decidable else None,
+        decidable=decidable,
+        epsilon=model.epsilon,
+        var_smoothing=model.var_smoothing,
+    )
+
+
+def _extended_sum(total: float, term: float) -> float:
+    """total + term, where −∞ (impossible) wins over +∞ (a zero-width hit), as in ``joint_log_likelihood``."""
+    if total == -math.inf or term == -math.inf:
+        return -math.inf
+    return total + term
+
+
+def _shifted(log_joint: float, shift: float | None) -> float | None:
+    if log_joint == -math.inf:
+        return -math.inf
+    if shift is None or not math.isfinite(log_joint):
+        return None
+    return log_joint - shift

@@ -1,0 +1,210 @@
+"""A labelled table of numbers: rows of measurements with a class each, for Gaussian Naive Bayes.
+
+Stored like a text corpus (one document per row, the numbers written out exactly), so every row keeps
+its id and its place; ``features`` names the columns.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+from .corpus import Corpus, CorpusError
+
+# A plain decimal number, as people write them in a table: no "nan", "inf", "1_000" or non-ASCII digits,
+# all of which Python's float() would accept.
+NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def parse_number(text: str) -> float | None:
+    """The number ``text`` holds (spaces around it allowed), or None if it is not a finite decimal number."""
+    text = text.strip()
+    if not NUMBER.fullmatch(text):
+        return None
+    value = float(text)
+    return value if math.isfinite(value) else None
+
+
+def is_number(text: str) -> bool:
+    return parse_number(text) is not None
+
+
+@dataclass(frozen=True, eq=False)
+class NumericTable:
+    """``values[i]`` (one float per feature) has label ``labels[i]``; ``ids[i]`` says where the row came from."""
+
+    features: tuple[str, ...]
+    values: np.ndarray  # shape (n_rows, n_features), float64, finite
+    labels: tuple[str, ...]
+    ids: tuple[str, ...]
+    name: str = ""
+
+    def __post_init__(self):
+        values = np.asarray(self.values, dtype=np.float64)
+        if values.ndim != 2 or values.shape != (len(self.labels), len(self.features)):
+            raise CorpusError("every row needs one number per feature and a label")
+        if len(self.ids) != len(self.labels):
+            raise CorpusError("labels and ids must have the same length")
+        if not np.all(np.isfinite(values)):
+            raise CorpusError("every value must be a finite number")
+        values.setflags(write=False)
+        object.__setattr__(self, "values", values)
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    @property
+    def classes(self) -> tuple[str, ...]:
+        return tuple(sorted(set(self.labels)))
+
+    def class_counts(self) -> dict[str, int]:
+        counts = Counter(self.labels)
+        return {label: counts[label] for label in self.classes}
+
+    def require_trainable(self) -> None:
+        if not self.features:
+            raise CorpusError("The table has no numeric columns. Give at least one column of numbers beside the labels.")
+        if len(self) == 0:
+            raise CorpusError("The table has no rows. Add at least two, with two different labels.")
+        if len(self.classes) < 2:
+            raise CorpusError(
+                f"Every row has the label {self.classes[0]!r}: a classifier needs at least two classes. "
+                "Add rows with another label."
+            )
+
+    def subset(self, indices) -> "NumericTable":
+        indices = np.asarray(indices, dtype=np.int64)
+        return NumericTable(
+            features=self.features,
+            values=self.values[indices],
+            labels=tuple(self.labels[i] for i in indices),
+            ids=tuple(self.ids[i] for i in indices),
+            name=self.name,
+        )
+
+    def to_corpus(self) -> Corpus:
+        """One document per row whose text is the row's numbers, written so that they read back exactly."""
+        texts = tuple("\t".join(repr(float(v)) for v in row) for row in self.values)
+        return Corpus(texts=texts, labels=self.labels, ids=self.ids, name=self.name)
+
+    @classmethod
+    def from_corpus(cls, corpus: Corpus, features) -> "NumericTable":
+        """The inverse of :meth:`to_corpus`."""
+        features = tuple(features)
+        values = np.empty((len(corpus), len(features)), dtype=np.float64)
+        for i, text in enumerate(corpus.texts):
+            cells = text.split("\t")
+            if len(cells) != len(features):
+                raise CorpusError(f"row {corpus.ids[i]} has {len(cells)} numbers, not {len(features)}")
+            values[i] = [float(cell) for cell in cells]
+        return cls(features=features, values=values, labels=corpus.labels, ids=corpus.ids, name=corpus.name)
+
+
+# --- reading a table of numbers ------------------------------------------------------------------------------
+
+
+def numeric_layout(columns, rows, label_column: str | None = None):
+    """(label column, feature columns) if ``rows`` (lists of cells under ``columns``) make a table of numbers
+    with one label column, else None. The label column is ``label_column`` if given; otherwise the one column
+    that is not all numbers, or the last column when every column is numeric (as in iris). An ``id`` column is
+    neither label nor feature."""
+    columns = tuple(columns)
+    rows = [row for row in rows if len(row) == len(columns)]
+    if len(columns) < 2 or not rows:
+        return None
+    numeric = [all(is_number(row[i]) for row in rows) for i in range(len(columns))]
+    skip = {columns.index("id")} if "id" in columns else set()
+    if label_column is not None:
+        if label_column not in columns:
+            return None
+        label_index = columns.index(label_column)
+    else:
+        others = [i for i in range(len(columns)) if not numeric[i] and i not in skip]
+        if len(others) > 1:
+            return None
+        label_index = others[0] if others else len(columns) - 1
+    skip.add(label_index)
+    features = [i for i in range(len(columns)) if i not in skip]
+    if not features or not all(numeric[i] for i in features):
+        return None
+    return columns[label_index], tuple(columns[i] for i in features)
+
+
+def numeric_table_from_rows(records, columns, label_column: str, name: str = "") -> NumericTable:
+    """Every ``(line number, cells)`` record as a row of numbers: each column but the label (and an ``id``) must
+    hold a number on every line, and every label must be there. The whole table, or a CorpusError naming the
+    first line at fault."""
+    columns = tuple(columns)
+    if label_column not in columns:
+        raise CorpusError(f"There is no column {label_column!r}. The columns are {', '.join(map(repr, columns))}.")
+    label_index = columns.index(label_column)
+    id_index = columns.index("id") if "id" in columns and columns.index("id") != label_index else None
+    feature_indices = [i for i in range(len(columns)) if i not in (label_index, id_index)]
+    if not feature_indices:
+        raise CorpusError("The table has only a label column. Add at least one column of numbers.")
+    values, labels, ids = [], [], []
+    for line_number, row in records:
+        if len(row) != len(columns):
+            raise CorpusError(
+                f"line {line_number}: {len(row)} fields, but the table has {len(columns)} columns "
+                f"({', '.join(map(repr, columns))}). Every row needs a value in each column."
+            )
+        label = row[label_index].strip()
+        if not label:
+            raise CorpusError(f"line {line_number}: the {label_column!r} column is empty. Every row needs a label.")
+        numbers = []
+        for i in feature_indices:
+            number = parse_number(row[i])
+            if number is None:
+                shown = row[i].strip()[:40]
+                raise CorpusError(
+                    f"line {line_number}: {shown!r} in column {columns[i]!r} is not a number. Every column but the "
+                    "label must hold plain decimal numbers like 5.1 or -0.25e3 (no blanks, “NaN” or “inf”)."
+                )
+            numbers.append(number)
+        values.append(numbers)
+        labels.append(label)
+        record_id = row[id_index].strip() if id_index is not None else ""
+        ids.append(record_id or str(line_number))
+    if not values:
+        raise CorpusError("The table has a header but no rows. Add rows of numbers with a label.")
+    table = NumericTable(
+        features=tuple(columns[i] for i in feature_indices),
+        values=np.array(values, dtype=np.float64),
+        labels=tuple(labels),
+        ids=tuple(ids),
+        name=name,
+    )
+    table.require_trainable()
+    return table
+
+
+def read_numeric_csv(text: str, *, delimiter: str = ",", label_column: str | None = None, name: str = "") -> NumericTable:
+    """A table of numbers with a header row, from CSV/TSV text; the label column is found as in ``numeric_layout``
+    unless given."""
+    import csv
+    import io
+
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    records = []
+    try:
+        for row in reader:
+            if any(cell.strip() for cell in row):
+                records.append((reader.line_num, row))
+    except csv.Error as error:
+        raise CorpusError(f"line {reader.line_num + 1}: not a valid table ({error}).") from None
+    if not records:
+        raise CorpusError("The table is empty. Give a header row naming the columns, then rows of numbers.")
+    (_, header), body = records[0], records[1:]
+    columns = tuple(cell.strip() for cell in header)
+    if label_column is None:
+        layout = numeric_layout(columns, [row for _, row in body])
+        if layout is None:
+            raise CorpusError(
+                "This is not a table of numbers: every column but one label column must hold numbers on every row."
+            )
+        label_column = layout[0]
+    return numeric_table_from_rows(body, columns, label_column, name)
