@@ -28,7 +28,7 @@ def create_app(test_config=None, *, instance_path=None):
     from webnb.jobs import Jobs
     from webnb.storage import Storage, default_url
     from webnb.views import (
-        additions, compare, corpus, evaluation, export, generative, inference, jobs, matrix, parameters, parity, sharing,
+        additions, compare, corpus, evaluation, export, gaussian, generative, inference, jobs, matrix, parameters, parity, sharing,
         words,
     )
 
@@ -67,7 +67,7 @@ def create_app(test_config=None, *, instance_path=None):
     app.register_blueprint(home.bp)
     for blueprint in (
         corpus.bp, matrix.bp, parameters.bp, inference.bp, evaluation.bp, compare.bp, words.bp, generative.bp,
-        additions.bp, parity.bp, sharing.bp, jobs.bp, export.bp,
+        additions.bp, parity.bp, sharing.bp, jobs.bp, export.bp, gaussian.bp,
     ):
         app.register_blueprint(blueprint)
     return app

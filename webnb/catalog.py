@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 from webnb.engine import AnalysisOptions, Corpus, CorpusError, TrainingSet, VocabularyOptions
 from webnb.engine.heldout import HeldOut, hold_out, on_test_corpus, on_training_documents
-from webnb.examples import EXAMPLES, load_example_corpus
+from webnb.engine.table import NumericTable
+from webnb.examples import EXAMPLES, TABLE_EXAMPLES, load_example_corpus, load_example_table
 from webnb.state import LessonState
 from webnb.storage import ANY_WORKSPACE, Storage
 
@@ -23,6 +24,14 @@ class CorpusEntry:
     corpus: Corpus
     defaults: LessonState  # the settings a first visit starts from
     workspace: str | None = None  # the owner in hosted mode (None: a built-in, or local mode)
+    # A table of numbers (for Gaussian NB) instead of texts; ``corpus`` then holds its rows written out.
+    table: NumericTable | None = None
+    sample: tuple[float, ...] | None = None  # a table example's first row for the step-through
+    far: tuple[float, ...] | None = None  # and one whose densities underflow
+
+    @property
+    def is_table(self) -> bool:
+        return self.table is not None
 
     @property
     def n_documents(self) -> int:
@@ -52,12 +61,29 @@ def _example_entry(example) -> CorpusEntry:
     )
 
 
+def _table_example_entry(example) -> CorpusEntry:
+    table = load_example_table(example.id)
+    return CorpusEntry(
+        id=example.id,
+        name=example.title,
+        description=example.description,
+        builtin=True,
+        source="built in",
+        corpus=table.to_corpus(),
+        defaults=LessonState(),
+        table=table,
+        sample=example.sample,
+        far=example.far,
+    )
+
+
 class Catalog:
     """Built-in corpora first (read-only, by their fixed ids), then the ones users added."""
 
     def __init__(self, storage: Storage, cache_size: int = 6):
         self.storage = storage
         self._builtin = {example.id: _example_entry(example) for example in EXAMPLES}
+        self._builtin.update({example.id: _table_example_entry(example) for example in TABLE_EXAMPLES})
         self._training_sets: OrderedDict = OrderedDict()
         self._held_out: OrderedDict = OrderedDict()
         self._stored: OrderedDict = OrderedDict()
@@ -88,6 +114,8 @@ class Catalog:
         stored = self.storage.get_corpus(corpus_id)
         if stored is None:
             return None
+        # A stored table of numbers comes back as a table (its documents are its rows written out).
+        table = None if stored.features is None else NumericTable.from_corpus(stored.corpus, stored.features)
         entry = CorpusEntry(
             id=stored.id,
             name=stored.name,
@@ -95,8 +123,9 @@ class Catalog:
             builtin=False,
             source=stored.source,
             corpus=stored.corpus,
-            defaults=LessonState(model="multinomial", alpha="1"),
+            defaults=LessonState() if table is not None else LessonState(model="multinomial", alpha="1"),
             workspace=stored.workspace,
+            table=table,
         )
         with self._lock:
             self._stored[corpus_id] = entry
@@ -104,9 +133,18 @@ class Catalog:
                 self._stored.popitem(last=False)
         return entry
 
-    def add(self, corpus: Corpus, *, name: str, source: str, progress=None, workspace=None, quota=None) -> str:
-        """Store a user's corpus in ``workspace``, refusing one that cannot be trained on or that would take the
-        workspace over its ``quota`` (and then storing nothing)."""
+    def add(
+        self, corpus: Corpus | NumericTable, *, name: str, source: str, progress=None, workspace=None, quota=None
+    ) -> str:
+        """Store a user's corpus (or table of numbers) in ``workspace``, refusing one that cannot be trained on or
+        that would take the workspace over its ``quota`` (and then storing nothing)."""
+        if isinstance(corpus, NumericTable):
+            # Stored as its rows written out, with the feature names; there are no words to count.
+            corpus.require_trainable()
+            rows = corpus.to_corpus()
+            if quota is not None:
+                quota.check(self.storage.usage(workspace), rows)
+            return self.storage.add_corpus(rows, name=name, source=source, workspace=workspace, features=corpus.features)
         corpus.require_trainable()
         if quota is not None:
             quota.check(self.storage.usage(workspace), corpus)
@@ -238,7 +276,7 @@ class ScopedCatalog:
     def stored(self):
         return self._catalog.stored(self.workspace)
 
-    def add(self, corpus: Corpus, *, name: str, source: str, progress=None) -> str:
+    def add(self, corpus: Corpus | NumericTable, *, name: str, source: str, progress=None) -> str:
         return self._catalog.add(corpus, name=name, source=source, progress=progress,
                                  workspace=None if self.workspace is ANY_WORKSPACE else self.workspace, quota=self.quota)
 

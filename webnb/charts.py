@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from webnb.engine.insights import AlphaSweep
 
 WIDTH = 760
@@ -274,4 +276,66 @@ def repeat_doubt_chart(curve, doubts, n_max: int, saturates_at) -> dict | None:
         "y_ticks": [{"at": round(y(-e), 1), "label": _decade(-e)} for e in range(0, -floor + 1, step)],
         "rounds_to_one": round(y(LOG10_ROUNDS_TO_ONE), 1) if LOG10_ROUNDS_TO_ONE >= floor else None,
         "saturation": None if saturates_at is None else round(x(saturates_at), 1),
+    }
+
+
+# --- Gaussian NB: each class's bell curve for one feature ------------------------------------------------------
+
+DENSITY_WIDTH, DENSITY_HEIGHT = 460, 210
+DENSITY_LEFT, DENSITY_RIGHT, DENSITY_TOP, DENSITY_BOTTOM = 56, 16, 14, 40
+DENSITY_SAMPLES = 161
+# Dash patterns per class, so that the curves differ without colour too.
+DASHES = ("", "8 5", "2 4", "12 4 2 4", "4 2")
+
+
+def density_chart(model, feature: int, marker: float | None = None) -> dict:
+    """Geometry of one feature's panel: a curve per class over μ ± 4σ of every class, ticks, and where the typed
+    value ``marker`` stands (or an arrow at the edge saying how far off it is). A class whose variance is 0 is a
+    vertical spike at its mean, marked ∞."""
+    means = model.means[:, feature]
+    variances = model.smoothed_variances[:, feature]
+    sds = np.sqrt(variances)
+    ends = [m - 4 * s for m, s in zip(means, sds)] + [m + 4 * s for m, s in zip(means, sds)]
+    low, high = _value_range(ends)
+    xs = np.linspace(low, high, DENSITY_SAMPLES)
+    curves = model.densities_on(feature, xs)
+    peak = float(curves.max()) if curves.size and curves.max() > 0 else 1.0
+    plot_w = DENSITY_WIDTH - DENSITY_LEFT - DENSITY_RIGHT
+    plot_h = DENSITY_HEIGHT - DENSITY_TOP - DENSITY_BOTTOM
+    bottom = DENSITY_TOP + plot_h
+
+    def x_at(value: float) -> float:
+        return DENSITY_LEFT + (value - low) / (high - low) * plot_w
+
+    def y_at(density: float) -> float:
+        return bottom - density / (peak * 1.08) * plot_h
+
+    lines = []
+    for k, label in enumerate(model.classes):
+        spike = variances[k] == 0
+        points = "" if spike else " ".join(f"{x_at(x):.1f},{y_at(y):.1f}" for x, y in zip(xs, curves[k]))
+        lines.append({
+            "label": label, "index": k % 5, "dash": DASHES[k % len(DASHES)], "points": points, "spike": bool(spike),
+            "spike_x": round(x_at(means[k]), 1), "mean": float(means[k]), "sd": float(sds[k]),
+        })
+    step = _nice_step(high - low)
+    first = math.ceil(low / step) * step
+    ticks = []
+    value = first
+    while value <= high + 1e-12:
+        ticks.append(Tick(round(x_at(value), 1), f"{value:.6g}".replace("-", "−")))
+        value += step
+    mark = None
+    if marker is not None:
+        if low <= marker <= high:
+            mark = {"x": round(x_at(marker), 1), "inside": True, "label": f"x = {marker:g}"}
+        else:
+            right = marker > high
+            mark = {"x": DENSITY_LEFT + plot_w - 4 if right else DENSITY_LEFT + 4, "inside": False, "right": right,
+                    "label": f"x = {marker:g} {'→' if right else '←'}"}
+    return {
+        "feature": model.features[feature],
+        "width": DENSITY_WIDTH, "height": DENSITY_HEIGHT, "left": DENSITY_LEFT, "top": DENSITY_TOP,
+        "right": DENSITY_LEFT + plot_w, "bottom": bottom,
+        "lines": lines, "ticks": ticks, "marker": mark, "peak": peak,
     }

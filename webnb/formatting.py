@@ -71,7 +71,25 @@ def loss(value: float | None) -> str:
     return "∞" if math.isinf(value) else f"{value:.3f}"
 
 
+def real(value: float | None, digits: int = 4) -> str:
+    """Any real number a student reads: ``digits`` significant digits, × 10ⁿ when very small or large, a true minus
+    sign, and ±∞ as such (never NaN, which would mean a bug)."""
+    if value is None:
+        return "—"
+    if math.isnan(value):
+        raise ValueError("a NaN reached a page")
+    if math.isinf(value):
+        return "∞" if value > 0 else "−∞"
+    if value == 0:
+        return "0"
+    if abs(value) < 1e-3 or abs(value) >= 10 ** digits:
+        mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
+        return f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}".replace("-", "−")
+    return f"{value:.{digits}g}".replace("-", "−")
+
+
 FILTERS = {
+    "real": real,
     "percent": percent,
     "loss": loss,
     "probability": probability,

@@ -269,3 +269,109 @@ def parse_state(args: Mapping[str, str], defaults: LessonState | None = None) ->
             errors["seed"] = f"The seed is a whole number from 0 to {MAX_SEED:,}."
 
     return replace(defaults, **values, errors=errors)
+
+
+# --- tables of numbers (Gaussian Naive Bayes) ----------------------------------------------------------------
+
+GAUSSIAN_STEPS = ("densities", "product", "normalise", "underflow", "logspace", "zero-width")
+MAX_VAR_SMOOTHING = 1e6
+MAX_VALUES = 200  # typed feature values; no table here has more features
+
+
+@dataclass(frozen=True)
+class TableState:
+    """What the Gaussian pages show, from the URL. ``values`` are the typed feature values (as typed; empty: the
+    example's own row), checked against the table's features by the view."""
+
+    var_smoothing: str = "1e-9"
+    prior: str = "learned"
+    values: tuple[str, ...] = ()
+    step: str = GAUSSIAN_STEPS[0]
+    presenter: bool = False
+    test: str = "split"  # "split" or "training"
+    test_size: str = "0.25"
+    seed: str = "0"
+    train: str = "all"  # "split": the step-through uses the model trained on the split's training part
+    errors: dict = field(default_factory=dict, compare=False)
+
+    @property
+    def smoothing(self) -> float:
+        return float(self.var_smoothing)
+
+    @property
+    def split(self) -> tuple[float, int]:
+        return float(self.test_size), int(self.seed)
+
+    @property
+    def step_index(self) -> int:
+        return GAUSSIAN_STEPS.index(self.step)
+
+    def query(self, defaults: "TableState | None" = None, **changes) -> str:
+        """The query string, leaving out defaults except ``var_smoothing``, which every link carries."""
+        state = replace(self, **changes) if changes else self
+        defaults = defaults or TableState()
+        pairs = []
+        for f in fields(state):
+            value = getattr(state, f.name)
+            if f.name == "errors" or (value == getattr(defaults, f.name) and f.name != "var_smoothing"):
+                continue
+            if f.name == "values":
+                pairs.extend(("value", v) for v in value)
+            else:
+                pairs.append((f.name, _encode(value)))
+        return urlencode(pairs)
+
+
+def parse_table_state(args, defaults: TableState | None = None) -> TableState:
+    """Read the query string of a Gaussian page; anything invalid falls back to the default, named in ``errors``."""
+    from webnb.engine.table import parse_number
+
+    defaults = defaults or TableState()
+    values: dict = {}
+    errors: dict[str, str] = {}
+    raw = args.get("var_smoothing", "").strip()
+    if raw:
+        number = parse_number(raw)
+        if number is not None and 0 <= number <= MAX_VAR_SMOOTHING:
+            values["var_smoothing"] = raw
+        else:
+            errors["var_smoothing"] = "var_smoothing is a number from 0 to 1,000,000, such as 1e-9 or 0."
+    for name, allowed, message in (
+        ("prior", PRIORS, "The prior is learned from the rows or uniform."),
+        ("step", GAUSSIAN_STEPS, "Unknown step."),
+        ("test", ("split", "training"), "Test on a split of the rows or on the training rows."),
+        ("train", ("all", "split"), "Train on all rows or on the split's training part."),
+    ):
+        value = args.get(name, "").strip()
+        if value:
+            if value in allowed:
+                values[name] = value
+            else:
+                errors[name] = message
+    presenter = args.get("presenter", "").strip()
+    if presenter:
+        flag = _flag(presenter)
+        if flag is None:
+            errors["presenter"] = "Expected 1 or 0."
+        else:
+            values["presenter"] = flag
+    typed = args.getlist("value") if hasattr(args, "getlist") else ([args["value"]] if "value" in args else [])
+    if typed:
+        if len(typed) > MAX_VALUES or any(len(v) > 100 for v in typed):
+            errors["value"] = "Too many or too long values."
+        else:
+            values["values"] = tuple(v.strip() for v in typed)
+    raw_size = args.get("test_size", "").strip()
+    if raw_size:
+        size = parse_number(raw_size)
+        if size is not None and 0 < size < 1:
+            values["test_size"] = raw_size
+        else:
+            errors["test_size"] = "The held-out share is a fraction between 0 and 1, such as 0.25."
+    raw_seed = args.get("seed", "").strip()
+    if raw_seed:
+        if is_whole(raw_seed) and int(raw_seed) <= MAX_SEED:
+            values["seed"] = str(int(raw_seed))
+        else:
+            errors["seed"] = f"The seed is a whole number from 0 to {MAX_SEED:,}."
+    return replace(defaults, **values, errors=errors)

@@ -13,7 +13,7 @@ import secrets
 import threading
 import time
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import NamedTuple
@@ -40,12 +40,15 @@ corpora = sa.Table(
     sa.Column("workspace", sa.Text, nullable=True),
     # Characters of text in the corpus, for the per-workspace quotas.
     sa.Column("n_characters", sa.BigInteger, nullable=True),
+    # A table of numbers (for Gaussian NB): a JSON list of its feature columns, each document one row of numbers.
+    # NULL for a corpus of texts.
+    sa.Column("features", sa.Text, nullable=True),
     sa.Index("ix_corpora_created_at", "created_at"),
     sa.Index("ix_corpora_workspace", "workspace"),
 )
 
 # Columns added after the first release, created on an existing database by ``create_schema``.
-LATER_COLUMNS = {"workspace": "TEXT", "n_characters": "BIGINT"}
+LATER_COLUMNS = {"workspace": "TEXT", "n_characters": "BIGINT", "features": "TEXT"}
 ANY_WORKSPACE = object()  # list_corpora(): every corpus, whoever owns it (local mode)
 
 documents = sa.Table(
@@ -106,6 +109,9 @@ class CorpusSummary:
     classes: tuple[str, ...]
     workspace: str | None  # the hosted mode's owner; None in local mode
     n_characters: int | None  # None for a corpus stored before this was counted
+    # The feature columns of a table of numbers; None for texts. Keyword-only with a default, so that it comes
+    # after StoredCorpus's ``corpus`` and the positional fields above keep their places.
+    features: tuple[str, ...] | None = field(default=None, kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -228,11 +234,14 @@ class Storage:
 
     # --- writing --------------------------------------------------------------------------
 
-    def add_corpus(self, corpus: Corpus, *, name: str, source: str, workspace: str | None = None) -> str:
+    def add_corpus(
+        self, corpus: Corpus, *, name: str, source: str, workspace: str | None = None, features=None
+    ) -> str:
         """Store the corpus and all its documents in one transaction; return its new random id.
 
-        Either everything is stored or nothing is. Text containing a NUL character is refused
-        (PostgreSQL cannot store it), naming the document.
+        ``features`` names the columns when the corpus is a table of numbers written out one row per document
+        (see :meth:`NumericTable.to_corpus`); None for texts. Either everything is stored or nothing is. Text
+        containing a NUL character is refused (PostgreSQL cannot store it), naming the document.
         """
         if len(corpus) == 0:
             raise CorpusError("The corpus has no documents; nothing was stored.")
@@ -250,6 +259,7 @@ class Storage:
                     "classes": json.dumps(list(corpus.classes)),
                     "workspace": workspace,
                     "n_characters": sum(map(len, corpus.texts)),
+                    "features": None if features is None else json.dumps(list(features)),
                 },
             )
             rows = [
@@ -323,6 +333,7 @@ class Storage:
             classes=summary.classes,
             workspace=summary.workspace,
             n_characters=summary.n_characters,
+            features=summary.features,
             corpus=corpus,
         )
 
@@ -382,6 +393,7 @@ def _summary(row) -> CorpusSummary:
         classes=tuple(json.loads(row.classes)),
         workspace=row.workspace,
         n_characters=row.n_characters,
+        features=None if row.features is None else tuple(json.loads(row.features)),
     )
 
 

@@ -849,3 +849,28 @@ summary = {
 }
 print(json.dumps(summary, ensure_ascii=False))
 """
+
+
+# -- tables of numbers (Gaussian Naive Bayes) ------------------------------------------------------------
+
+
+def gaussian_parameters_table(model) -> tuple[list[str], list[list]]:
+    """One row per class and feature: the class's rows and prior, the mean, the population variance and standard
+    deviation, ε, the variance used (variance + ε), and the sample variance for comparison."""
+    stats = model.statistics
+    header = ["class", "feature", "rows", "prior", "mean", "variance (population)", "standard deviation (population)",
+              "epsilon", "variance used", "variance (sample, n-1)"]
+    body = []
+    for k, label in enumerate(model.classes):
+        for j, feature in enumerate(model.features):
+            body.append([label, feature, int(stats.class_count[k]), float(model.priors[k]), float(stats.means[k, j]),
+                         float(stats.variances[k, j]), float(np.sqrt(stats.variances[k, j])), model.epsilon,
+                         float(model.smoothed_variances[k, j]), float(stats.sample_variances[k, j])])
+    return header, body
+
+
+def table_rows(table, rows=None) -> tuple[list[str], list[list]]:
+    """The rows of a table of numbers: id, each feature, label."""
+    indices = range(len(table)) if rows is None else rows
+    body = [[table.ids[i], *(float(v) for v in table.values[i]), table.labels[i]] for i in indices]
+    return ["id", *table.features, "label"], body

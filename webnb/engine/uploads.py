@@ -1,4 +1,5 @@
-"""What a user hands the app (typed lines, a table file, a ZIP of folders) turned into a :class:`Corpus`.
+"""What a user hands the app (typed lines, a table file, a ZIP of folders) turned into a :class:`Corpus`, or
+into a :class:`NumericTable` when it is a table of numbers with a header row (for Gaussian Naive Bayes).
 
 Every problem is a :class:`CorpusError` naming the line or the file and saying what to do; nothing
 is returned unless the whole input is valid, so a student never trains on part of an upload.
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 
 from webnb.engine.corpus import Corpus, CorpusError
 from webnb.engine.readers import _decode_utf8, _labelled_rows, _numbered_rows, _quoted, _within_limit
+from webnb.engine.table import NumericTable, is_number, numeric_layout, numeric_table_from_rows
 
 # --- typed or pasted lines ------------------------------------------------------------------
 
@@ -67,6 +69,35 @@ def parse_pasted(text: str, name: str = "Pasted corpus") -> Corpus:
     return Corpus(texts=tuple(texts), labels=tuple(labels), ids=tuple(ids), name=name)
 
 
+def parse_pasted_table(text: str, name: str = "Pasted table") -> NumericTable | None:
+    """The pasted text as a table of numbers, or None when it is not one (then it is lines of label and text).
+
+    It is one when its first non-blank line is a header (split at TABs if it has one, else at commas; two
+    columns or more, none named by a number) and most lines below make a table of numbers under it (see
+    :func:`_numeric_layout`). Then every line is checked: a line that breaks the table is a CorpusError naming it,
+    rather than a reason to read the paste as texts.
+    """
+    records = [(number, line) for number, line in enumerate(_LINE_END.split(text), start=1) if line.strip()]
+    if len(records) < 2:
+        return None
+    _, header = records[0]
+    separator = "\t" if "\t" in header else ","
+    cells = _split_pasted(header, separator)
+    if len(cells) < 2:
+        return None
+    columns = _column_names(cells, len(cells))
+    rows = [(number, _split_pasted(line, separator)) for number, line in records[1:]]
+    layout = _numeric_layout(columns, [row for _, row in rows])
+    if layout is None:
+        return None
+    return numeric_table_from_rows(rows, columns, layout[0], name=name)
+
+
+def _split_pasted(line: str, separator: str) -> list[str]:
+    # One line at a time, so that a stray quote never joins lines; quotes around a label still work.
+    return next(csv.reader([line], delimiter=separator))
+
+
 def _separator_name(separator: str) -> str:
     return {"\t": "TAB", ",": "comma", ";": "semicolon", "|": "vertical bar"}.get(separator, repr(separator))
 
@@ -95,7 +126,9 @@ class TableShape:
     """The layout guessed for a table file, for the user to confirm before it is read.
 
     ``columns`` are the header's names, or "column 1", "column 2"… when there is no header;
-    ``preview_rows`` are the first data rows. A suggestion is None when no column fits.
+    ``preview_rows`` are the first data rows. A suggestion is None when no column fits. ``numeric_features``
+    names the feature columns when the file is a table of numbers with a header (``suggested_label`` is then
+    its label column), and is empty otherwise.
     """
 
     delimiter: str
@@ -104,6 +137,7 @@ class TableShape:
     preview_rows: tuple[tuple[str, ...], ...]
     suggested_label: str | None
     suggested_text: str | None
+    numeric_features: tuple[str, ...] = ()
 
 
 def inspect_table(data: bytes, filename: str = "", *, max_bytes=None) -> TableShape:
@@ -123,6 +157,10 @@ def inspect_table(data: bytes, filename: str = "", *, max_bytes=None) -> TableSh
     data_rows = rows[1:] if has_header else rows
     preview = tuple(tuple(row) for row in data_rows[:_PREVIEW_ROWS])
     label, body = _suggest_columns(columns, data_rows, has_header)
+    # Without a header a table of numbers would have no feature names, so it is read as texts, as before.
+    numeric = _numeric_layout(columns, data_rows) if has_header else None
+    if numeric is not None:
+        label = numeric[0]
     return TableShape(
         delimiter=delimiter,
         has_header=has_header,
@@ -130,6 +168,7 @@ def inspect_table(data: bytes, filename: str = "", *, max_bytes=None) -> TableSh
         preview_rows=preview,
         suggested_label=label,
         suggested_text=body,
+        numeric_features=numeric[1] if numeric is not None else (),
     )
 
 
@@ -188,6 +227,69 @@ def read_table(
     if not texts:
         raise CorpusError("The file has a header row but no documents. Add rows with a label and a text.")
     return Corpus(texts=tuple(texts), labels=tuple(labels), ids=tuple(ids), name=filename)
+
+
+def read_numeric_table(
+    data: bytes, *, delimiter: str, label_column: str, filename: str = "", max_bytes=None
+) -> NumericTable:
+    """Read every row of a table of numbers with a header row (one :func:`inspect_table` found numeric):
+    each column but the label (and an ``id``) must hold a number on every line. Columns are named as in
+    :func:`inspect_table`; the decoding, size limit and line numbers are those of :func:`read_table`."""
+    if not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in '"\r\n':
+        raise CorpusError(
+            f"The delimiter {delimiter!r} cannot separate columns: choose a comma, a TAB, a semicolon "
+            "or a vertical bar."
+        )
+    if not label_column:
+        raise CorpusError("Choose the column that holds the labels.")
+    text = _decode_utf8(_within_limit(data, max_bytes))
+    csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    rows = _numbered_rows(reader, "tsv" if delimiter == "\t" else "csv")
+    _, header = next(rows, (0, None))
+    if header is None:
+        raise CorpusError("The file is empty. Give a header row naming the columns, then rows of numbers.")
+    columns = _column_names(header, len(header))
+    return numeric_table_from_rows(rows, columns, label_column, name=filename)
+
+
+# Header names that say a column holds texts; "x" is left out, as tables of numbers often have an x column.
+_TEXT_HEADER_NAMES = frozenset(TEXT_NAMES) - {"x"}
+
+
+def _numeric_layout(columns, rows):
+    """(label column, feature columns) if ``rows`` under the header ``columns`` make a table of numbers, else None.
+
+    Rows vote, each with the layout it alone makes: the layout most of them agree on wins. So a blank cell or a
+    "NaN" on a few rows still makes a table of numbers, and reading it names the lines at fault, instead of
+    reading the file as texts. A header with a number in it is data (no header); a column named "text" (or
+    "review", …), or a label column of mostly distinct phrases, holds texts. The label column is one with a label's name ("class", "target", …) if that
+    makes a table of numbers, else the one column that is not numbers (the last when all are, as in iris).
+    """
+    if len(columns) < 2 or any(is_number(name) for name in columns):
+        return None
+    named = next((name for name in columns if _normalised(name) in LABEL_NAMES), None)
+
+    def layout_of(row):
+        found = numeric_layout(columns, [row], named) if named is not None else None
+        return found or numeric_layout(columns, [row])
+
+    votes = Counter(layout for layout in map(layout_of, rows) if layout is not None)
+    if not votes:
+        return None
+    layout, count = votes.most_common(1)[0]
+    if 2 * count < len(rows) or any(_normalised(name) in _TEXT_HEADER_NAMES for name in layout[1]):
+        return None
+    if layout[0] != named and _looks_like_texts([row[columns.index(layout[0])] for row in rows if len(row) == len(columns)]):
+        return None  # a score beside a review: the one column that is not numbers holds texts, not labels
+    return layout
+
+
+def _looks_like_texts(values) -> bool:
+    """Mostly different values of several words each: texts. Labels repeat, and are mostly one word."""
+    values = [value.strip() for value in values]
+    several_words = sum(len(value.split()) > 1 for value in values)
+    return 2 * several_words > len(values) and 2 * len(set(values)) > len(values)
 
 
 def _chain_first(first, rest):

@@ -10,6 +10,7 @@ from functools import lru_cache
 from importlib import resources
 
 from webnb.engine.corpus import Corpus
+from webnb.engine.table import NumericTable, read_numeric_csv
 
 
 @dataclass(frozen=True)
@@ -93,3 +94,64 @@ def load_example_corpus(example_id: str) -> Corpus:
         ids=tuple(r["id"] for r in records),
         name=example.title,
     )
+
+
+@dataclass(frozen=True)
+class TableExample:
+    """A built-in table of numbers, for Gaussian Naive Bayes; ``sample`` is the row the step-through starts from
+    and ``far`` one whose densities underflow."""
+
+    id: str
+    title: str
+    description: str
+    sample: tuple[float, ...]
+    far: tuple[float, ...]
+
+
+TABLE_EXAMPLES = (
+    TableExample(
+        id="iris",
+        title="Iris flowers",
+        description=(
+            "150 flowers of three iris species, 50 each, measured in centimetres: sepal length and width, petal length "
+            "and width. The classic public dataset for classifying numbers."
+        ),
+        sample=(5.1, 3.5, 1.4, 0.2),
+        far=(5.9, 3.0, 40.0, 1.8),
+    ),
+    TableExample(
+        id="match-ratings",
+        title="Opponent's rating",
+        description=(
+            "One number per match: how highly the opposing team was rated, and whether we won or lost. Eighteen "
+            "matches, written for webnb: a bell curve for the wins, another for the losses."
+        ),
+        sample=(6.5,),
+        far=(60.0,),
+    ),
+    TableExample(
+        id="red-cards",
+        title="Rating and red cards",
+        description=(
+            "The opponent's rating and red cards in fourteen matches, written for webnb. The opponent never had a "
+            "red card in a match we lost, so that feature has variance 0 in the lost class."
+        ),
+        sample=(7.5, 1.0),
+        far=(7.5, 1.0),
+    ),
+)
+
+
+def get_table_example(example_id: str) -> TableExample:
+    for example in TABLE_EXAMPLES:
+        if example.id == example_id:
+            return example
+    raise KeyError(example_id)
+
+
+@lru_cache(maxsize=None)
+def load_example_table(example_id: str) -> NumericTable:
+    """The rows of a built-in table (raises KeyError for an unknown id), read as an upload would be."""
+    example = get_table_example(example_id)
+    text = resources.files(__name__).joinpath(f"{example.id}.csv").read_text(encoding="utf-8")
+    return read_numeric_csv(text, name=example.title)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from urllib.parse import urlencode
 
 import numpy as np
-from flask import abort, current_app, jsonify, make_response, render_template, request
+from flask import abort, current_app, jsonify, make_response, redirect, render_template, request, url_for
 from jinja2_fragments.flask import render_block
 
 from webnb.catalog import CorpusEntry, ScopedCatalog
@@ -39,6 +39,13 @@ class Lesson:
         return f"{path}?{query}" if query else path
 
 
+# Where a text lesson page sends a table of numbers.
+TABLE_PAGES = {
+    "parameters.show": "gaussian.parameters",
+    "inference.show": "gaussian.inference",
+    "evaluation.show": "gaussian.evaluation",
+}
+
 # Counting more documents than this takes long enough (about half a second) to show progress instead.
 LARGE_CORPUS = 2000
 
@@ -55,6 +62,9 @@ def load_lesson(corpus_id: str) -> Lesson:
     entry = catalog().get(corpus_id)
     if entry is None:
         abort(404)
+    if entry.is_table:
+        # A table of numbers has no words: its own pages teach Gaussian Naive Bayes.
+        abort(redirect(url_for(TABLE_PAGES.get(request.endpoint, "gaussian.rows"), corpus_id=corpus_id)))
     state = parse_state(request.args, entry.defaults)
     try:
         analysis, vocabulary = state.analysis_options(), state.vocabulary_options()

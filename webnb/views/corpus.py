@@ -7,7 +7,9 @@ from flask import Blueprint, current_app, jsonify, redirect, render_template, re
 
 from webnb import security
 from webnb.engine import CorpusError, read_corpus_bytes
-from webnb.engine.uploads import inspect_table, parse_pasted, read_table, read_zip
+from webnb.engine.uploads import (
+    inspect_table, parse_pasted, parse_pasted_table, read_numeric_table, read_table, read_zip,
+)
 from webnb.views.common import catalog, load_lesson, page_number, respond, start_job
 
 bp = Blueprint("corpus", __name__)
@@ -45,7 +47,8 @@ def paste():
     name = request.form.get("name", "").strip() or "Pasted corpus"
     form = {"corpus": text, "name": name, "kind": "paste"}
     try:
-        corpus = parse_pasted(text, name=name)
+        # A header row over columns of numbers makes a table (for Gaussian NB); anything else is lines of texts.
+        corpus = parse_pasted_table(text, name=name) or parse_pasted(text, name=name)
         corpus_id = catalog().add(corpus, name=name, source="typed in")
     except CorpusError as error:
         return _form_error(str(error), form)
@@ -86,13 +89,22 @@ def upload():
 
 
 def _read_upload(data: bytes, filename: str, columns: tuple[str, str], limit: int):
-    """The corpus in an uploaded file: a ZIP of class folders, JSON Lines, or a CSV/TSV table."""
+    """The corpus in an uploaded file: a ZIP of class folders, JSON Lines, or a CSV/TSV table (of texts, or a
+    table of numbers with a header row, unless the user chose a text column)."""
     if data[:4] == b"PK\x03\x04":
         return read_zip(data, filename=filename)
     if filename.lower().endswith(JSON_SUFFIXES) or data.lstrip()[:1] == b"{":
         return read_corpus_bytes(data, filename=filename, format="jsonl", max_bytes=limit)
     shape = inspect_table(data, filename=filename, max_bytes=limit)
     label_column, text_column = columns
+    if shape.numeric_features and not text_column:
+        return read_numeric_table(
+            data,
+            delimiter=shape.delimiter,
+            label_column=label_column or shape.suggested_label,
+            filename=filename,
+            max_bytes=limit,
+        )
     return read_table(
         data,
         delimiter=shape.delimiter,

@@ -1,0 +1,348 @@
+"""Tables of numbers: the rows, the bell curves Gaussian Naive Bayes learns, Bayes' rule for typed values (and how
+it fails in plain floats), and the evaluation. Each page has a JSON twin and CSV downloads."""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+import numpy as np
+from flask import Blueprint, Response, abort, redirect, request, url_for
+
+from webnb.catalog import SMALLEST_SPLIT_CORPUS, CorpusEntry
+from webnb.charts import density_chart
+from webnb.engine import CorpusError
+from webnb.engine.evaluation import evaluate, stratified_split
+from webnb.engine.export import confusion_table, csv_text, evaluation_table, gaussian_parameters_table, predictions_table, table_rows
+from webnb.engine.gaussian import GaussianStatistics, explain
+from webnb.engine.table import NumericTable, parse_number
+from webnb.state import GAUSSIAN_STEPS, TableState, parse_table_state
+from webnb.views.common import catalog, page_number, respond
+
+bp = Blueprint("gaussian", __name__, url_prefix="/corpora/<corpus_id>/gaussian")
+
+ROWS_PER_PAGE = 50
+STEP_TITLES = {
+    "densities": "Each feature's density",
+    "product": "Prior × densities",
+    "normalise": "Normalise",
+    "underflow": "When densities underflow",
+    "logspace": "Log space",
+    "zero-width": "Zero variance",
+}
+
+
+@dataclass
+class TableLesson:
+    """The request's table, state and model (None with ``error`` set when no model can be made)."""
+
+    entry: CorpusEntry
+    state: TableState
+    table: NumericTable  # the rows the model is trained on (the split's training part with train=split)
+    statistics: GaussianStatistics | None
+    model: object
+    error: str | None
+    values: tuple[float, ...]  # the typed values, or the example's row
+    defaults: TableState
+    trained_on_split: tuple[int, int] | None = None  # (training rows, held-out rows) when train=split
+
+    def link(self, path: str, extra: dict | None = None, **changes) -> str:
+        query = self.state.query(self.defaults, **changes)
+        if extra:
+            query = "&".join(filter(None, [query, urlencode({k: v for k, v in extra.items() if v not in (None, "")})]))
+        return f"{path}?{query}" if query else path
+
+    @property
+    def features(self) -> tuple[str, ...]:
+        return self.table.features
+
+
+def table_defaults(entry: CorpusEntry) -> TableState:
+    return TableState(test="training" if len(entry.table) < SMALLEST_SPLIT_CORPUS else "split")
+
+
+def load_table_lesson(corpus_id: str) -> TableLesson:
+    entry = catalog().get(corpus_id)
+    if entry is None:
+        abort(404)
+    if not entry.is_table:
+        abort(redirect(url_for("corpus.show", corpus_id=corpus_id)))
+    defaults = table_defaults(entry)
+    state = parse_table_state(request.args, defaults)
+    table = entry.table
+    trained_on_split = None
+    error = None
+    if state.train == "split":
+        try:
+            test_size, seed = state.split
+            train_index, test_index = stratified_split(table.labels, test_size, seed)
+            table = table.subset(train_index)
+            trained_on_split = (len(train_index), len(test_index))
+        except (CorpusError, ValueError) as problem:
+            error = str(problem)
+    values = _typed_values(entry, state, table.features)
+    statistics = model = None
+    if error is None:
+        try:
+            statistics = GaussianStatistics.fit(table)
+            model = statistics.model(state.smoothing, state.prior)
+        except (CorpusError, ValueError) as problem:
+            error = str(problem)
+    return TableLesson(entry, state, table, statistics, model, error, values, defaults, trained_on_split)
+
+
+def _typed_values(entry: CorpusEntry, state: TableState, features) -> tuple[float, ...]:
+    """The values typed for each feature; a wrong count or a non-number is named in ``state.errors`` and the
+    example's row (or the first row of the table) is used instead."""
+    fallback = tuple(entry.sample) if entry.sample else tuple(float(v) for v in entry.table.values[0])
+    if not state.values:
+        return fallback
+    if len(state.values) != len(features):
+        state.errors["value"] = f"Give {len(features)} values, one per feature."
+        return fallback
+    numbers = []
+    for feature, typed in zip(features, state.values):
+        parsed = parse_number(typed)
+        if parsed is None:
+            state.errors["value"] = f"{typed[:40]!r} for {feature!r} is not a number."
+            return fallback
+        numbers.append(parsed)
+    return tuple(numbers)
+
+
+def _state_for_json(lesson: TableLesson) -> dict:
+    state = lesson.state
+    return {"var_smoothing": state.var_smoothing, "prior": state.prior, "values": list(lesson.values),
+            "test": state.test, "test_size": state.test_size, "seed": state.seed, "train": state.train,
+            "errors": state.errors}
+
+
+def _context(lesson: TableLesson, section: str, **more) -> dict:
+    return {"lesson": lesson, "section": section, **more}
+
+
+# --- 1 · the rows ----------------------------------------------------------------------------------------------
+
+
+@bp.get("")
+def rows(corpus_id):
+    lesson = load_table_lesson(corpus_id)
+    table = lesson.entry.table
+    pages = max(1, math.ceil(len(table) / ROWS_PER_PAGE))
+    page = page_number("page", pages)
+    start = (page - 1) * ROWS_PER_PAGE
+    shown = range(start, min(start + ROWS_PER_PAGE, len(table)))
+    listed = [{"index": i, "id": table.ids[i], "label": table.labels[i], "values": [float(v) for v in table.values[i]]}
+              for i in shown]
+    context = _context(lesson, "rows", rows=listed, page=page, pages=pages, class_counts=table.class_counts())
+    data = {"corpus": {"id": lesson.entry.id, "name": lesson.entry.name, "rows": len(table)},
+            "features": list(table.features), "class_counts": table.class_counts(), "page": page, "pages": pages,
+            "rows": listed}
+    return respond("gaussian/rows.html", "rows", context, data)
+
+
+# --- 2 · the bell curves ---------------------------------------------------------------------------------------
+
+
+def parameter_rows(model) -> list[dict]:
+    stats = model.statistics
+    result = []
+    for k, label in enumerate(model.classes):
+        cells = []
+        for j, feature in enumerate(model.features):
+            variance = float(stats.variances[k, j])
+            cells.append({
+                "feature": feature, "mean": float(stats.means[k, j]), "variance": variance, "sd": math.sqrt(variance),
+                "sample_sd": math.sqrt(float(stats.sample_variances[k, j])), "used": float(model.smoothed_variances[k, j]),
+                "used_sd": math.sqrt(float(model.smoothed_variances[k, j])), "zero": variance == 0.0,
+            })
+        result.append({"label": label, "count": int(stats.class_count[k]), "prior": float(model.priors[k]),
+                       "exact_prior": model.exact_priors[k], "cells": cells})
+    return result
+
+
+@bp.get("/parameters")
+def parameters(corpus_id):
+    lesson = load_table_lesson(corpus_id)
+    model = lesson.model
+    context = _context(lesson, "parameters")
+    data = {"corpus": {"id": lesson.entry.id, "name": lesson.entry.name}, "state": _state_for_json(lesson),
+            "error": lesson.error}
+    if model is not None:
+        largest = lesson.statistics.largest_variance_feature
+        context.update(
+            model=model, classes=parameter_rows(model), largest=largest,
+            largest_variance=float(lesson.statistics.feature_variances[largest]),
+            charts=[density_chart(model, j) for j in range(len(model.features))],
+            zero_cells=int((lesson.statistics.variances == 0).sum()),
+        )
+        data.update({
+            "classes": list(model.classes), "features": list(model.features), "epsilon": model.epsilon,
+            "largest_variance_feature": model.features[largest],
+            "parameters": [dict(zip(("class", "rows", "prior"), (c["label"], c["count"], c["prior"])),
+                                features=c["cells"]) for c in context["classes"]],
+        })
+    return respond("gaussian/parameters.html", "parameters", context, data)
+
+
+# --- 3 · Bayes' rule, step by step ------------------------------------------------------------------------------
+
+
+@bp.get("/inference")
+def inference(corpus_id):
+    lesson = load_table_lesson(corpus_id)
+    state = lesson.state
+    context = _context(lesson, "inference", steps=[(s, STEP_TITLES[s]) for s in GAUSSIAN_STEPS],
+                       step_index=state.step_index, typical=_typical(lesson.entry), far=_far(lesson))
+    data = {"corpus": {"id": lesson.entry.id, "name": lesson.entry.name}, "state": _state_for_json(lesson),
+            "error": lesson.error, "step": state.step}
+    if lesson.model is not None:
+        explained = explain(lesson.model, lesson.values)
+        chart_marker = {j: v for j, v in enumerate(lesson.values)}
+        context.update(
+            explained=explained, model=lesson.model,
+            charts=[density_chart(lesson.model, j, chart_marker[j]) for j in range(len(lesson.features))],
+            zero_cells=_zero_cells(lesson),
+        )
+        data["explanation"] = explained.to_dict()
+    return respond("gaussian/inference.html", "inference", context, data)
+
+
+def _typical(entry: CorpusEntry) -> tuple[float, ...]:
+    return tuple(entry.sample) if entry.sample else tuple(float(v) for v in entry.table.values[0])
+
+
+def _far(lesson: TableLesson) -> tuple[float, ...]:
+    """A row whose first feature lies about 50 standard deviations beyond every class's mean: its densities
+    underflow (e^(−50²/2) is far below the smallest float)."""
+    if lesson.entry.far:
+        return tuple(lesson.entry.far)
+    table = lesson.entry.table
+    column = table.values[:, 0]
+    spread = float(np.std(column)) or max(abs(float(column.max())), 1.0)
+    far = float(f"{float(column.max()) + 50 * spread:.3g}")
+    return (far, *_typical(lesson.entry)[1:])
+
+
+def _zero_cells(lesson: TableLesson) -> list[dict]:
+    """Every class and feature whose variance is 0 before smoothing: what the bell is with and without ε."""
+    stats, model = lesson.statistics, lesson.model
+    cells = []
+    for k, j in zip(*np.nonzero(stats.variances == 0)):
+        x = lesson.values[j]
+        mean = float(stats.means[k, j])
+        smoothed = float(model.smoothed_variances[k, j])
+        with_epsilon = stats.model(max(model.var_smoothing, 1e-9), model.prior_kind)
+        epsilon_variance = float(with_epsilon.smoothed_variances[k, j])
+        log_density = float(with_epsilon.feature_log_densities(np.array(lesson.values))[k, j])
+        cells.append({
+            "label": model.classes[k], "feature": model.features[j], "mean": mean, "value": x, "at_mean": x == mean,
+            "used": smoothed, "epsilon_variance": epsilon_variance, "epsilon": with_epsilon.epsilon,
+            "smoothing_in_effect": smoothed > 0, "smoothed_log_density": log_density,
+            "smoothed_density": math.exp(log_density) if log_density < 709 else math.inf,
+        })
+    return cells
+
+
+# --- 4 · evaluation ----------------------------------------------------------------------------------------------
+
+
+def held_out(lesson: TableLesson):
+    """(training rows, test rows, positions of the test rows in the table) as the state says."""
+    table = lesson.entry.table
+    if lesson.state.test == "training":
+        return table, table, np.arange(len(table))
+    test_size, seed = lesson.state.split
+    train_index, test_index = stratified_split(table.labels, test_size, seed)
+    return table.subset(train_index), table.subset(test_index), test_index
+
+
+def scored(lesson: TableLesson):
+    training, test, positions = held_out(lesson)
+    model = GaussianStatistics.fit(training).model(lesson.state.smoothing, lesson.state.prior)
+    return model, training, test, positions, evaluate(model, test.values, test.labels)
+
+
+@bp.get("/evaluation")
+def evaluation(corpus_id):
+    lesson = load_table_lesson(corpus_id)
+    context = _context(lesson, "evaluation")
+    data = {"corpus": {"id": lesson.entry.id, "name": lesson.entry.name}, "state": _state_for_json(lesson)}
+    try:
+        model, training, test, positions, result = scored(lesson)
+    except (CorpusError, ValueError) as problem:
+        context["error"] = data["error"] = str(problem)
+        return respond("gaussian/evaluation.html", "evaluation", context, data)
+    mistakes = [
+        {"position": int(positions[i]), "id": test.ids[i], "label": test.labels[i], "predicted": predicted,
+         "confidence": result.confidence[i], "values": [float(v) for v in test.values[i]]}
+        for i, predicted in enumerate(result.predictions) if predicted != test.labels[i]
+    ]
+    pages = max(1, math.ceil(len(mistakes) / ROWS_PER_PAGE))
+    page = page_number("page", pages)
+    shown = mistakes[(page - 1) * ROWS_PER_PAGE: page * ROWS_PER_PAGE]
+    for row in shown:
+        row["link"] = lesson.link(url_for("gaussian.inference", corpus_id=lesson.entry.id), train="split" if lesson.state.test == "split" else "all",
+                                  values=tuple(repr(v) for v in row["values"]), step="logspace")
+    context.update(result=result, n_train=len(training), n_test=len(test), mistakes=shown, n_mistakes=len(mistakes),
+                   page=page, pages=pages, model=model)
+    data.update({"n_train": len(training), "n_test": len(test), "evaluation": result.describe(),
+                 "mistakes": [{k: v for k, v in row.items() if k != "link"} for row in mistakes]})
+    return respond("gaussian/evaluation.html", "evaluation", context, data)
+
+
+# --- downloads ----------------------------------------------------------------------------------------------------
+
+
+def _download(lesson: TableLesson, name: str, header, body) -> Response:
+    response = Response(csv_text(header, body), mimetype="text/csv")
+    safe_id = re.sub(r"[^A-Za-z0-9_-]", "", lesson.entry.id)
+    response.headers["Content-Disposition"] = f'attachment; filename="{safe_id}-{name}.csv"'
+    return response
+
+
+@bp.get("/rows.csv")
+def rows_csv(corpus_id):
+    lesson = load_table_lesson(corpus_id)
+    return _download(lesson, "rows", *table_rows(lesson.entry.table))
+
+
+@bp.get("/parameters.csv")
+def parameters_csv(corpus_id):
+    lesson = load_table_lesson(corpus_id)
+    if lesson.model is None:
+        abort(400, lesson.error)
+    return _download(lesson, "gaussian-parameters", *gaussian_parameters_table(lesson.model))
+
+
+def _scored_or_400(lesson):
+    try:
+        return scored(lesson)
+    except (CorpusError, ValueError) as problem:
+        abort(400, str(problem))
+
+
+@bp.get("/evaluation.csv")
+def evaluation_csv(corpus_id):
+    lesson = load_table_lesson(corpus_id)
+    result = _scored_or_400(lesson)[-1]
+    return _download(lesson, "evaluation", *evaluation_table(result))
+
+
+@bp.get("/confusion.csv")
+def confusion_csv(corpus_id):
+    lesson = load_table_lesson(corpus_id)
+    result = _scored_or_400(lesson)[-1]
+    return _download(lesson, "confusion", *confusion_table(result))
+
+
+@bp.get("/predictions.csv")
+def predictions_csv(corpus_id):
+    lesson = load_table_lesson(corpus_id)
+    _, _, test, _, result = _scored_or_400(lesson)
+    header, body = predictions_table(test, result)
+    # The typed values of each row, so the download stands on its own.
+    header = header[:2] + list(test.features) + header[2:]
+    body = [row[:2] + [float(v) for v in test.values[i]] + row[2:] for i, row in enumerate(body)]
+    return _download(lesson, "predictions", header, body)
