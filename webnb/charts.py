@@ -337,5 +337,6 @@ def density_chart(model, feature: int, marker: float | None = None) -> dict:
         "feature": model.features[feature],
         "width": DENSITY_WIDTH, "height": DENSITY_HEIGHT, "left": DENSITY_LEFT, "top": DENSITY_TOP,
         "right": DENSITY_LEFT + plot_w, "bottom": bottom,
-        "lines": lines, "ticks": ticks, "marker": mark, "peak": peak,
+        "lines": lines, "ticks": ticks, "marker": mark, "peak": peak, "peak_y": round(y_at(peak), 1),
+        "peak_label": f"{peak:.3g}",
     }

@@ -82,7 +82,9 @@ def real(value: float | None, digits: int = 4) -> str:
         return "∞" if value > 0 else "−∞"
     if value == 0:
         return "0"
-    if abs(value) < 1e-3 or abs(value) >= 10 ** digits:
+    if 10 ** digits <= abs(value) < 1e9:
+        return f"{value:.0f}".replace("-", "−")  # whole numbers of this size read better than × 10ⁿ
+    if abs(value) < 1e-3 or abs(value) >= 1e9:
         mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
         return f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}".replace("-", "−")
     return f"{value:.{digits}g}".replace("-", "−")

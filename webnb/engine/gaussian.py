@@ -132,9 +132,17 @@ class GaussianNB:
         rows = np.asarray(rows, dtype=np.float64)
         if rows.ndim != 2 or rows.shape[1] != len(self.features):
             raise CorpusError(f"each row needs {len(self.features)} numbers, one per feature")
-        densities = self._log_densities(rows)
         if not self.zero_variance.any():
-            return densities.sum(axis=2) + self.log_priors[None, :]
+            # Summed in scikit-learn's order (the normalisers, then the squared distances), so that even log
+            # posteriors of −10⁷ agree to the last bit rather than to a few units in the last place.
+            columns = []
+            for k in range(len(self.classes)):
+                variance = self.smoothed_variances[k]
+                normaliser = -0.5 * np.sum(np.log(2.0 * np.pi * variance))
+                normaliser -= 0.5 * np.sum(((rows - self.means[k]) ** 2) / variance, 1)
+                columns.append(self.log_priors[k] + normaliser)
+            return np.array(columns).T
+        densities = self._log_densities(rows)
         missed = np.any(densities == -np.inf, axis=2)
         hit = np.any(densities == np.inf, axis=2)
         finite = np.where(np.isinf(densities), 0.0, densities).sum(axis=2) + self.log_priors[None, :]

@@ -16,7 +16,7 @@ from .corpus import Corpus, CorpusError
 
 # A plain decimal number, as people write them in a table: no "nan", "inf", "1_000" or non-ASCII digits,
 # all of which Python's float() would accept.
-NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 def parse_number(text: str) -> float | None:

@@ -78,13 +78,19 @@ def parse_pasted_table(text: str, name: str = "Pasted table") -> NumericTable | 
     rather than a reason to read the paste as texts.
     """
     records = [(number, line) for number, line in enumerate(_LINE_END.split(text), start=1) if line.strip()]
-    if len(records) < 2:
+    if not records:
         return None
-    _, header = records[0]
+    header_line, header = records[0]
     separator = "\t" if "\t" in header else ","
     cells = _split_pasted(header, separator)
-    if len(cells) < 2:
+    if len(cells) < 2 or any(is_number(cell) for cell in cells):
         return None
+    if len(records) == 1:
+        # One line can be neither a table nor a corpus of two classes; say what each needs.
+        raise CorpusError(
+            f"Only line {header_line} has anything on it. A table of numbers needs rows of numbers under its "
+            f"header row; a corpus of texts needs documents of at least two classes, one per line, like {_PASTE_FORM}."
+        )
     columns = _column_names(cells, len(cells))
     rows = [(number, _split_pasted(line, separator)) for number, line in records[1:]]
     layout = _numeric_layout(columns, [row for _, row in rows])
@@ -263,8 +269,9 @@ def _numeric_layout(columns, rows):
     Rows vote, each with the layout it alone makes: the layout most of them agree on wins. So a blank cell or a
     "NaN" on a few rows still makes a table of numbers, and reading it names the lines at fault, instead of
     reading the file as texts. A header with a number in it is data (no header); a column named "text" (or
-    "review", …), or a label column of mostly distinct phrases, holds texts. The label column is one with a label's name ("class", "target", …) if that
-    makes a table of numbers, else the one column that is not numbers (the last when all are, as in iris).
+    "review", …), or a label column of mostly distinct phrases, holds texts. The label column is one with a
+    label's name ("class", "target", …) if that makes a table of numbers, else the one column that is not
+    numbers (the last when all are, as in iris).
     """
     if len(columns) < 2 or any(is_number(name) for name in columns):
         return None
@@ -280,16 +287,22 @@ def _numeric_layout(columns, rows):
     layout, count = votes.most_common(1)[0]
     if 2 * count < len(rows) or any(_normalised(name) in _TEXT_HEADER_NAMES for name in layout[1]):
         return None
-    if layout[0] != named and _looks_like_texts([row[columns.index(layout[0])] for row in rows if len(row) == len(columns)]):
+    label_index = columns.index(layout[0])
+    if layout[0] != named and _looks_like_texts([row[label_index] for row in rows if len(row) == len(columns)]):
         return None  # a score beside a review: the one column that is not numbers holds texts, not labels
     return layout
 
 
+_FEW_ROWS = 10  # below this, one-word values that hardly repeat may still be labels
+
+
 def _looks_like_texts(values) -> bool:
-    """Mostly different values of several words each: texts. Labels repeat, and are mostly one word."""
+    """Mostly different values, of several words each or over many rows: texts. Labels repeat."""
     values = [value.strip() for value in values]
+    if 2 * len(set(values)) <= len(values):
+        return False
     several_words = sum(len(value.split()) > 1 for value in values)
-    return 2 * several_words > len(values) and 2 * len(set(values)) > len(values)
+    return 2 * several_words > len(values) or len(values) >= _FEW_ROWS
 
 
 def _chain_first(first, rest):
