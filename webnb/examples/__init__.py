@@ -137,7 +137,7 @@ TABLE_EXAMPLES = (
             "red card in a match we lost, so that feature has variance 0 in the lost class."
         ),
         sample=(7.5, 1.0),
-        far=(7.5, 1.0),
+        far=(60.0, 0.0),
     ),
 )
 

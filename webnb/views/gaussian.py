@@ -15,7 +15,7 @@ from webnb.charts import density_chart
 from webnb.engine import CorpusError
 from webnb.engine.evaluation import evaluate, stratified_split
 from webnb.engine.export import confusion_table, csv_text, evaluation_table, gaussian_parameters_table, predictions_table, table_rows
-from webnb.engine.gaussian import GaussianStatistics, explain
+from webnb.engine.gaussian import DEFAULT_VAR_SMOOTHING, GaussianStatistics, explain
 from webnb.engine.table import NumericTable, parse_number
 from webnb.state import GAUSSIAN_STEPS, TableState, parse_table_state
 from webnb.views.common import catalog, page_number, respond
@@ -233,12 +233,13 @@ def _zero_cells(lesson: TableLesson) -> list[dict]:
         x = lesson.values[j]
         mean = float(stats.means[k, j])
         smoothed = float(model.smoothed_variances[k, j])
-        with_epsilon = stats.model(max(model.var_smoothing, 1e-9), model.prior_kind)
+        shown_smoothing = model.var_smoothing or DEFAULT_VAR_SMOOTHING  # with none in effect, show the default's
+        with_epsilon = stats.model(shown_smoothing, model.prior_kind)
         epsilon_variance = float(with_epsilon.smoothed_variances[k, j])
         log_density = float(with_epsilon.feature_log_densities(np.array(lesson.values))[k, j])
         cells.append({
             "label": model.classes[k], "feature": model.features[j], "mean": mean, "value": x, "at_mean": x == mean,
-            "used": smoothed, "epsilon_variance": epsilon_variance, "epsilon": with_epsilon.epsilon,
+            "used": smoothed, "epsilon_variance": epsilon_variance, "shown_smoothing": shown_smoothing, "epsilon": with_epsilon.epsilon,
             "smoothing_in_effect": smoothed > 0, "smoothed_log_density": log_density,
             "smoothed_density": math.exp(log_density) if log_density < 709 else math.inf,
         })
