@@ -5,10 +5,18 @@ from __future__ import annotations
 import pytest
 
 from accessibility import axe_violations
-from conftest import htmx_settled
-from test_evaluation_browser import PROJECTOR, open_page, server_url, shot  # noqa: F401 (server_url is a fixture)
+from conftest import htmx_settled, serving
+from test_evaluation_browser import PROJECTOR, open_page, shot
+from webnb import create_app
 
 pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def server_url(tmp_path_factory):
+    app = create_app({"TESTING": True, "SECRET_KEY": "test"}, instance_path=str(tmp_path_factory.mktemp("instance")))
+    with serving(app) as url:
+        yield url
 
 
 @pytest.fixture

@@ -6,8 +6,12 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
+import numpy as np
+
 from webnb.engine import AnalysisOptions, Corpus, CorpusError, TrainingSet, VocabularyOptions
 from webnb.engine.heldout import HeldOut, hold_out, on_test_corpus, on_training_documents
+from webnb.engine.evaluation import stratified_split
+from webnb.engine.gaussian import GaussianStatistics
 from webnb.engine.table import NumericTable
 from webnb.examples import EXAMPLES, TABLE_EXAMPLES, load_example_corpus, load_example_table
 from webnb.state import LessonState
@@ -231,6 +235,40 @@ class Catalog:
             while len(self._held_out) > self._cache_size:
                 self._held_out.popitem(last=False)
         return held
+
+    # -- tables of numbers --------------------------------------------------------------------------
+
+    def gaussian_split(self, entry: CorpusEntry, test: str = "all", test_size: float = 0.25, seed: int = 0) -> GaussianSplit:
+        """The table's Gaussian statistics: of all its rows (``test`` "all"), or of the training part of a stratified
+        split ("split") with its test rows, or of all rows tested on themselves ("training"). Kept in a small LRU
+        cache, so a new var_smoothing or prior never reads the rows again."""
+        key = ("gaussian", entry.id, test, test_size, seed) if test == "split" else ("gaussian", entry.id, test)
+        with self._lock:
+            if key in self._held_out:
+                self._held_out.move_to_end(key)
+                return self._held_out[key]
+        table = entry.table
+        if test == "split":
+            train_index, test_index = stratified_split(table.labels, test_size, seed)
+            training, tested, positions = table.subset(train_index), table.subset(test_index), test_index
+        else:
+            training, tested, positions = table, table, np.arange(len(table))
+        held = GaussianSplit(GaussianStatistics.fit(training), training, tested, positions)
+        with self._lock:
+            self._held_out[key] = held
+            while len(self._held_out) > self._cache_size:
+                self._held_out.popitem(last=False)
+        return held
+
+
+@dataclass(frozen=True, eq=False)
+class GaussianSplit:
+    """Statistics of a table's training rows, with the rows it is tested on and their places in the table."""
+
+    statistics: GaussianStatistics
+    training: NumericTable
+    test: NumericTable
+    positions: np.ndarray
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import Blueprint, render_template
 
-from webnb.examples import EXAMPLES, load_example_corpus
+from webnb.examples import EXAMPLES, TABLE_EXAMPLES, load_example_corpus, load_example_table
 
 bp = Blueprint("home", __name__)
 
@@ -11,4 +11,5 @@ bp = Blueprint("home", __name__)
 @bp.get("/")
 def index():
     examples = [(example, load_example_corpus(example.id)) for example in EXAMPLES]
-    return render_template("home/index.html", examples=examples)
+    tables = [(example, load_example_table(example.id)) for example in TABLE_EXAMPLES]
+    return render_template("home/index.html", examples=examples, tables=tables)

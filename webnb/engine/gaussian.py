@@ -40,23 +40,30 @@ class GaussianStatistics:
     @classmethod
     def fit(cls, table: NumericTable) -> "GaussianStatistics":
         table.require_trainable()
-        values, labels = table.values, np.asarray(table.labels)
+        values = table.values
+        # First, while nothing else is held: np.var makes a temporary copy of the whole table.
+        feature_variances = np.var(values, axis=0)
         classes = table.classes
-        means, variances, sample_variances, counts = [], [], [], []
-        for label in classes:
-            rows = values[labels == label]
+        number_of = {label: k for k, label in enumerate(classes)}
+        codes = np.fromiter((number_of[label] for label in table.labels), dtype=np.int64, count=len(table))
+        means, variances, counts = [], [], []
+        for k in range(len(classes)):
+            rows = values[codes == k]
             counts.append(len(rows))
             means.append(np.mean(rows, axis=0))
-            variances.append(np.var(rows, axis=0))
-            sample_variances.append(np.var(rows, axis=0, ddof=1) if len(rows) > 1 else np.zeros(values.shape[1]))
+            variances.append(np.var(rows, axis=0))  # as scikit-learn computes them, so the numbers agree exactly
+        counts = np.array(counts, dtype=np.int64)
+        variances = np.array(variances)
+        # n/(n − 1) times the population variance; 0 for a class of one row (no spread to estimate).
+        correction = np.where(counts > 1, counts / np.maximum(counts - 1, 1), 0.0)
         return cls(
             classes=classes,
             features=table.features,
-            class_count=np.array(counts, dtype=np.int64),
+            class_count=counts,
             means=np.array(means),
-            variances=np.array(variances),
-            sample_variances=np.array(sample_variances),
-            feature_variances=np.var(values, axis=0),
+            variances=variances,
+            sample_variances=variances * correction[:, None],
+            feature_variances=feature_variances,
         )
 
     @property

@@ -13,7 +13,7 @@ from flask import Blueprint, Response, abort, redirect, request, url_for
 from webnb.catalog import SMALLEST_SPLIT_CORPUS, CorpusEntry
 from webnb.charts import density_chart
 from webnb.engine import CorpusError
-from webnb.engine.evaluation import evaluate, stratified_split
+from webnb.engine.evaluation import evaluate
 from webnb.engine.export import confusion_table, csv_text, evaluation_table, gaussian_parameters_table, predictions_table, table_rows
 from webnb.engine.gaussian import DEFAULT_VAR_SMOOTHING, GaussianStatistics, explain
 from webnb.engine.table import NumericTable, parse_number
@@ -70,25 +70,19 @@ def load_table_lesson(corpus_id: str) -> TableLesson:
         abort(redirect(url_for("corpus.show", corpus_id=corpus_id)))
     defaults = table_defaults(entry)
     state = parse_table_state(request.args, defaults)
-    table = entry.table
-    trained_on_split = None
-    error = None
-    if state.train == "split":
-        try:
-            test_size, seed = state.split
-            train_index, test_index = stratified_split(table.labels, test_size, seed)
-            table = table.subset(train_index)
-            trained_on_split = (len(train_index), len(test_index))
-        except (CorpusError, ValueError) as problem:
-            error = str(problem)
-    values = _typed_values(entry, state, table.features)
-    statistics = model = None
-    if error is None:
-        try:
-            statistics = GaussianStatistics.fit(table)
-            model = statistics.model(state.smoothing, state.prior)
-        except (CorpusError, ValueError) as problem:
-            error = str(problem)
+    table, statistics, model, error, trained_on_split = entry.table, None, None, None, None
+    try:
+        test_size, seed = state.split
+        if state.train == "split":
+            held = catalog().gaussian_split(entry, "split", test_size, seed)
+            table, trained_on_split = held.training, (len(held.training), len(held.test))
+        else:
+            held = catalog().gaussian_split(entry)
+        statistics = held.statistics
+        model = statistics.model(state.smoothing, state.prior)
+    except (CorpusError, ValueError) as problem:
+        error = str(problem)
+    values = _typed_values(entry, state, entry.table.features)
     return TableLesson(entry, state, table, statistics, model, error, values, defaults, trained_on_split)
 
 
@@ -249,20 +243,12 @@ def _zero_cells(lesson: TableLesson) -> list[dict]:
 # --- 4 · evaluation ----------------------------------------------------------------------------------------------
 
 
-def held_out(lesson: TableLesson):
-    """(training rows, test rows, positions of the test rows in the table) as the state says."""
-    table = lesson.entry.table
-    if lesson.state.test == "training":
-        return table, table, np.arange(len(table))
-    test_size, seed = lesson.state.split
-    train_index, test_index = stratified_split(table.labels, test_size, seed)
-    return table.subset(train_index), table.subset(test_index), test_index
-
-
 def scored(lesson: TableLesson):
-    training, test, positions = held_out(lesson)
-    model = GaussianStatistics.fit(training).model(lesson.state.smoothing, lesson.state.prior)
-    return model, training, test, positions, evaluate(model, test.values, test.labels)
+    """(model, training rows, test rows, their places in the table, evaluation) as the state says."""
+    test_size, seed = lesson.state.split
+    held = catalog().gaussian_split(lesson.entry, lesson.state.test, test_size, seed)
+    model = held.statistics.model(lesson.state.smoothing, lesson.state.prior)
+    return model, held.training, held.test, held.positions, evaluate(model, held.test.values, held.test.labels)
 
 
 @bp.get("/evaluation")
