@@ -228,6 +228,8 @@ class Catalog:
                 test_entry = self.get(test, workspace)
                 if test_entry is None:
                     raise CorpusError(f"There is no test corpus {test!r}. Pick one from the list.")
+                if test_entry.is_table:
+                    raise CorpusError(f"{test_entry.name!r} is a table of numbers, not texts: pick a corpus of texts to test on.")
                 held = on_test_corpus(training, test_entry.corpus)
         key = self._held_out_key(entry, analysis, vocabulary, test, test_size, seed)
         with self._lock:

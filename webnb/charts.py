@@ -285,7 +285,7 @@ DENSITY_WIDTH, DENSITY_HEIGHT = 460, 210
 DENSITY_LEFT, DENSITY_RIGHT, DENSITY_TOP, DENSITY_BOTTOM = 56, 16, 14, 40
 DENSITY_SAMPLES = 161
 # Dash patterns per class, so that the curves differ without colour too.
-DASHES = ("", "8 5", "2 4", "12 4 2 4", "4 2")
+DENSITY_DASHES = ("", "8 5", "2 4", "12 4 2 4", "4 2")
 
 
 def density_chart(model, feature: int, marker: float | None = None) -> dict:
@@ -315,7 +315,7 @@ def density_chart(model, feature: int, marker: float | None = None) -> dict:
         spike = variances[k] == 0
         points = "" if spike else " ".join(f"{x_at(x):.1f},{y_at(y):.1f}" for x, y in zip(xs, curves[k]))
         lines.append({
-            "label": label, "index": k % 5, "dash": DASHES[k % len(DASHES)], "points": points, "spike": bool(spike),
+            "label": label, "index": k % 5, "dash": DENSITY_DASHES[k % len(DENSITY_DASHES)], "points": points, "spike": bool(spike),
             "spike_x": round(x_at(means[k]), 1), "mean": float(means[k]), "sd": float(sds[k]),
         })
     step = _nice_step(high - low)

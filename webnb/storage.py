@@ -401,9 +401,9 @@ def _refuse_nul(corpus: Corpus, name: str, source: str) -> None:
     if "\x00" in name or "\x00" in source:
         raise CorpusError("The corpus name contains a NUL character (\\x00). Remove it; nothing was stored.")
     for position, (doc_id, label, text) in enumerate(zip(corpus.ids, corpus.labels, corpus.texts)):
-        for field, value in (("text", text), ("label", label), ("id", doc_id)):
+        for part, value in (("text", text), ("label", label), ("id", doc_id)):
             if "\x00" in value:
                 raise CorpusError(
-                    f"Document {doc_id!r} (number {position + 1}): its {field} contains a NUL character "
+                    f"Document {doc_id!r} (number {position + 1}): its {part} contains a NUL character "
                     "(\\x00), which is not text. Remove it from the file; nothing was stored."
                 )

@@ -76,9 +76,9 @@ def sweep_for(held: HeldOut, options: dict) -> AlphaSweep:
 
 def test_choices(lesson: Lesson) -> list[tuple[str, str]]:
     """(value, title) of every test-document source the form offers: the split, the training documents, and
-    every other corpus."""
-    others = [(e.id, e.name) for e in catalog().builtin() if e.id != lesson.entry.id]
-    others += [(s.id, s.name) for s in catalog().stored() if s.id != lesson.entry.id]
+    every other corpus of texts (a table of numbers has no words to test on)."""
+    others = [(e.id, e.name) for e in catalog().builtin() if e.id != lesson.entry.id and not e.is_table]
+    others += [(s.id, s.name) for s in catalog().stored() if s.id != lesson.entry.id and s.features is None]
     return [("split", "a held-out part of this corpus"), ("training", "the training documents themselves"),
             *((value, f"another corpus: {name}") for value, name in others)]
 
