@@ -120,3 +120,37 @@ def test_the_gaussian_pages_work_without_javascript(browser, server_url):
     page.wait_for_load_state()
     assert "var_smoothing=0.5" in page.url and page.locator("#accuracy").count() == 1
     context.close()
+
+
+def test_a_pasted_and_an_uploaded_table_open_as_gaussian_lessons(page, server_url, tmp_path):
+    from playwright.sync_api import expect
+
+    page.goto(f"{server_url}/corpora")
+    page.locator("#paste-name").fill("Sepals")
+    page.locator("#paste-corpus").fill(
+        "sepal length,sepal width,species\n5.1,3.5,setosa\n4.9,3.0,setosa\n4.7,3.2,setosa\n"
+        "7.0,3.2,versicolor\n6.4,3.2,versicolor\n6.9,3.1,versicolor\n")
+    page.get_by_role("button", name="Add corpus").click()
+    page.wait_for_load_state()
+    assert page.url.endswith("/gaussian")
+    expect(page.locator("h1")).to_contain_text("Sepals")
+    expect(page.locator(".numeric-rows tbody tr")).to_have_count(6)
+    page.get_by_role("link", name="3 · Bayes' rule").click()
+    page.get_by_role("textbox", name="sepal length").fill("6.8")
+    htmx_settled(page)
+    page.locator("nav.steps a", has_text="Log space").click()
+    htmx_settled(page)
+    expect(page.locator("#decision")).to_contain_text("versicolor")
+
+    upload = tmp_path / "flowers.csv"
+    upload.write_text("petal length,petal width,kind\n1.4,0.2,a\n1.3,0.2,a\n4.7,1.4,b\n4.5,1.5,b\n")
+    page.goto(f"{server_url}/corpora")
+    page.locator("#upload-file").set_input_files(str(upload))
+    expect(page.locator("#numeric-table")).to_be_visible()
+    expect(page.locator("#numeric-features li")).to_have_text(["petal length", "petal width"])
+    expect(page.locator("#text-column")).to_have_count(0)
+    page.get_by_role("button", name="Upload").click()
+    page.wait_for_load_state()
+    assert page.url.endswith("/gaussian")
+    expect(page.locator(".numeric-rows tbody tr")).to_have_count(4)
+    assert page.errors == []
