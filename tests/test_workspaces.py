@@ -277,3 +277,23 @@ def test_work_of_a_process_that_died_is_reported_as_stopped(hosted_app, monkeypa
 def test_the_secure_flag_can_be_dropped_on_a_closed_network(hosted_app):
     cookie = student(hosted_app(WEBNB_COOKIE_SECURE=False)).get("/").headers["Set-Cookie"]
     assert cookie.startswith("webnb=") and "Secure" not in cookie and "HttpOnly" in cookie
+
+
+def test_another_workspaces_table_of_numbers_answers_404_everywhere(hosted_app):
+    app = hosted_app()
+    alice, bob = student(app), student(app)
+    response = alice.post("/corpora/paste", data={"name": "Alice's table", "corpus": (
+        "height,weight,kind\n1.61,55.5,small\n1.58,52.25,small\n1.90,88.75,large\n1.85,91.5,large\n")})
+    assert response.status_code == 303
+    corpus_id = response.headers["Location"].split("/")[2]
+    routes = [rule for rule, _ in corpus_routes(app) if "/gaussian" in rule]
+    assert len(routes) == 9  # rows, bell curves, Bayes' rule, evaluation and five downloads
+    for rule in routes:
+        url = rule.replace("<corpus_id>", corpus_id)
+        assert alice.get(url).status_code == 200, url
+        for query in ("", "?format=json"):
+            response = bob.get(url + query, headers={"HX-Request": "true"} if query else {})
+            assert response.status_code == 404, (url, response.status_code)
+            assert "88.75" not in response.get_data(as_text=True)
+    assert bob.get(f"/corpora/{corpus_id}").status_code == 404
+    assert corpus_id not in bob.get("/corpora").get_data(as_text=True)
