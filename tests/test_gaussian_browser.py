@@ -94,6 +94,7 @@ GAUSSIAN_PAGES = [
     "/corpora/red-cards/gaussian/parameters?var_smoothing=0",
     "/corpora/match-ratings/gaussian/inference?value=60&step=underflow",
     "/corpora/iris/gaussian/evaluation",
+    "/corpora/iris/gaussian/parity?of=evaluation",
 ]
 
 
@@ -101,6 +102,7 @@ GAUSSIAN_PAGES = [
 def test_gaussian_pages_are_accessible_and_fit_the_projector(page, server_url, url):
     for address in (url, url + ("&" if "?" in url else "?") + "presenter=1"):
         page.goto(server_url + address)
+        page.wait_for_load_state("networkidle")  # the scikit-learn badge is in
         assert axe_violations(page) == [], address
         assert page.evaluate("() => document.documentElement.scrollWidth") <= PROJECTOR["width"], address
     assert page.errors == []

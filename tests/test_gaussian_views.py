@@ -182,3 +182,22 @@ def test_downloads(client):
     assert [list(map(int, row[1:4])) for row in confusion[1:]] == data["evaluation"]["confusion"]
     response = client.get("/corpora/iris/gaussian/evaluation.csv")
     assert response.headers["Content-Disposition"] == 'attachment; filename="iris-evaluation.csv"'
+
+
+def test_the_scikit_learn_badge(client):
+    pytest.importorskip("sklearn")
+    page = client.get("/corpora/iris/gaussian/parameters").get_data(as_text=True)
+    assert 'hx-get="/corpora/iris/gaussian/parity?var_smoothing=1e-9&amp;of=parameters"' in page
+    parameters = client.get("/corpora/iris/gaussian/parity?of=parameters&format=json").get_json()
+    assert parameters["status"] == "agrees" and parameters["compared"] == 3 + 12 + 12 + 1
+    evaluation = client.get("/corpora/iris/gaussian/parity?of=evaluation&format=json&test_size=0.4&seed=2").get_json()
+    assert evaluation["status"] == "agrees" and evaluation["matched"] == {"predictions": 60}
+    assert {c["name"] for c in evaluation["checks"]} == {"predictions", "log posteriors", "accuracy", "confusion matrix"}
+    far = client.get("/corpora/match-ratings/gaussian/parity?of=parameters&var_smoothing=0.3&prior=uniform&format=json")
+    assert far.get_json()["status"] == "agrees"
+    # With var_smoothing = 0 and a variance of 0, scikit-learn's scores are NaN: said, not hidden.
+    zero = client.get("/corpora/red-cards/gaussian/parity?of=evaluation&test=training&var_smoothing=0&format=json").get_json()
+    assert zero["status"] == "not comparable" and zero["left_out"] == 14
+    fragment = client.get("/corpora/iris/gaussian/parity?of=parameters", headers={"HX-Request": "true"})
+    assert fragment.get_data(as_text=True).lstrip().startswith('<div class="parity parity-agrees"')
+    assert client.get("/corpora/iris/gaussian/parity?of=words").status_code == 400

@@ -566,3 +566,94 @@ def _confusion(true: np.ndarray, predicted: np.ndarray, n_classes: int) -> np.nd
     confusion = np.zeros((n_classes, n_classes), dtype=np.int64)
     np.add.at(confusion, (true, predicted), 1)
     return confusion
+
+
+# -- tables of numbers: Gaussian Naive Bayes ----------------------------------------------------------------
+
+GAUSSIAN_LOG_TOLERANCE = 1e-9  # log posteriors; parameters are held to TOLERANCE
+
+
+def gaussian_parity(training, test, var_smoothing: float, prior: str, of: str) -> ParityReport:
+    """Fit scikit-learn's GaussianNB on the same training rows with the same ``var_smoothing`` (and the uniform
+    prior as ``priors``) and compare: for ``of`` = "parameters" the priors, means, variances and ε; for
+    "evaluation" the predictions, log posteriors, accuracy and confusion matrix on the ``test`` rows.
+
+    Rows the app cannot decide (only possible with a variance of exactly 0) are left out, and so are rows whose
+    scikit-learn scores are NaN (its formula divides 0 by 0 there)."""
+    from .gaussian import GaussianStatistics
+
+    started = time.perf_counter()
+    version = sklearn_version()
+    unavailable = _unavailable(of, version)
+    if unavailable is not None:
+        return unavailable
+    from sklearn.naive_bayes import GaussianNB
+
+    ours = GaussianStatistics.fit(training).model(var_smoothing, prior)
+    classes = ours.classes
+    n_classes = len(classes)
+    priors = [1.0 / n_classes] * n_classes if prior == "uniform" else None
+    call = f"GaussianNB(var_smoothing={var_smoothing!r}" + (f", priors=[1/{n_classes}] × {n_classes})" if priors else ")")
+    theirs = _quietly(GaussianNB(var_smoothing=var_smoothing, priors=priors).fit, training.values, np.array(training.labels))
+    if tuple(str(c) for c in theirs.classes_) != classes:
+        return ParityReport(of, True, version, comparable=False, reason="the classes are ordered differently")
+    if of == "parameters":
+        features = ours.features
+        per_cell = lambda what: lambda index, a, b: Location(what, word=features[index[1]], label=classes[index[0]], ours=a, theirs=b)  # noqa: E731
+        checks = (
+            _compare("class priors", ours.priors, theirs.class_prior_, _in_class("prior", classes)),
+            _compare("means μ", ours.means, theirs.theta_, per_cell("mean")),
+            _compare("variances σ² + ε", ours.smoothed_variances, theirs.var_, per_cell("variance")),
+            _compare("ε", ours.epsilon, theirs.epsilon_, lambda index, a, b: Location("ε", ours=a, theirs=b)),
+        )
+        return ParityReport("parameters", True, version, comparable=True, checks=checks,
+                            calls=(f"{call}.fit(the training rows, their classes)",),
+                            seconds=time.perf_counter() - started)
+
+    from sklearn.metrics import confusion_matrix
+
+    result = evaluate(ours, test.values, test.labels)
+    number_of = {label: k for k, label in enumerate(classes)}
+    our_predictions = np.array([number_of[p] if p is not None else -1 for p in result.predictions], dtype=np.int64)
+    true = np.array([number_of[label] for label in test.labels], dtype=np.int64)
+    their_log_posterior = _quietly(theirs.predict_log_proba, test.values)
+    their_predictions = np.asarray(_quietly(theirs.predict, test.values))
+    their_predictions = np.array([number_of[str(p)] for p in their_predictions], dtype=np.int64)
+    our_log_posterior, _ = ours.predict_log_proba(test.values)
+    undecidable = our_predictions < 0
+    nan_scores = np.isnan(their_log_posterior).any(axis=1) & ~undecidable
+    compared = ~undecidable & ~nan_scores
+    notes = []
+    if undecidable.any():
+        notes.append(f"The app cannot decide {int(undecidable.sum()):,} of the {len(true):,} test rows (a variance of 0); "
+                     "scikit-learn picks a class for them anyway, so they were not compared.")
+    if nan_scores.any():
+        notes.append(f"For {int(nan_scores.sum()):,} rows scikit-learn's scores are NaN (it divides 0 by 0 where a "
+                     "variance is 0), so they were not compared.")
+    differ = compared & (our_predictions != their_predictions)
+    where = None
+    if differ.any():
+        i = int(np.flatnonzero(differ)[0])
+        where = Location("prediction", document=test.ids[i], ours=classes[our_predictions[i]],
+                         theirs=classes[their_predictions[i]])
+    checks = [Check("predictions", int(compared.sum()), int(differ.sum()), None, where, unit="predictions")]
+    if compared.any():
+        checks.append(_compare("log posteriors", our_log_posterior[compared], their_log_posterior[compared],
+                               lambda index, a, b: Location("log posterior", document=None,
+                                                            label=classes[index[1]], ours=a, theirs=b),
+                               GAUSSIAN_LOG_TOLERANCE))
+        our_accuracy = float(np.mean(our_predictions[compared] == true[compared]))
+        their_accuracy = float(np.mean(their_predictions[compared] == true[compared]))
+        checks.append(_compare("accuracy", our_accuracy, their_accuracy,
+                               lambda index, a, b: Location("accuracy", ours=a, theirs=b)))
+        ours_confusion = _confusion(true[compared], our_predictions[compared], n_classes)
+        their_confusion = confusion_matrix(true[compared], their_predictions[compared], labels=np.arange(n_classes))
+        checks.append(_compare("confusion matrix", ours_confusion, their_confusion,
+                               lambda index, a, b: Location("confusion", label=f"{classes[index[0]]} → {classes[index[1]]}",
+                                                            ours=a, theirs=b)))
+    return ParityReport("evaluation", True, version, comparable=bool(compared.any()), checks=tuple(checks),
+                        notes=tuple(notes), reason=None if compared.any() else "no test row is left that both can score",
+                        calls=(f"{call}.fit(the training rows, their classes)", "predict_log_proba(the test rows)",
+                               "predict(the test rows)"),
+                        undecidable=int(undecidable.sum()), left_out=int((~compared).sum()),
+                        tolerance=GAUSSIAN_LOG_TOLERANCE, seconds=time.perf_counter() - started)

@@ -18,7 +18,8 @@ from webnb.engine.export import confusion_table, csv_text, evaluation_table, gau
 from webnb.engine.gaussian import DEFAULT_VAR_SMOOTHING, GaussianStatistics, explain
 from webnb.engine.table import NumericTable, parse_number
 from webnb.state import GAUSSIAN_STEPS, TableState, parse_table_state
-from webnb.views.common import catalog, page_number, respond
+from webnb.engine.parity import gaussian_parity
+from webnb.views.common import catalog, is_htmx, page_number, respond
 
 bp = Blueprint("gaussian", __name__, url_prefix="/corpora/<corpus_id>/gaussian")
 
@@ -333,3 +334,39 @@ def predictions_csv(corpus_id):
     header = header[:2] + list(test.features) + header[2:]
     body = [row[:2] + [float(v) for v in test.values[i]] + row[2:] for i, row in enumerate(body)]
     return _download(lesson, "predictions", header, body)
+
+
+# --- checked against scikit-learn ---------------------------------------------------------------------------------
+
+PARITY_PAGES = {"parameters": "gaussian.parameters", "evaluation": "gaussian.evaluation"}
+
+
+@bp.get("/parity")
+def parity(corpus_id):
+    """Whether scikit-learn's GaussianNB, on the same rows and settings, computes the same numbers. The parameters
+    and evaluation pages load this as a badge once they have appeared."""
+    lesson = load_table_lesson(corpus_id)
+    of = request.args.get("of", "parameters")
+    bad_choice = of not in PARITY_PAGES
+    report, error = None, None
+    if bad_choice:
+        of, error = "parameters", "A check is of the parameters or of the evaluation (of=parameters or of=evaluation)."
+    else:
+        try:
+            if of == "parameters":
+                training, test = lesson.table, lesson.table
+            else:
+                test_size, seed = lesson.state.split
+                held = catalog().gaussian_split(lesson.entry, lesson.state.test, test_size, seed)
+                training, test = held.training, held.test
+            report = gaussian_parity(training, test, lesson.state.smoothing, lesson.state.prior, of)
+        except (CorpusError, ValueError) as problem:
+            error = str(problem)
+    context = _context(lesson, of, of=of, report=report, waiting=False, error=error, retry=None,
+                       back=lesson.link(url_for(PARITY_PAGES[of], corpus_id=corpus_id)), expanded=not is_htmx())
+    data = report.to_dict() if report else {"of": of, "status": "error"}
+    data["error"] = error
+    response = respond("gaussian/parity.html", "parity", context, data)
+    if bad_choice:
+        response.status_code = 400
+    return response
