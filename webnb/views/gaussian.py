@@ -2,6 +2,7 @@
 it fails in plain floats), and the evaluation. Each page has a JSON twin and CSV downloads."""
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from webnb.engine.export import confusion_table, csv_text, evaluation_table, gau
 from webnb.engine.gaussian import DEFAULT_VAR_SMOOTHING, GaussianStatistics, explain
 from webnb.engine.table import NumericTable, parse_number
 from webnb.state import GAUSSIAN_STEPS, TableState, parse_table_state
+from webnb.engine.gaussian_notebook import gaussian_notebook
 from webnb.engine.parity import gaussian_parity
 from webnb.views.common import catalog, is_htmx, page_number, respond
 
@@ -369,4 +371,22 @@ def parity(corpus_id):
     response = respond("gaussian/parity.html", "parity", context, data)
     if bad_choice:
         response.status_code = 400
+    return response
+
+
+@bp.get("/notebook.ipynb")
+def notebook(corpus_id):
+    """The lesson as a notebook: the typed values, the settings and the evaluation page's split."""
+    lesson = load_table_lesson(corpus_id)
+    state = lesson.state
+    test_size, seed = state.split
+    try:
+        document = gaussian_notebook(lesson.entry.table, var_smoothing=state.smoothing, prior=state.prior,
+                                     values=lesson.values, test_size=test_size if state.test == "split" else None,
+                                     seed=seed)
+    except (CorpusError, ValueError) as problem:
+        abort(400, str(problem))
+    response = Response(json.dumps(document, ensure_ascii=False, indent=1), mimetype="application/x-ipynb+json")
+    safe_id = re.sub(r"[^A-Za-z0-9_-]", "", lesson.entry.id)
+    response.headers["Content-Disposition"] = f'attachment; filename="{safe_id}-gaussian.ipynb"'
     return response
