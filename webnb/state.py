@@ -251,6 +251,12 @@ def parse_state(args: Mapping[str, str], defaults: LessonState | None = None) ->
         else:
             errors["test"] = "The test documents are a split of the corpus, its training documents, or another corpus."
     choice("train", ("all", "split"), "The model is trained on all documents or on the training part of the split.")
+    _parse_split(args, values, errors)
+    return replace(defaults, **values, errors=errors)
+
+
+def _parse_split(args, values: dict, errors: dict) -> None:
+    """``test_size`` (a fraction between 0 and 1) and ``seed`` (a whole number) into ``values``, or ``errors``."""
     raw_size = args.get("test_size", "").strip()
     if raw_size:
         try:
@@ -267,8 +273,6 @@ def parse_state(args: Mapping[str, str], defaults: LessonState | None = None) ->
             values["seed"] = str(int(raw_seed))
         else:
             errors["seed"] = f"The seed is a whole number from 0 to {MAX_SEED:,}."
-
-    return replace(defaults, **values, errors=errors)
 
 
 # --- tables of numbers (Gaussian Naive Bayes) ----------------------------------------------------------------
@@ -361,17 +365,5 @@ def parse_table_state(args, defaults: TableState | None = None) -> TableState:
             errors["value"] = "Too many or too long values."
         else:
             values["values"] = tuple(v.strip() for v in typed)
-    raw_size = args.get("test_size", "").strip()
-    if raw_size:
-        size = parse_number(raw_size)
-        if size is not None and 0 < size < 1:
-            values["test_size"] = raw_size
-        else:
-            errors["test_size"] = "The held-out share is a fraction between 0 and 1, such as 0.25."
-    raw_seed = args.get("seed", "").strip()
-    if raw_seed:
-        if is_whole(raw_seed) and int(raw_seed) <= MAX_SEED:
-            values["seed"] = str(int(raw_seed))
-        else:
-            errors["seed"] = f"The seed is a whole number from 0 to {MAX_SEED:,}."
+    _parse_split(args, values, errors)
     return replace(defaults, **values, errors=errors)
