@@ -193,11 +193,7 @@ def read_table(
     ids are the line where each record starts, or the values of an ``id`` column if the header has
     one. Every row must have as many fields as the first; a label may not be empty.
     """
-    if not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in '"\r\n':
-        raise CorpusError(
-            f"The delimiter {delimiter!r} cannot separate columns: choose a comma, a TAB, a semicolon "
-            "or a vertical bar."
-        )
+    _check_delimiter(delimiter)
     if not label_column:
         raise CorpusError("Choose the column that holds the labels.")
     if not text_column:
@@ -241,11 +237,7 @@ def read_numeric_table(
     """Read every row of a table of numbers with a header row (one :func:`inspect_table` found numeric):
     each column but the label (and an ``id``) must hold a number on every line. Columns are named as in
     :func:`inspect_table`; the decoding, size limit and line numbers are those of :func:`read_table`."""
-    if not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in '"\r\n':
-        raise CorpusError(
-            f"The delimiter {delimiter!r} cannot separate columns: choose a comma, a TAB, a semicolon "
-            "or a vertical bar."
-        )
+    _check_delimiter(delimiter)
     if not label_column:
         raise CorpusError("Choose the column that holds the labels.")
     text = _decode_utf8(_within_limit(data, max_bytes))
@@ -303,6 +295,14 @@ def _looks_like_texts(values) -> bool:
         return False
     several_words = sum(len(value.split()) > 1 for value in values)
     return 2 * several_words > len(values) or len(values) >= _FEW_ROWS
+
+
+def _check_delimiter(delimiter) -> None:
+    if not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in '"\r\n':
+        raise CorpusError(
+            f"The delimiter {delimiter!r} cannot separate columns: choose a comma, a TAB, a semicolon "
+            "or a vertical bar."
+        )
 
 
 def _chain_first(first, rest):
