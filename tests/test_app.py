@@ -11,7 +11,7 @@ from bs4 import BeautifulSoup
 import webnb.home
 from webnb import create_app
 from webnb.engine.corpus import Corpus
-from webnb.examples import Example, example_ids, load_example_corpus
+from webnb.examples import TABLE_EXAMPLES, Example, example_ids, load_example_corpus
 
 
 @pytest.fixture
@@ -37,7 +37,10 @@ def test_instance_folder_is_created(app, tmp_path):
 def test_home_lists_every_example(client):
     soup = get_soup(client)
     sections = soup.select("section.example")
-    assert [section["id"] for section in sections] == [f"example-{example_id}" for example_id in example_ids()]
+    tables = [f"example-{example.id}" for example in TABLE_EXAMPLES]
+    assert [section["id"] for section in sections] == [f"example-{example_id}" for example_id in example_ids()] + tables
+    iris = soup.select_one("#example-iris")
+    assert "150 rows, 4 features" in iris.get_text() and iris.select_one('a[href="/corpora/iris/gaussian"]')
 
 
 @pytest.mark.parametrize(
