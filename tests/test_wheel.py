@@ -22,6 +22,9 @@ PACKED_FILES = [
     "webnb/static/webnb.css",
     "webnb/static/vendor/htmx.min.js",
     "webnb/examples/match-reviews.jsonl",
+    "webnb/examples/iris.csv",
+    "webnb/examples/match-ratings.csv",
+    "webnb/examples/red-cards.csv",
 ]
 SERVE_HOME = """
 import webnb
@@ -32,6 +35,7 @@ print(webnb.__file__)
 print(app.template_folder)
 print(response.status_code)
 print("Match reviews" in response.get_data(as_text=True))
+print("Iris flowers" in response.get_data(as_text=True))
 """
 
 
@@ -80,8 +84,8 @@ def test_installed_wheel_serves_home(wheel, tmp_path):
     result = subprocess.run(
         [python, "-I", "-c", SERVE_HOME], cwd=elsewhere, env=env, check=True, capture_output=True, text=True,
     )
-    module_file, template_folder, status, has_title = result.stdout.splitlines()
+    module_file, template_folder, status, has_title, has_table = result.stdout.splitlines()
     assert Path(module_file).is_relative_to(venv)
     assert Path(template_folder) == Path(module_file).parent / "templates"
     assert status == "200"
-    assert has_title == "True"
+    assert has_title == "True" and has_table == "True"

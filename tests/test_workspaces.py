@@ -287,7 +287,7 @@ def test_another_workspaces_table_of_numbers_answers_404_everywhere(hosted_app):
     assert response.status_code == 303
     corpus_id = response.headers["Location"].split("/")[2]
     routes = [rule for rule, _ in corpus_routes(app) if "/gaussian" in rule]
-    assert len(routes) == 9  # rows, bell curves, Bayes' rule, evaluation and five downloads
+    assert len(routes) == 11  # rows, bell curves, Bayes' rule, evaluation, the scikit-learn check, six downloads
     for rule in routes:
         url = rule.replace("<corpus_id>", corpus_id)
         assert alice.get(url).status_code == 200, url
