@@ -289,5 +289,5 @@ def test_a_stored_row_with_a_number_missing_is_named():
     from webnb.engine.corpus import Corpus
 
     corpus = Corpus(texts=("1.0\t2.0", "3.0", "4.0\t5.0"), labels=("a", "b", "a"), ids=("r1", "r2", "r3"))
-    with pytest.raises(CorpusError, match="row r2 has 1 numbers, not 2"):
+    with pytest.raises(CorpusError, match="row r2 has 1 number, not 2"):
         NumericTable.from_corpus(corpus, ("x", "y"))

@@ -97,7 +97,8 @@ class NumericTable:
         cells = "\t".join(corpus.texts).split("\t")  # one pass over all rows: ten times faster than row by row
         if len(cells) != len(corpus) * len(features):
             bad = next(i for i, text in enumerate(corpus.texts) if text.count("\t") != len(features) - 1)
-            raise CorpusError(f"row {corpus.ids[bad]} has {corpus.texts[bad].count(chr(9)) + 1} numbers, not {len(features)}")
+            found = corpus.texts[bad].count("\t") + 1
+            raise CorpusError(f"row {corpus.ids[bad]} has {found} number{'s' if found != 1 else ''}, not {len(features)}")
         values = np.array(cells, dtype=np.float64).reshape(len(corpus), len(features))
         return cls(features=features, values=values, labels=corpus.labels, ids=corpus.ids, name=corpus.name)
 
