@@ -2,19 +2,30 @@
 densities through the underflow to log space, and the zero-variance step."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from accessibility import axe_violations
 from conftest import htmx_settled, serving
 from test_evaluation_browser import PROJECTOR, open_page, shot
 from webnb import create_app
+from webnb.engine.table import NumericTable
 
 pytestmark = pytest.mark.browser
 
 
+WIDE_TABLE = "wide"  # replaced by the stored id of a 10,000-row table with six features
+
+
 @pytest.fixture(scope="module")
 def server_url(tmp_path_factory):
+    global WIDE_TABLE
     app = create_app({"TESTING": True, "SECRET_KEY": "test"}, instance_path=str(tmp_path_factory.mktemp("instance")))
+    rng = np.random.default_rng(0)
+    classes = rng.integers(0, 4, 10_000)
+    table = NumericTable(tuple(f"feature {j}" for j in range(6)), rng.normal(size=(10_000, 6)) + classes[:, None],
+                         tuple(f"class {k}" for k in classes), tuple(map(str, range(10_000))))
+    WIDE_TABLE = app.extensions["webnb"]["catalog"].add(table, name="Ten thousand rows", source="test")
     with serving(app) as url:
         yield url
 
@@ -95,11 +106,16 @@ GAUSSIAN_PAGES = [
     "/corpora/match-ratings/gaussian/inference?value=60&step=underflow",
     "/corpora/iris/gaussian/evaluation",
     "/corpora/iris/gaussian/parity?of=evaluation",
+    "/corpora/wide/gaussian",
+    "/corpora/wide/gaussian/parameters",
+    "/corpora/wide/gaussian/inference?step=densities",
+    "/corpora/wide/gaussian/evaluation",
 ]
 
 
 @pytest.mark.parametrize("url", GAUSSIAN_PAGES)
 def test_gaussian_pages_are_accessible_and_fit_the_projector(page, server_url, url):
+    url = url.replace("/wide/", f"/{WIDE_TABLE}/")
     for address in (url, url + ("&" if "?" in url else "?") + "presenter=1"):
         page.goto(server_url + address)
         page.wait_for_load_state("networkidle")  # the scikit-learn badge is in

@@ -201,3 +201,31 @@ def test_the_scikit_learn_badge(client):
     fragment = client.get("/corpora/iris/gaussian/parity?of=parameters", headers={"HX-Request": "true"})
     assert fragment.get_data(as_text=True).lstrip().startswith('<div class="parity parity-agrees"')
     assert client.get("/corpora/iris/gaussian/parity?of=words").status_code == 400
+
+
+def test_the_density_charts_and_the_sample_deviation(client):
+    from webnb.charts import density_chart
+
+    iris = load_example_table("iris")
+    model = GaussianStatistics.fit(iris).model()
+    chart = density_chart(model, 2, 40.0)
+    assert chart["peak"] == 1 / math.sqrt(2 * math.pi * model.smoothed_variances[:, 2].min())
+    assert chart["peak_label"] == f"{chart['peak']:.3g}" == "2.32"
+    assert chart["marker"] == {"x": chart["right"] - 4, "inside": False, "right": True, "label": "x = 40 →"}
+    page = client.get("/corpora/iris/gaussian/parameters").get_data(as_text=True)
+    assert ">2.32</text>" in page
+    data = client.get("/corpora/iris/gaussian/parameters?format=json").get_json()
+    setosa_rows = iris.values[np.array(iris.labels) == "setosa"]
+    for j, cell in enumerate(data["parameters"][0]["features"]):
+        assert cell["sd"] == pytest.approx(float(np.std(setosa_rows[:, j])), rel=1e-14)
+        assert cell["sample_sd"] == pytest.approx(float(np.std(setosa_rows[:, j], ddof=1)), rel=1e-14)
+        assert cell["used"] == pytest.approx(float(np.var(setosa_rows[:, j])) + data["epsilon"], rel=1e-15)
+
+
+def test_the_zero_variance_step_numbers(client):
+    table = load_example_table("red-cards")
+    page = _text(client.get("/corpora/red-cards/gaussian/inference?step=zero-width&var_smoothing=0&value=7.5&value=1"))
+    epsilon = 1e-9 * float(np.var(table.values[:, 0]))
+    expected = -1.0 / (2 * epsilon) - 0.5 * math.log(2 * math.pi * epsilon)
+    assert f"with var_smoothing = 1.000 × 10⁻⁹: ε = {epsilon:.3e}".replace("e-09", " × 10⁻⁹") in page
+    assert "log-density " + f"{expected:.0f}".replace("-", "−") in page

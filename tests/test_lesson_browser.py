@@ -382,6 +382,7 @@ def test_p_toggles_presenter_mode(browsing, page, server_url):
     assert query_of(page.url)["presenter"] == "1" and query_of(page.url)["step"] == "factors"
     expect(page.locator(".steps")).to_be_hidden()
     expect(page.locator("#step-title")).to_have_text("3. Every factor")
+    page.wait_for_load_state()  # the new page's deferred script listens for keys only once it has run
     page.keyboard.press("p")
     expect(page.locator("body")).not_to_have_class(re.compile(r"\bpresenter\b"))
     expect(page.locator(".steps")).to_be_visible()

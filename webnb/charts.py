@@ -282,7 +282,7 @@ def repeat_doubt_chart(curve, doubts, n_max: int, saturates_at) -> dict | None:
 # --- Gaussian NB: each class's bell curve for one feature ------------------------------------------------------
 
 DENSITY_WIDTH, DENSITY_HEIGHT = 460, 210
-DENSITY_LEFT, DENSITY_RIGHT, DENSITY_TOP, DENSITY_BOTTOM = 56, 16, 14, 40
+DENSITY_LEFT, DENSITY_RIGHT, DENSITY_TOP, DENSITY_BOTTOM = 72, 16, 14, 40
 DENSITY_SAMPLES = 161
 # Dash patterns per class, so that the curves differ without colour too.
 DENSITY_DASHES = ("", "8 5", "2 4", "12 4 2 4", "4 2")
@@ -299,7 +299,9 @@ def density_chart(model, feature: int, marker: float | None = None) -> dict:
     low, high = _value_range(ends)
     xs = np.linspace(low, high, DENSITY_SAMPLES)
     curves = model.densities_on(feature, xs)
-    peak = float(curves.max()) if curves.size and curves.max() > 0 else 1.0
+    # The tallest bell's exact top, 1/√(2πσ²), not the largest sampled point, so the axis label is a true value.
+    widths = variances[variances > 0]
+    peak = float(1.0 / np.sqrt(2 * np.pi * widths.min())) if len(widths) else 1.0
     plot_w = DENSITY_WIDTH - DENSITY_LEFT - DENSITY_RIGHT
     plot_h = DENSITY_HEIGHT - DENSITY_TOP - DENSITY_BOTTOM
     bottom = DENSITY_TOP + plot_h

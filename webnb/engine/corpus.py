@@ -9,8 +9,33 @@ class CorpusError(ValueError):
     """Bad input that the user can fix; the message says how."""
 
 
+class Labelled:
+    """What texts and tables of numbers share: one label per item (``labels``)."""
+
+    labels: tuple[str, ...]
+
+    @property
+    def classes(self) -> tuple[str, ...]:
+        """The distinct labels, sorted (scikit-learn orders classes the same way)."""
+        return tuple(sorted(set(self.labels)))
+
+    def class_counts(self) -> dict[str, int]:
+        counts = Counter(self.labels)
+        return {label: counts[label] for label in self.classes}
+
+    def _require_two_classes(self, item: str) -> None:
+        if len(self.labels) == 0:
+            raise CorpusError(f"The {'corpus' if item == 'document' else 'table'} has no {item}s. "
+                              "Add at least two, with two different labels.")
+        if len(self.classes) < 2:
+            raise CorpusError(
+                f"Every {item} has the label {self.classes[0]!r}: a classifier needs at least two classes. "
+                f"Add {item}s with another label."
+            )
+
+
 @dataclass(frozen=True)
-class Corpus:
+class Corpus(Labelled):
     """Documents with their class labels.
 
     ``texts[i]`` has label ``labels[i]``; ``ids[i]`` names where it came from (a line number or a
@@ -40,25 +65,9 @@ class Corpus:
     def __len__(self) -> int:
         return len(self.texts)
 
-    @property
-    def classes(self) -> tuple[str, ...]:
-        """The distinct labels, sorted (scikit-learn orders classes the same way)."""
-        return tuple(sorted(set(self.labels)))
-
-    def class_counts(self) -> dict[str, int]:
-        counts = Counter(self.labels)
-        return {label: counts[label] for label in self.classes}
-
     def require_trainable(self) -> None:
         """Refuse corpora that no classifier can be trained on, saying what to add."""
-        if len(self) == 0:
-            raise CorpusError("The corpus has no documents. Add at least two, with two different labels.")
-        if len(self.classes) < 2:
-            only = self.classes[0]
-            raise CorpusError(
-                f"Every document has the label {only!r}: a classifier needs at least two classes. "
-                "Add documents with another label."
-            )
+        self._require_two_classes("document")
 
     def subset(self, indices) -> "Corpus":
         indices = [int(i) for i in indices]

@@ -251,8 +251,13 @@ def lesson_notebook(
         _markdown(_SUMMARY_TEXT),
         _code(_SUMMARY_CODE),
     ]
+    return notebook_document(cells, settings, "webnb")
+
+
+def notebook_document(cells: list[dict], settings: dict, prefix: str) -> dict:
+    """An nbformat 4 notebook of ``cells`` (numbered ``prefix-01``, …), its settings kept in the metadata."""
     for number, cell in enumerate(cells, 1):
-        cell["id"] = f"webnb-{number:02d}"
+        cell["id"] = f"{prefix}-{number:02d}"
     return {
         "nbformat": 4,
         "nbformat_minor": 5,

@@ -7,7 +7,7 @@ import json
 
 from .corpus import CorpusError
 from .evaluation import stratified_split
-from .export import _code, _markdown, _number_literal
+from .export import _code, _markdown, _number_literal, notebook_document
 from .gaussian import GaussianStatistics
 from .table import NumericTable
 
@@ -58,20 +58,9 @@ def gaussian_notebook(table: NumericTable, *, var_smoothing: float, prior: str, 
         _markdown("## Summary\n\nEverything above as JSON (−∞ written as `\"-inf\"`)."),
         _code(_SUMMARY_CODE),
     ]
-    for number, cell in enumerate(cells, 1):
-        cell["id"] = f"webnb-gaussian-{number:02d}"
-    return {
-        "nbformat": 4,
-        "nbformat_minor": 5,
-        "metadata": {
-            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
-            "language_info": {"name": "python"},
-            "webnb": {"model": "gaussian", "var_smoothing": var_smoothing, "prior": prior,
-                      "values": typed,
-                      "test_size": test_size, "seed": seed},
-        },
-        "cells": cells,
-    }
+    settings = {"model": "gaussian", "var_smoothing": var_smoothing, "prior": prior, "values": typed,
+                "test_size": test_size, "seed": seed}
+    return notebook_document(cells, settings, "webnb-gaussian")
 
 
 _DATA_CODE = """

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
 
-from .corpus import Corpus, CorpusError
+from .corpus import Corpus, CorpusError, Labelled
 
 # A plain decimal number, as people write them in a table: no "nan", "inf", "1_000" or non-ASCII digits,
 # all of which Python's float() would accept.
@@ -33,7 +32,7 @@ def is_number(text: str) -> bool:
 
 
 @dataclass(frozen=True, eq=False)
-class NumericTable:
+class NumericTable(Labelled):
     """``values[i]`` (one float per feature) has label ``labels[i]``; ``ids[i]`` says where the row came from."""
 
     features: tuple[str, ...]
@@ -56,24 +55,10 @@ class NumericTable:
     def __len__(self) -> int:
         return len(self.labels)
 
-    @property
-    def classes(self) -> tuple[str, ...]:
-        return tuple(sorted(set(self.labels)))
-
-    def class_counts(self) -> dict[str, int]:
-        counts = Counter(self.labels)
-        return {label: counts[label] for label in self.classes}
-
     def require_trainable(self) -> None:
         if not self.features:
             raise CorpusError("The table has no numeric columns. Give at least one column of numbers beside the labels.")
-        if len(self) == 0:
-            raise CorpusError("The table has no rows. Add at least two, with two different labels.")
-        if len(self.classes) < 2:
-            raise CorpusError(
-                f"Every row has the label {self.classes[0]!r}: a classifier needs at least two classes. "
-                "Add rows with another label."
-            )
+        self._require_two_classes("row")
 
     def subset(self, indices) -> "NumericTable":
         indices = np.asarray(indices, dtype=np.int64)

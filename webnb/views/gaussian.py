@@ -21,7 +21,7 @@ from webnb.engine.table import NumericTable, parse_number
 from webnb.state import GAUSSIAN_STEPS, TableState, parse_table_state
 from webnb.engine.gaussian_notebook import gaussian_notebook
 from webnb.engine.parity import gaussian_parity
-from webnb.views.common import catalog, is_htmx, page_number, respond
+from webnb.views.common import catalog, is_htmx, page_number, respond, wants_json
 
 bp = Blueprint("gaussian", __name__, url_prefix="/corpora/<corpus_id>/gaussian")
 
@@ -196,13 +196,14 @@ def inference(corpus_id):
             "error": lesson.error, "step": state.step}
     if lesson.model is not None:
         explained = explain(lesson.model, lesson.values)
-        chart_marker = {j: v for j, v in enumerate(lesson.values)}
-        context.update(
-            explained=explained, model=lesson.model,
-            charts=[density_chart(lesson.model, j, chart_marker[j]) for j in range(len(lesson.features))],
-            zero_cells=_zero_cells(lesson),
-        )
-        data["explanation"] = explained.to_dict()
+        context.update(explained=explained, model=lesson.model)
+        # Only what the step on screen draws: this runs on every keystroke.
+        if state.step == "densities":
+            context["charts"] = [density_chart(lesson.model, j, v) for j, v in enumerate(lesson.values)]
+        if state.step == "zero-width":
+            context["zero_cells"] = _zero_cells(lesson)
+        if wants_json():
+            data["explanation"] = explained.to_dict()
     return respond("gaussian/inference.html", "inference", context, data)
 
 
@@ -225,19 +226,16 @@ def _far(lesson: TableLesson) -> tuple[float, ...]:
 def _zero_cells(lesson: TableLesson) -> list[dict]:
     """Every class and feature whose variance is 0 before smoothing: what the bell is with and without ε."""
     stats, model = lesson.statistics, lesson.model
+    shown_smoothing = model.var_smoothing or DEFAULT_VAR_SMOOTHING  # with none in effect, show the default's
+    with_epsilon = stats.model(shown_smoothing, model.prior_kind)
+    log_densities = with_epsilon.feature_log_densities(np.array(lesson.values))
     cells = []
     for k, j in zip(*np.nonzero(stats.variances == 0)):
-        x = lesson.values[j]
-        mean = float(stats.means[k, j])
-        smoothed = float(model.smoothed_variances[k, j])
-        shown_smoothing = model.var_smoothing or DEFAULT_VAR_SMOOTHING  # with none in effect, show the default's
-        with_epsilon = stats.model(shown_smoothing, model.prior_kind)
-        epsilon_variance = float(with_epsilon.smoothed_variances[k, j])
-        log_density = float(with_epsilon.feature_log_densities(np.array(lesson.values))[k, j])
+        mean, log_density = float(stats.means[k, j]), float(log_densities[k, j])
         cells.append({
-            "label": model.classes[k], "feature": model.features[j], "mean": mean, "value": x, "at_mean": x == mean,
-            "used": smoothed, "epsilon_variance": epsilon_variance, "shown_smoothing": shown_smoothing, "epsilon": with_epsilon.epsilon,
-            "smoothing_in_effect": smoothed > 0, "smoothed_log_density": log_density,
+            "label": model.classes[k], "feature": model.features[j], "mean": mean, "value": lesson.values[j],
+            "at_mean": lesson.values[j] == mean, "epsilon_variance": float(with_epsilon.smoothed_variances[k, j]),
+            "shown_smoothing": shown_smoothing, "epsilon": with_epsilon.epsilon, "smoothed_log_density": log_density,
             "smoothed_density": math.exp(log_density) if log_density < 709 else math.inf,
         })
     return cells
