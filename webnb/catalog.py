@@ -190,12 +190,35 @@ class Catalog:
 
     # -- held-out test documents -------------------------------------------------------------------
 
-    @staticmethod
-    def _held_out_key(entry, analysis, vocabulary, test: str, test_size: float, seed: int):
-        return (entry.id, analysis, vocabulary, test, test_size, seed) if test == "split" else (entry.id, analysis, vocabulary, test)
+    def test_corpus(self, test: str, workspace) -> CorpusEntry | None:
+        """The corpus that ``test`` names as the evaluation's test documents, if ``workspace`` may see it: None for
+        "split" and "training". Asked before any cache is consulted, so a held-out set built for one workspace never
+        answers another's request; a corpus id is not a secret (students paste page addresses to each other)."""
+        if test in ("split", "training"):
+            return None
+        test_entry = self.get(test, workspace)
+        if test_entry is None:
+            raise CorpusError(f"There is no test corpus {test!r}. Pick one from the list.")
+        if test_entry.is_table:
+            raise CorpusError(f"{test_entry.name!r} is a table of numbers, not texts: pick a corpus of texts to test on.")
+        return test_entry
 
-    def cached_held_out(self, entry, analysis, vocabulary, test: str, test_size: float, seed: int) -> HeldOut | None:
-        key = self._held_out_key(entry, analysis, vocabulary, test, test_size, seed)
+    @staticmethod
+    def _held_out_key(entry, analysis, vocabulary, test: str, test_size: float, seed: int, test_entry=None):
+        if test == "split":
+            return (entry.id, analysis, vocabulary, test, test_size, seed)
+        if test_entry is None:
+            return (entry.id, analysis, vocabulary, test)
+        # The owner is part of the key too: an entry can only ever answer a request from a workspace that may see it.
+        return (entry.id, analysis, vocabulary, "corpus", test_entry.id, test_entry.workspace)
+
+    def cached_held_out(
+        self, entry, analysis, vocabulary, test: str, test_size: float, seed: int, workspace=ANY_WORKSPACE
+    ) -> HeldOut | None:
+        """The held-out set if it was already made, else None; raises CorpusError for a test corpus that this
+        ``workspace`` may not see, before looking in the cache."""
+        test_entry = self.test_corpus(test, workspace)
+        key = self._held_out_key(entry, analysis, vocabulary, test, test_size, seed, test_entry)
         with self._lock:
             if key in self._held_out:
                 self._held_out.move_to_end(key)
@@ -215,7 +238,8 @@ class Catalog:
     ) -> HeldOut:
         """Training and test documents as ``test`` says: "split" (a stratified split of the corpus), "training"
         (the training documents themselves) or the id of another corpus. Kept in a small LRU cache."""
-        cached = self.cached_held_out(entry, analysis, vocabulary, test, test_size, seed)
+        test_entry = self.test_corpus(test, workspace)  # who may see the test corpus, before any cache
+        cached = self.cached_held_out(entry, analysis, vocabulary, test, test_size, seed, workspace)
         if cached is not None:
             return cached
         if test == "split":
@@ -225,13 +249,8 @@ class Catalog:
             if test == "training":
                 held = on_training_documents(training)
             else:
-                test_entry = self.get(test, workspace)
-                if test_entry is None:
-                    raise CorpusError(f"There is no test corpus {test!r}. Pick one from the list.")
-                if test_entry.is_table:
-                    raise CorpusError(f"{test_entry.name!r} is a table of numbers, not texts: pick a corpus of texts to test on.")
                 held = on_test_corpus(training, test_entry.corpus)
-        key = self._held_out_key(entry, analysis, vocabulary, test, test_size, seed)
+        key = self._held_out_key(entry, analysis, vocabulary, test, test_size, seed, test_entry)
         with self._lock:
             self._held_out[key] = held
             while len(self._held_out) > self._cache_size:
@@ -323,6 +342,12 @@ class ScopedCatalog:
     def held_out(self, *args, **kwargs) -> HeldOut:
         return self._catalog.held_out(*args, workspace=self.workspace, **kwargs)
 
+    def cached_held_out(self, *args, **kwargs) -> HeldOut | None:
+        return self._catalog.cached_held_out(*args, workspace=self.workspace, **kwargs)
+
+    def test_corpus(self, test: str) -> CorpusEntry | None:
+        return self._catalog.test_corpus(test, self.workspace)
+
     def __getattr__(self, name):
-        # builtin, training_set, cached_training_set, cached_held_out: keyed by entries already checked above
+        # builtin, training_set, cached_training_set, gaussian_split: keyed by entries already checked above
         return getattr(self._catalog, name)

@@ -16,7 +16,9 @@ from webnb.engine.comparison import (
     stopping_rule,
 )
 from webnb.engine.serialize import number
-from webnb.views.common import LARGE_CORPUS, WorkInProgress, load_held_out, load_lesson, respond, start_job, wants_json
+from webnb.views.common import (
+    LARGE_CORPUS, WorkInProgress, catalog, load_held_out, load_lesson, respond, start_job, wants_json,
+)
 from webnb.workspaces import hosted
 
 bp = Blueprint("compare", __name__)
@@ -103,6 +105,11 @@ def _refuse_long_work(held) -> None:
         )
 
 
+def _test_owner(test: str):
+    test_entry = catalog().test_corpus(test)
+    return None if test_entry is None else (test_entry.id, test_entry.workspace)
+
+
 def _comparison(lesson, held, C: float) -> Comparison:
     """The comparison for these settings: from the cache, computed now, or (a large corpus, for a page)
     computed by a background job while the progress page shows."""
@@ -113,6 +120,9 @@ def _comparison(lesson, held, C: float) -> Comparison:
         state.analysis_options(),
         state.vocabulary_options(),
         state.test,
+        # The test corpus's owner keys the comparison too (asked first: a corpus this workspace may not see
+        # raises), so no entry made for one workspace answers another's request.
+        _test_owner(state.test),
         state.split if state.test == "split" else None,
         state.alpha,
         fit_prior,
