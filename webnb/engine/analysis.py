@@ -34,18 +34,19 @@ PLACEHOLDERS = {
     "number": "__number__",
 }
 
-# Applied in this order: a URL may contain an e-mail address or digits, money contains a number, a
-# phone number is a run of digits.
-_NORMALISATION_PATTERNS = {
+# The patterns as they read, and as the exported notebook writes them. Applied in this order: a URL may contain
+# an e-mail address or digits, money contains a number, a phone number is a run of digits.
+_EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"
+# Commas group thousands ("$1,000") or mark decimals ("10,50 euros"); a comma after the amount ends the clause
+# ("$500, or") and is not part of it.
+_AMOUNT = r"\d+(?:,\d{3})*(?:[.,]\d+)?"
+_MONEY_SYMBOL = rf"[$£€¥](?:\s?{_AMOUNT})?"
+_MONEY_WORDS = rf"{_AMOUNT}\s?(?:usd|eur|gbp|dollars?|pounds?|euros?)\b"
+NORMALISATION_PATTERNS = {
     # Not after "@": the "www.example.com" of "info@www.example.com" is part of an e-mail address.
     "url": re.compile(r"(?i)(?<!@)\b(?:https?://|www\.)[^\s<>\"']*[^\s<>\"'.,;:!?)\]]"),
-    "email": re.compile(r"(?i)\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"),
-    # Commas group thousands ("$1,000") or mark decimals ("10,50 euros"); a comma after the amount
-    # ends the clause ("$500, or") and is not part of it.
-    "money": re.compile(
-        r"(?i)[$£€¥](?:\s?\d+(?:,\d{3})*(?:[.,]\d+)?)?"
-        r"|\b\d+(?:,\d{3})*(?:[.,]\d+)?\s?(?:usd|eur|gbp|dollars?|pounds?|euros?)\b"
-    ),
+    "email": re.compile(rf"(?i)\b{_EMAIL}"),
+    "money": re.compile(rf"(?i){_MONEY_SYMBOL}|\b{_MONEY_WORDS}"),
     # Never part of a longer run of digits or of a word, so that year ranges ("1990-2000"), versions
     # and decimals stay numbers; a full stop may end the sentence after it ("Call 09061701461.").
     "phone": re.compile(
@@ -61,6 +62,47 @@ _NORMALISATION_PATTERNS = {
     # A number standing alone, not the digits of a word such as "mp3", "b4" or "2nite".
     "number": re.compile(r"\b\d+(?:[.,]\d+)*\b"),
 }
+
+# What the engine runs: the same matches in time linear in the text. re tries a pattern at every position in
+# turn, so a pattern that reads far ahead before failing, and fails again one position later, takes quadratic
+# time: "a.a.a.a…" (each "a" starts an e-mail address that reads to the end looking for "@") and "1,111,111…"
+# (each group of three digits starts an amount that reads to the end looking for "usd"). Here each such
+# pattern has a last alternative, "skip", tried only where the match failed: it passes over a stretch in
+# which every later start is bound to fail as well, so matching goes on after it and nothing is read twice.
+# A skip is kept as it is; tests compare these patterns with the ones above, match by match. The other
+# patterns are linear as written: a failed URL leaves only punctuation behind it, a phone number is at most a
+# few dozen characters long, and a number that reads on past its first digits always ends in a match.
+_LINEAR_PATTERNS = {
+    **NORMALISATION_PATTERNS,
+    # From any start in a run of [\w.+-], the address reads to the end of the run and needs an "@" just after
+    # it: where that fails it fails for every start in the run, so a failed run with punctuation is skipped
+    # whole (one without is a single word, with no other start inside it).
+    "email": re.compile(rf"(?i)\b(?:{_EMAIL}|(?P<skip>\w*[.+-][\w.+-]*))"),
+    # A start inside "1,111,111" reaches everything the first digit reaches (its ",111"s are the first
+    # digit's thousands), so when the amount fails at the first digit, it fails at every "111" too.
+    "money": re.compile(rf"(?i){_MONEY_SYMBOL}|\b(?:{_MONEY_WORDS}|(?P<skip>\d+(?:,\d{{3}}(?!\d))+))"),
+}
+
+
+def _replace(kind: str, text: str, found: list[str] | None = None) -> str:
+    """``text`` with every match of the kind's pattern replaced by its placeholder between spaces; the matched
+    texts are added to ``found`` when it is given."""
+    pattern = _LINEAR_PATTERNS[kind]
+    replacement = f" {PLACEHOLDERS[kind]} "
+    if "skip" not in pattern.groupindex:
+        if found is not None:
+            found.extend(match.group(0) for match in pattern.finditer(text))
+        return pattern.sub(replacement, text)
+
+    def replace(match: re.Match) -> str:
+        if match.group("skip") is not None:
+            return match.group(0)
+        if found is not None:
+            found.append(match.group(0))
+        return replacement
+
+    return pattern.sub(replace, text)
+
 
 STEMMERS = ("porter", "snowball")
 STRIP_ACCENTS = ("ascii", "unicode")
@@ -186,6 +228,10 @@ def strip_accents_ascii(text: str) -> str:
     return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
 
 
+# Longer "words" (a pasted hash, a run of one letter) are not stemmed: see ``Analyzer.stem``.
+LONGEST_STEMMED_WORD = 100
+
+
 class Analyzer:
     """Turns a document into features according to ``AnalysisOptions``.
 
@@ -211,7 +257,7 @@ class Analyzer:
 
     def preprocess(self, text: str) -> str:
         for kind in self.options.normalize:
-            text = _NORMALISATION_PATTERNS[kind].sub(f" {PLACEHOLDERS[kind]} ", text)
+            text = _replace(kind, text)
         return self._fold(text)
 
     def _fold(self, text: str) -> str:
@@ -233,6 +279,10 @@ class Analyzer:
         return [word for word in text.translate(_WORD_CHAR_TABLE).split() if len(word) > 1]
 
     def stem(self, word: str) -> str:
+        """The word's stem; a word longer than ``LONGEST_STEMMED_WORD`` is kept as it is (the stemmers take time
+        quadratic in a word's length, and no English word is that long)."""
+        if len(word) > LONGEST_STEMMED_WORD:
+            return word
         stem = self._stem_cache.get(word)
         if stem is None:
             stem = self._stemmer.stemWord(word)
@@ -270,9 +320,9 @@ class Analyzer:
     def explain(self, text: str) -> DocumentAnalysis:
         replacements = []
         for kind in self.options.normalize:
-            placeholder = PLACEHOLDERS[kind]
-            replacements.extend((m.group(0), placeholder) for m in _NORMALISATION_PATTERNS[kind].finditer(text))
-            text = _NORMALISATION_PATTERNS[kind].sub(f" {placeholder} ", text)
+            found: list[str] = []
+            text = _replace(kind, text, found)
+            replacements.extend((original, PLACEHOLDERS[kind]) for original in found)
         text = self._fold(text)
 
         matches = list(self._pattern.finditer(text))

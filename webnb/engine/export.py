@@ -18,13 +18,14 @@ import ast
 import csv
 import io
 import json
+import string
 import textwrap
 from decimal import Decimal
 from typing import Iterable
 
 import numpy as np
 
-from .analysis import _NORMALISATION_PATTERNS, PLACEHOLDERS, AnalysisOptions
+from .analysis import NORMALISATION_PATTERNS, PLACEHOLDERS, AnalysisOptions
 from .bag import VocabularyOptions
 from .corpus import Corpus
 from .evaluation import Evaluation, stratified_split
@@ -228,28 +229,28 @@ def lesson_notebook(
     }
     symbol = "ψ" if kind == "bernoulli" else "θ"
     cells = [
-        _markdown(_title(corpus, kind, alpha, epsilon, fit_prior, binary, review, test_size, seed)),
-        _code(_IMPORTS),
-        _markdown(_SETTINGS_TEXT),
-        _code(_settings_code(analysis_options, vocabulary_options, kind, alpha, binary, fit_prior, epsilon,
+        markdown_cell(_title(corpus, kind, alpha, epsilon, fit_prior, binary, review, test_size, seed)),
+        code_cell(_IMPORTS),
+        markdown_cell(_SETTINGS_TEXT),
+        code_cell(_settings_code(analysis_options, vocabulary_options, kind, alpha, binary, fit_prior, epsilon,
                              review, test_size, seed)),
-        _markdown(_CORPUS_TEXT),
-        _code(_corpus_code(corpus)),
-        _markdown(_ANALYSIS_TEXT),
-        _code(_ANALYSIS_CODE),
-        _markdown(_VOCABULARY_TEXT),
-        _code(_VOCABULARY_CODE),
-        _markdown(_PRIOR_TEXT),
-        _markdown(_parameters_text(kind, symbol)),
-        _code(_FIT_CODE),
-        _markdown(_TRACE_TEXT),
-        _code(_TRACE_CODE),
-        _markdown(_POSTERIOR_TEXT),
-        _code(_POSTERIOR_CODE),
-        _markdown(_ACCURACY_TEXT),
-        _code(_ACCURACY_CODE),
-        _markdown(_SUMMARY_TEXT),
-        _code(_SUMMARY_CODE),
+        markdown_cell(_CORPUS_TEXT),
+        code_cell(_corpus_code(corpus)),
+        markdown_cell(_ANALYSIS_TEXT),
+        code_cell(_ANALYSIS_CODE),
+        markdown_cell(_VOCABULARY_TEXT),
+        code_cell(_VOCABULARY_CODE),
+        markdown_cell(_PRIOR_TEXT),
+        markdown_cell(_parameters_text(kind, symbol)),
+        code_cell(_FIT_CODE),
+        markdown_cell(_TRACE_TEXT),
+        code_cell(_TRACE_CODE),
+        markdown_cell(_POSTERIOR_TEXT),
+        code_cell(_POSTERIOR_CODE),
+        markdown_cell(_ACCURACY_TEXT),
+        code_cell(_ACCURACY_CODE),
+        markdown_cell(_SUMMARY_TEXT),
+        code_cell(_SUMMARY_CODE),
     ]
     return notebook_document(cells, settings, "webnb")
 
@@ -285,11 +286,11 @@ def _check_size(training: TrainingSet) -> None:
         )
 
 
-def _markdown(text: str) -> dict:
+def markdown_cell(text: str) -> dict:
     return {"cell_type": "markdown", "metadata": {}, "source": text.strip("\n")}
 
 
-def _code(text: str) -> dict:
+def code_cell(text: str) -> dict:
     return {"cell_type": "code", "metadata": {}, "source": text.strip("\n"), "execution_count": None, "outputs": []}
 
 
@@ -309,7 +310,7 @@ def _literal(text: str) -> str:
     return repr(text)
 
 
-def _number_literal(value) -> str:
+def number_literal(value) -> str:
     if value is None:
         return "None"
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
@@ -357,20 +358,26 @@ def _title(corpus, kind, alpha, epsilon, fit_prior, binary, review, test_size, s
         else f"{test_size:g} of each class held out (seed {seed})"
     )
     return f"""
-# Naive Bayes, every number: {_markdown_escape(name)}
+# Naive Bayes, every number: {markdown_escape(name)}
 
 This notebook recomputes, with nothing but Python and numpy, the numbers of a webnb lesson:
 {len(corpus)} documents, a {model} model with α = {alpha}{floor}, priors {prior}.
-It classifies the review *{_markdown_escape(review)}* and measures accuracy on {tested}.
+It classifies the review *{markdown_escape(review)}* and measures accuracy on {tested}.
 
 Run it from top to bottom (*Run All*). To try something else, change the settings cell and run it again.
 """
 
 
-def _markdown_escape(text: str) -> str:
-    """Plain text inside Markdown: characters Markdown would act on are escaped, lines are joined."""
+def markdown_escape(text: str) -> str:
+    """User text as plain text within one line of Markdown, in every notebook: the lines are joined and every ASCII
+    punctuation character is escaped (CommonMark shows an escaped one as itself), so that nothing in it becomes
+    a tag, a link or an image, a heading or a list, emphasis or code, nor an address that a notebook viewer
+    would make a link of ("www.example.com", "http://…", "a@example.com")."""
     text = " ".join(text.split())
-    return "".join("\\" + ch if ch in "\\`*_[]<>$|~&" else ch for ch in text)
+    return "".join("\\" + ch if ch in _ASCII_PUNCTUATION else ch for ch in text)
+
+
+_ASCII_PUNCTUATION = frozenset(string.punctuation)
 
 
 def _settings_code(analysis, vocabulary, kind, alpha, binary, fit_prior, epsilon, review, test_size, seed) -> str:
@@ -381,20 +388,20 @@ def _settings_code(analysis, vocabulary, kind, alpha, binary, fit_prior, epsilon
     else:
         stop_words = "frozenset()"
     normalize = "".join(
-        f"    ({_literal(_NORMALISATION_PATTERNS[name].pattern)}, {_literal(PLACEHOLDERS[name])}),  # {name}\n"
+        f"    ({_literal(NORMALISATION_PATTERNS[name].pattern)}, {_literal(PLACEHOLDERS[name])}),  # {name}\n"
         for name in analysis.normalize
     )
     lines = [
         "# The model",
         f'MODEL = {_literal(kind)}  # "bernoulli" (does the word occur?) or "multinomial" (how often?)',
         f"ALPHA = Fraction({_literal(str(alpha))})  # α, the pseudo-count added to every count (0: no smoothing)",
-        f"EPSILON = {_number_literal(epsilon)}  # the ε-floor: probabilities clipped to [ε, 1 − ε], or None",
+        f"EPSILON = {number_literal(epsilon)}  # the ε-floor: probabilities clipped to [ε, 1 − ε], or None",
         f"BINARY = {bool(binary)!r}  # multinomial only: count a word once per document",
         f"FIT_PRIOR = {bool(fit_prior)!r}  # True: φ from the class sizes; False: every class equally likely",
         "",
         "# The review to classify, and how accuracy is measured",
         f"REVIEW = {_literal(review)}",
-        f"TEST_SIZE = {_number_literal(test_size)}  # None: the training documents; else the share of each class held out",
+        f"TEST_SIZE = {number_literal(test_size)}  # None: the training documents; else the share of each class held out",
         f"SEED = {int(seed)}  # the random seed of that split",
         "",
         "# Turning text into words",
@@ -407,9 +414,9 @@ def _settings_code(analysis, vocabulary, kind, alpha, binary, fit_prior, epsilon
         f"NGRAM_RANGE = {tuple(analysis.ngram_range)!r}  # (1, 1): single words; (1, 2): also pairs of neighbours",
         "",
         "# Which words make the vocabulary: an int is a number of documents, a float a share of them",
-        f"MIN_DF = {_number_literal(vocabulary.min_df)}  # keep words in at least this many documents",
-        f"MAX_DF = {_number_literal(vocabulary.max_df)}  # and in at most this many",
-        f"MAX_FEATURES = {_number_literal(vocabulary.max_features)}  # then keep only the most frequent ones, or None",
+        f"MIN_DF = {number_literal(vocabulary.min_df)}  # keep words in at least this many documents",
+        f"MAX_DF = {number_literal(vocabulary.max_df)}  # and in at most this many",
+        f"MAX_FEATURES = {number_literal(vocabulary.max_features)}  # then keep only the most frequent ones, or None",
         f"RANK_BY_DOCUMENTS = {bool(vocabulary.binary)!r}  # rank words by documents (True) or occurrences (False)",
         "",
         "# Products are also computed exactly, as fractions, for vocabularies up to this size",

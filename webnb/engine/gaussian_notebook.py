@@ -7,7 +7,7 @@ import json
 
 from .corpus import CorpusError
 from .evaluation import stratified_split
-from .export import _code, _markdown, _number_literal, notebook_document
+from .export import code_cell, markdown_cell, markdown_escape, notebook_document, number_literal
 from .gaussian import GaussianStatistics
 from .table import NumericTable
 
@@ -35,28 +35,31 @@ def gaussian_notebook(table: NumericTable, *, var_smoothing: float, prior: str, 
     # Inside a raw triple-quoted string: apostrophes (and everything outside ASCII) escaped, as JSON allows.
     embedded = json.dumps(data, ensure_ascii=True).replace("'", "\\u0027")
     typed = [float(v) for v in values]
-    settings = (f"VAR_SMOOTHING = {_number_literal(var_smoothing)}\nPRIOR = {prior!r}  # 'learned' or 'uniform'\n"
-                f"VALUES = [{', '.join(_number_literal(v) for v in typed)}]  # one per feature\n")
+    settings = (f"VAR_SMOOTHING = {number_literal(var_smoothing)}\nPRIOR = {prior!r}  # 'learned' or 'uniform'\n"
+                f"VALUES = [{', '.join(number_literal(v) for v in typed)}]  # one per feature\n")
     split = ("every row: the model is tested on the rows it learned from" if test_size is None else
              f"a stratified split holding out {test_size:g} of each class (seed {seed}), the same rows as on the evaluation page")
+    # The labels are the only user text in the Markdown; escaped as in the text notebook.
+    classes = ", ".join(markdown_escape(label) for label in table.classes)
     cells = [
-        _markdown(f"# Gaussian Naive Bayes, every number\n\n{len(table):,} rows, {len(table.features)} feature"
-                  f"{'s' if len(table.features) != 1 else ''}, classes {', '.join(table.classes)}. "
-                  f"var_smoothing = {var_smoothing:g}, {prior} prior. Tested on {split}.\n\n"
-                  "Every number below is recomputed with numpy alone; webnb's tests run this notebook and compare."),
-        _code("import json\nimport math\n\nimport numpy as np\n\n" + settings),
-        _markdown("## The table\n\nThe rows as JSON, and which of them the model learns from and is tested on."),
-        _code(f"TABLE = json.loads(r'''{embedded}''')\n" + _DATA_CODE),
-        _markdown(_FIT_TEXT),
-        _code(_FIT_CODE),
-        _markdown(_NAIVE_TEXT),
-        _code(_NAIVE_CODE),
-        _markdown(_LOG_TEXT),
-        _code(_LOG_CODE),
-        _markdown(_EVALUATION_TEXT),
-        _code(_EVALUATION_CODE),
-        _markdown("## Summary\n\nEverything above as JSON (−∞ written as `\"-inf\"`)."),
-        _code(_SUMMARY_CODE),
+        markdown_cell(f"# Gaussian Naive Bayes, every number\n\n{len(table):,} rows, {len(table.features)} feature"
+                      f"{'s' if len(table.features) != 1 else ''}, classes {classes}. "
+                      f"var_smoothing = {var_smoothing:g}, {prior} prior. Tested on {split}.\n\n"
+                      "Every number below is recomputed with numpy alone; webnb's tests run this notebook and "
+                      "compare."),
+        code_cell("import json\nimport math\n\nimport numpy as np\n\n" + settings),
+        markdown_cell("## The table\n\nThe rows as JSON, and which of them the model learns from and is tested on."),
+        code_cell(f"TABLE = json.loads(r'''{embedded}''')\n" + _DATA_CODE),
+        markdown_cell(_FIT_TEXT),
+        code_cell(_FIT_CODE),
+        markdown_cell(_NAIVE_TEXT),
+        code_cell(_NAIVE_CODE),
+        markdown_cell(_LOG_TEXT),
+        code_cell(_LOG_CODE),
+        markdown_cell(_EVALUATION_TEXT),
+        code_cell(_EVALUATION_CODE),
+        markdown_cell("## Summary\n\nEverything above as JSON (−∞ written as `\"-inf\"`)."),
+        code_cell(_SUMMARY_CODE),
     ]
     settings = {"model": "gaussian", "var_smoothing": var_smoothing, "prior": prior, "values": typed,
                 "test_size": test_size, "seed": seed}
