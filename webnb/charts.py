@@ -6,6 +6,7 @@ of a break in the axis; an infinite log loss is drawn at the top edge with an up
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -291,23 +292,30 @@ DENSITY_DASHES = ("", "8 5", "2 4", "12 4 2 4", "4 2")
 def density_chart(model, feature: int, marker: float | None = None) -> dict:
     """Geometry of one feature's panel: a curve per class over μ ± 4σ of every class, ticks, and where the typed
     value ``marker`` stands (or an arrow at the edge saying how far off it is). A class whose variance is 0 is a
-    vertical spike at its mean, marked ∞."""
+    vertical spike at its mean, marked ∞. Values near ±1.8e308 or near the smallest floats are drawn too: the axis
+    is computed in halves where a span would overflow, and never narrower than the floats can tell apart."""
     means = model.means[:, feature]
     variances = model.smoothed_variances[:, feature]
     sds = np.sqrt(variances)
-    ends = [m - 4 * s for m, s in zip(means, sds)] + [m + 4 * s for m, s in zip(means, sds)]
-    low, high = _value_range(ends)
-    xs = np.linspace(low, high, DENSITY_SAMPLES)
+    with np.errstate(over="ignore"):
+        ends = np.clip(np.concatenate([means - 4 * sds, means + 4 * sds]), -_LARGEST, _LARGEST)
+    low, high = _density_range(float(ends.min()), float(ends.max()))
+    if high / 2 - low / 2 < _LARGEST / 2:
+        xs = np.linspace(low, high, DENSITY_SAMPLES)
+    else:  # high − low is beyond the largest float: blend the two ends instead
+        t = np.linspace(0.0, 1.0, DENSITY_SAMPLES)
+        xs = low * (1.0 - t) + high * t
     curves = model.densities_on(feature, xs)
     # The tallest bell's exact top, 1/√(2πσ²), not the largest sampled point, so the axis label is a true value.
     widths = variances[variances > 0]
-    peak = float(1.0 / np.sqrt(2 * np.pi * widths.min())) if len(widths) else 1.0
+    peak = float(1.0 / (math.sqrt(2 * math.pi) * math.sqrt(float(widths.min())))) if len(widths) else 1.0
     plot_w = DENSITY_WIDTH - DENSITY_LEFT - DENSITY_RIGHT
     plot_h = DENSITY_HEIGHT - DENSITY_TOP - DENSITY_BOTTOM
     bottom = DENSITY_TOP + plot_h
+    half_span = high / 2 - low / 2
 
     def x_at(value: float) -> float:
-        return DENSITY_LEFT + (value - low) / (high - low) * plot_w
+        return DENSITY_LEFT + (value / 2 - low / 2) / half_span * plot_w  # halves: the same ratio, never overflowing
 
     def y_at(density: float) -> float:
         return bottom - density / (peak * 1.08) * plot_h
@@ -320,13 +328,7 @@ def density_chart(model, feature: int, marker: float | None = None) -> dict:
             "label": label, "index": k % 5, "dash": DENSITY_DASHES[k % len(DENSITY_DASHES)], "points": points, "spike": bool(spike),
             "spike_x": round(x_at(means[k]), 1), "mean": float(means[k]), "sd": float(sds[k]),
         })
-    step = _nice_step(high - low)
-    first = math.ceil(low / step) * step
-    ticks = []
-    value = first
-    while value <= high + 1e-12:
-        ticks.append(Tick(round(x_at(value), 1), f"{value:.6g}".replace("-", "−")))
-        value += step
+    ticks = [Tick(round(x_at(value), 1), label) for value, label in _density_ticks(low, high)]
     mark = None
     if marker is not None:
         if low <= marker <= high:
@@ -342,3 +344,45 @@ def density_chart(model, feature: int, marker: float | None = None) -> dict:
         "lines": lines, "ticks": ticks, "marker": mark, "peak": peak, "peak_y": round(y_at(peak), 1),
         "peak_label": f"{peak:.3g}",
     }
+
+
+_LARGEST = sys.float_info.max
+# The narrowest axis relative to the size of its numbers: 161 samples and five ticks must still be different floats.
+_NARROWEST = 1e-12
+_MOST_TICKS = 12
+
+
+def _density_range(low: float, high: float) -> tuple[float, float]:
+    """``_value_range`` for the density axis, safe at the float64 limits: a flat range (only spikes, or bells too
+    narrow for the floats around them) is widened around its middle, and 8 % is added on each side, all without
+    overflow."""
+    size = max(abs(low), abs(high))
+    if high / 2 - low / 2 < max(_NARROWEST * size, 0.5e-12):
+        middle = low / 2 + high / 2
+        # 5 % of the middle; ±0.05 around 0 and around numbers so small that 5 % of them would underflow.
+        half = 0.05 * abs(middle) if abs(middle) >= 1e-290 else 0.05
+        with np.errstate(over="ignore"):
+            low, high = max(middle - half, -_LARGEST), min(middle + half, _LARGEST)
+    pad = (high / 2 - low / 2) * 0.16  # 8 % of the span
+    with np.errstate(over="ignore"):
+        return max(low - pad, -_LARGEST), min(high + pad, _LARGEST)
+
+
+def _density_ticks(low: float, high: float) -> list[tuple[float, str]]:
+    """Round values between ``low`` and ``high`` with labels precise enough to differ; just the two ends where
+    no round step can be found (spans of a few subnormals)."""
+    raw = (high / 2 - low / 2) / 2  # a quarter of the span
+    magnitude = 10.0 ** math.floor(math.log10(raw)) if raw > 0 else 0.0
+    step = next((f * magnitude for f in (1, 2, 2.5, 5, 10) if f * magnitude >= raw), 10 * magnitude)
+    first, last = (math.ceil(low / step), math.floor(high / step + 1e-9)) if step > 0 and math.isfinite(step) else (1, 0)
+    if not 0 <= last - first < _MOST_TICKS:
+        return [(low, _tick_label(low, high - low)), (high, _tick_label(high, high - low))]
+    return [(i * step, _tick_label(i * step, step)) for i in range(first, last + 1)]
+
+
+def _tick_label(value: float, step: float) -> str:
+    """Six significant digits, or as many as it takes to tell ticks ``step`` apart (17 at most)."""
+    digits = 6
+    if value and step and math.isfinite(step):
+        digits = min(17, max(6, math.ceil(math.log10(abs(value) / step)) + 2))
+    return f"{value:.{digits}g}".replace("-", "−")

@@ -12,6 +12,7 @@ that are both +∞ cannot be told apart. Nothing here ever produces NaN.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -36,13 +37,16 @@ class GaussianStatistics:
     variances: np.ndarray  # (K, d) population variances: divided by n_k
     sample_variances: np.ndarray  # (K, d) divided by n_k − 1 (NaN-free: 0 where n_k = 1), shown for comparison
     feature_variances: np.ndarray  # (d,) population variance of each feature over all rows
+    # Features whose mean or variance overflowed in numpy's (and scikit-learn's) direct formula and were computed
+    # from scaled values instead: scikit-learn's numbers for them are ±∞ or NaN, so there is nothing to compare.
+    rescaled: tuple[str, ...] = ()
 
     @classmethod
     def fit(cls, table: NumericTable) -> "GaussianStatistics":
-        table.require_trainable()
+        table.require_trainable()  # also refuses a column too widely spread for a finite variance
         values = table.values
         # First, while nothing else is held: np.var makes a temporary copy of the whole table.
-        feature_variances = np.var(values, axis=0)
+        _, feature_variances, rescaled = _means_and_variances(values)
         classes = table.classes
         number_of = {label: k for k, label in enumerate(classes)}
         codes = np.fromiter((number_of[label] for label in table.labels), dtype=np.int64, count=len(table))
@@ -50,8 +54,10 @@ class GaussianStatistics:
         for k in range(len(classes)):
             rows = values[codes == k]
             counts.append(len(rows))
-            means.append(np.mean(rows, axis=0))
-            variances.append(np.var(rows, axis=0))  # as scikit-learn computes them, so the numbers agree exactly
+            mean, variance, rescaled_here = _means_and_variances(rows)
+            rescaled = rescaled | rescaled_here
+            means.append(mean)
+            variances.append(variance)
         counts = np.array(counts, dtype=np.int64)
         variances = np.array(variances)
         # n/(n − 1) times the population variance; 0 for a class of one row (no spread to estimate).
@@ -64,6 +70,7 @@ class GaussianStatistics:
             variances=variances,
             sample_variances=variances * correction[:, None],
             feature_variances=feature_variances,
+            rescaled=tuple(feature for feature, scaled in zip(table.features, rescaled) if scaled),
         )
 
     @property
@@ -75,7 +82,16 @@ class GaussianStatistics:
             raise ValueError(f"var_smoothing must be a number ≥ 0, not {var_smoothing}")
         if prior not in ("learned", "uniform"):
             raise ValueError(f"prior must be 'learned' or 'uniform', not {prior!r}")
-        epsilon = var_smoothing * float(self.feature_variances.max())
+        largest = float(self.feature_variances.max())
+        epsilon = var_smoothing * largest
+        smoothed = self.variances + epsilon
+        if not (math.isfinite(epsilon) and np.all(np.isfinite(smoothed))):
+            # Only near the float64 limit: the variances themselves are finite (see NumericTable.require_representable).
+            room = (sys.float_info.max - float(self.variances.max())) / largest
+            raise ValueError(
+                f"var_smoothing {var_smoothing:g} × the largest variance ({largest:.4g}) goes beyond the largest float64 "
+                f"(about 1.8e308). Choose a var_smoothing below {room:.3g}."
+            )
         total = int(self.class_count.sum())
         n_classes = len(self.classes)
         if prior == "learned":
@@ -84,7 +100,7 @@ class GaussianStatistics:
         else:
             exact = tuple(Fraction(1, n_classes) for _ in self.classes)
             priors = np.full(n_classes, 1.0 / n_classes)
-        return GaussianNB(self, var_smoothing, epsilon, self.variances + epsilon, prior, exact, priors, np.log(priors))
+        return GaussianNB(self, var_smoothing, epsilon, smoothed, prior, exact, priors, np.log(priors))
 
 
 @dataclass(frozen=True, eq=False)
@@ -126,8 +142,8 @@ class GaussianNB:
         variances, means = self.smoothed_variances, self.means
         zero = variances == 0.0
         safe = np.where(zero, 1.0, variances)
-        squared = (rows[:, None, :] - means[None, :, :]) ** 2
-        log_density = -0.5 * (LOG_2PI + np.log(safe))[None, :, :] - 0.5 * squared / safe[None, :, :]
+        squared = _squared_distances(rows[:, None, :], means[None, :, :], safe[None, :, :])
+        log_density = -0.5 * (LOG_2PI + np.log(safe))[None, :, :] - 0.5 * squared
         if zero.any():
             at_mean = rows[:, None, :] == means[None, :, :]
             spike = np.where(at_mean, np.inf, -np.inf)
@@ -145,8 +161,8 @@ class GaussianNB:
             columns = []
             for k in range(len(self.classes)):
                 variance = self.smoothed_variances[k]
-                normaliser = -0.5 * np.sum(np.log(2.0 * np.pi * variance))
-                normaliser -= 0.5 * np.sum(((rows - self.means[k]) ** 2) / variance, 1)
+                normaliser = -0.5 * np.sum(_log_2pi_variances(variance))
+                normaliser -= 0.5 * np.sum(_squared_distances(rows, self.means[k], variance), 1)
                 columns.append(self.log_priors[k] + normaliser)
             return np.array(columns).T
         densities = self._log_densities(rows)
@@ -174,8 +190,56 @@ class GaussianNB:
         out = np.zeros((len(self.classes), len(xs)))
         for k in range(len(self.classes)):
             if variances[k] > 0:
-                out[k] = np.exp(-0.5 * (xs - means[k]) ** 2 / variances[k]) / math.sqrt(2 * math.pi * variances[k])
+                variance = float(variances[k])  # a Python float: overflow gives ∞, not a numpy warning
+                normaliser = math.sqrt(2 * math.pi * variance)
+                if math.isinf(normaliser):  # 2πσ² beyond the largest float; √ of each factor is not
+                    normaliser = math.sqrt(2 * math.pi) * math.sqrt(variance)
+                out[k] = np.exp(-0.5 * _squared_distances(xs, means[k], variances[k])) / normaliser
         return out
+
+
+# --- arithmetic that stays finite near the float64 limits -----------------------------------------------------
+
+
+def _means_and_variances(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each column's mean and population variance, as numpy (and scikit-learn) compute them, so that ordinary
+    tables agree to the last bit. Only where that overflows (values near ±1.8e308 whose sum is infinite, or many
+    squared distances near the limit) the column is scaled by a power of two first, which loses nothing; the
+    third array marks those columns."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        means, variances = np.mean(rows, axis=0), np.var(rows, axis=0)
+    rescaled = ~(np.isfinite(means) & np.isfinite(variances))
+    for j in np.flatnonzero(rescaled):
+        column = rows[:, j]
+        exponent = math.frexp(float(np.max(np.abs(column))))[1]  # every |value| < 2**exponent
+        scaled = np.ldexp(column, -exponent)
+        # The mean lies between the extremes; rounding must not push it past them (nor past the largest float).
+        means[j] = np.clip(np.ldexp(np.mean(scaled), exponent), column.min(), column.max())
+        with np.errstate(over="ignore"):
+            variances[j] = np.ldexp(np.var(scaled), 2 * exponent)
+    return means, variances, rescaled
+
+
+def _squared_distances(x, means, variances):
+    """(x − μ)²/σ² for σ² > 0, in scikit-learn's order; where that overflows although the ratio may not (a typed
+    value far from a huge-variance bell), from ((x/2 − μ/2)/σ)² × 4. Never NaN: +∞ at worst."""
+    with np.errstate(over="ignore"):
+        squared = (x - means) ** 2 / variances
+        overflowed = np.isinf(squared)
+        if np.any(overflowed):
+            half = (np.multiply(x, 0.5) - np.multiply(means, 0.5)) / np.sqrt(variances)
+            squared = np.where(overflowed, 4.0 * half * half, squared)
+    return squared
+
+
+def _log_2pi_variances(variances):
+    """log(2πσ²) as scikit-learn computes it, or log 2π + log σ² where 2πσ² overflows (σ² above 2.8e307)."""
+    with np.errstate(over="ignore"):
+        logs = np.log(2.0 * np.pi * variances)
+    overflowed = np.isinf(logs) & np.isfinite(variances) & (variances > 0)
+    if np.any(overflowed):
+        logs = np.where(overflowed, LOG_2PI + np.log(np.where(overflowed, variances, 1.0)), logs)
+    return logs
 
 
 # --- the step-by-step explanation of one prediction ---------------------------------------------------------
@@ -280,7 +344,7 @@ class GaussianExplanation:
                 }
                 for c in self.classes
             ],
-            "evidence": self.evidence,
+            "evidence": number(self.evidence),
             "naive_decision": self.naive_decision,
             "naive_warnings": list(self.naive_warnings),
             "log_evidence": number(self.log_evidence) if self.log_evidence is not None else None,
@@ -320,10 +384,10 @@ def explain(model: GaussianNB, values) -> GaussianExplanation:
             mean, variance = float(model.means[k, j]), float(model.smoothed_variances[k, j])
             if variance > 0:
                 sd = math.sqrt(variance)
-                squared = (x[j] - mean) ** 2 / (2 * variance)
+                squared = float(_squared_distances(x[j], mean, variance)) / 2
                 normaliser = sd * math.sqrt(2 * math.pi)
                 density = math.exp(-squared) / normaliser
-                z, log_normaliser = (x[j] - mean) / sd, math.log(normaliser)
+                z, log_normaliser = _standardised(float(x[j]), mean, sd), math.log(normaliser)
             else:
                 sd, squared, log_normaliser, z = 0.0, None, None, None
                 density = math.inf if x[j] == mean else 0.0
@@ -331,7 +395,9 @@ def explain(model: GaussianNB, values) -> GaussianExplanation:
                 naive_log = float(np.log(np.float64(density)))
             terms.append(FeatureTerm(feature, float(x[j]), mean, variance, float(model.statistics.variances[k, j]), sd, z,
                                      squared, log_normaliser, density, naive_log, float(log_densities[k, j])))
-            product = product * density if not (product == 0.0 and density == math.inf) else 0.0
+            # 0 × ∞ has no value in floats: a density of 0 (a miss, or an underflow) wins over an infinite product
+            # (a zero-width hit, or densities above 1 multiplied past the largest float), so never NaN.
+            product = 0.0 if 0.0 in (product, density) else product * density
             naive_log_joint = _extended_sum(naive_log_joint, naive_log)
         products.append(product)
         per_class.append((label, k, tuple(terms), product, naive_log_joint))
@@ -367,6 +433,14 @@ def explain(model: GaussianNB, values) -> GaussianExplanation:
         epsilon=model.epsilon,
         var_smoothing=model.var_smoothing,
     )
+
+
+def _standardised(value: float, mean: float, sd: float) -> float:
+    """(x − μ)/σ, halving first where x − μ itself overflows (a typed ±1e308 against a mean of the other sign)."""
+    difference = value - mean
+    if math.isinf(difference):
+        return 2.0 * ((value / 2 - mean / 2) / sd)
+    return difference / sd
 
 
 def _extended_sum(total: float, term: float) -> float:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,6 +17,9 @@ from .corpus import Corpus, CorpusError, Labelled
 # A plain decimal number, as people write them in a table: no "nan", "inf", "1_000" or non-ASCII digits,
 # all of which Python's float() would accept.
 NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+# The widest spread a column may have: √(largest float64) ≈ 1.34e154. Within it every squared distance between two
+# of its values (what a variance adds up) is a float64; beyond it the variance is infinite, in scikit-learn too.
+LARGEST_SPAN = math.sqrt(sys.float_info.max)
 
 
 def parse_number(text: str) -> float | None:
@@ -59,6 +63,34 @@ class NumericTable(Labelled):
         if not self.features:
             raise CorpusError("The table has no numeric columns. Give at least one column of numbers beside the labels.")
         self._require_two_classes("row")
+        self.require_representable()
+
+    def require_representable(self) -> None:
+        """Refuse a column whose values lie so far apart that the squares a variance needs overflow float64, naming
+        the column, the rows of its extremes and by how much to scale it down."""
+        if not len(self):
+            return
+        lows, highs = self.values.min(axis=0), self.values.max(axis=0)
+        half_spans = highs / 2 - lows / 2  # halves: the span itself can overflow (−1e308 to 1e308)
+        too_wide = np.flatnonzero(half_spans > LARGEST_SPAN / 2)
+        if not too_wide.size:
+            return
+        j = int(too_wide[0])
+        low, high = float(lows[j]), float(highs[j])
+        where_low = self._row_name(int(np.argmin(self.values[:, j])))
+        where_high = self._row_name(int(np.argmax(self.values[:, j])))
+        # The power of ten that brings the span under LARGEST_SPAN.
+        divide_by = math.ceil(math.log10(float(half_spans[j])) + math.log10(2) - math.log10(LARGEST_SPAN) + 1e-9)
+        raise CorpusError(
+            f"Column {self.features[j]!r} runs from {low!r} ({where_low}) to {high!r} ({where_high}): its values span "
+            "more than float64 can square (the span must stay below 1.3e154, the square root of the largest float64), "
+            "so its variance would be infinite, in scikit-learn's GaussianNB too. Divide that column by 1e"
+            f"{max(divide_by, 1)} or more (the same for every row) and add the table again."
+        )
+
+    def _row_name(self, index: int) -> str:
+        row_id = self.ids[index]
+        return f"line {row_id}" if row_id.isascii() and row_id.isdigit() else f"row {row_id!r}"
 
     def subset(self, indices) -> "NumericTable":
         indices = np.asarray(indices, dtype=np.int64)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
@@ -17,11 +18,12 @@ from webnb.engine import CorpusError
 from webnb.engine.evaluation import evaluate
 from webnb.engine.export import confusion_table, csv_text, evaluation_table, gaussian_parameters_table, predictions_table, table_rows
 from webnb.engine.gaussian import DEFAULT_VAR_SMOOTHING, GaussianStatistics, explain
-from webnb.engine.table import NumericTable, parse_number
-from webnb.state import GAUSSIAN_STEPS, TableState, parse_table_state
+from webnb.engine.numbers import parse_decimal, parse_whole
+from webnb.engine.table import NumericTable
+from webnb.state import GAUSSIAN_STEPS, MAX_SEED, MAX_VAR_SMOOTHING, TableState, parse_table_state
 from webnb.engine.gaussian_notebook import gaussian_notebook
 from webnb.engine.parity import gaussian_parity
-from webnb.views.common import catalog, is_htmx, page_number, respond, wants_json
+from webnb.views.common import catalog, is_htmx, respond, wants_json
 
 bp = Blueprint("gaussian", __name__, url_prefix="/corpora/<corpus_id>/gaussian")
 
@@ -72,7 +74,9 @@ def load_table_lesson(corpus_id: str) -> TableLesson:
     if not entry.is_table:
         abort(redirect(url_for("corpus.show", corpus_id=corpus_id)))
     defaults = table_defaults(entry)
-    state = parse_table_state(request.args, defaults)
+    args, number_errors = _checked_numbers(request.args, entry.table.features)
+    state = parse_table_state(args, defaults)
+    state.errors.update(number_errors)  # ours say what is wrong with the value, not only what is expected
     table, statistics, model, error, trained_on_split = entry.table, None, None, None, None
     try:
         test_size, seed = state.split
@@ -89,23 +93,74 @@ def load_table_lesson(corpus_id: str) -> TableLesson:
     return TableLesson(entry, state, table, statistics, model, error, values, defaults, trained_on_split)
 
 
+# What each number in a Gaussian page's address may be, in the words the pages use.
+SMOOTHING_EXPECTED = "var_smoothing is a number from 0 to 1,000,000, such as 1e-9 or 0."
+SHARE_EXPECTED = "The held-out share is a fraction between 0 and 1, such as 0.25."
+VALUE_EXPECTED = "Type one plain decimal number per feature, such as 5.1 or -0.25e3."
+MAX_TYPED_VALUES = 200  # more than any table here has features
+
+
+def _checked_numbers(args, features) -> tuple[object, dict[str, str]]:
+    """``args`` without the numbers that are malformed, out of range or too long, and a message for each. Each
+    check reads at most 40 characters, so a hostile value (10,000 digits, 1e-100000) costs microseconds."""
+    cleaned, errors = args.copy(), {}
+    checks = {
+        "var_smoothing": lambda raw: parse_decimal(raw, "var_smoothing", low=0.0, high=MAX_VAR_SMOOTHING,
+                                                   expected=SMOOTHING_EXPECTED),
+        "test_size": lambda raw: parse_decimal(raw, "The held-out share", low=0.0, high=1.0, low_open=True,
+                                               high_open=True, expected=SHARE_EXPECTED),
+        "seed": lambda raw: parse_whole(raw, low=0, high=MAX_SEED, what="The seed"),
+    }
+    for name, check in checks.items():
+        if name in args:
+            try:
+                check(args.get(name, ""))
+            except ValueError as problem:
+                errors[name] = str(problem)
+                cleaned.poplist(name)
+    typed = args.getlist("value")
+    if len(typed) > MAX_TYPED_VALUES:
+        errors["value"] = f"{len(typed):,} values were typed; this table has {len(features):,} features. {VALUE_EXPECTED}"
+        cleaned.poplist("value")
+    else:
+        for position, raw in enumerate(typed):
+            feature = features[position] if position < len(features) else f"value {position + 1}"
+            try:
+                parse_decimal(raw, f"The value for {feature!r}", expected=VALUE_EXPECTED)
+            except ValueError as problem:
+                errors["value"] = str(problem)
+                if any(len(v) > 100 for v in typed):  # too long to echo back in the form
+                    cleaned.poplist("value")
+                break
+    return cleaned, errors
+
+
+def _page(lesson: "TableLesson", pages: int) -> int:
+    """The page asked for in ``page``; 1 with a message when it is not a page number, the last one when past it."""
+    raw = request.args.get("page")
+    if raw is None:
+        return 1
+    try:
+        page = parse_whole(raw, low=1, high=2**63, what="The page")
+    except ValueError:
+        lesson.state.errors["page"] = f"The page is a whole number from 1 to {pages:,}; the first page is shown."
+        return 1
+    if page > pages:
+        lesson.state.errors["page"] = f"There {'is' if pages == 1 else 'are'} only {pages:,} page{'s' if pages != 1 else ''}; the last is shown."
+        return pages
+    return page
+
+
 def _typed_values(entry: CorpusEntry, state: TableState, features) -> tuple[float, ...]:
-    """The values typed for each feature; a wrong count or a non-number is named in ``state.errors`` and the
-    example's row (or the first row of the table) is used instead."""
+    """The values typed for each feature; a wrong count or a non-number is named in ``state.errors`` (by
+    ``_checked_numbers``) and the example's row (or the first row of the table) is used instead."""
     fallback = tuple(entry.sample) if entry.sample else tuple(float(v) for v in entry.table.values[0])
-    if not state.values:
+    if not state.values or "value" in state.errors:
         return fallback
     if len(state.values) != len(features):
         state.errors["value"] = f"Give {len(features)} values, one per feature."
         return fallback
-    numbers = []
-    for feature, typed in zip(features, state.values):
-        parsed = parse_number(typed)
-        if parsed is None:
-            state.errors["value"] = f"{typed[:40]!r} for {feature!r} is not a number."
-            return fallback
-        numbers.append(parsed)
-    return tuple(numbers)
+    return tuple(parse_decimal(typed, "value") for typed in state.values)  # each checked in _checked_numbers
 
 
 def _state_for_json(lesson: TableLesson) -> dict:
@@ -127,7 +182,7 @@ def rows(corpus_id):
     lesson = load_table_lesson(corpus_id)
     table = lesson.entry.table
     pages = max(1, math.ceil(len(table) / ROWS_PER_PAGE))
-    page = page_number("page", pages)
+    page = _page(lesson, pages)
     start = (page - 1) * ROWS_PER_PAGE
     shown = range(start, min(start + ROWS_PER_PAGE, len(table)))
     listed = [{"index": i, "id": table.ids[i], "label": table.labels[i], "values": [float(v) for v in table.values[i]]}
@@ -135,7 +190,7 @@ def rows(corpus_id):
     context = _context(lesson, "rows", rows=listed, page=page, pages=pages, class_counts=table.class_counts())
     data = {"corpus": {"id": lesson.entry.id, "name": lesson.entry.name, "rows": len(table)},
             "features": list(table.features), "class_counts": table.class_counts(), "page": page, "pages": pages,
-            "rows": listed}
+            "rows": listed, "errors": lesson.state.errors}
     return respond("gaussian/rows.html", "rows", context, data)
 
 
@@ -218,9 +273,18 @@ def _far(lesson: TableLesson) -> tuple[float, ...]:
         return tuple(lesson.entry.far)
     table = lesson.entry.table
     column = table.values[:, 0]
-    spread = float(np.std(column)) or max(abs(float(column.max())), 1.0)
-    far = float(f"{float(column.max()) + 50 * spread:.3g}")
-    return (far, *_typical(lesson.entry)[1:])
+    highest, lowest = float(column.max()), float(column.min())
+    with np.errstate(over="ignore", invalid="ignore"):
+        spread = float(np.std(column))
+    if not math.isfinite(spread):  # values near ±1.8e308: half the range is spread enough
+        spread = highest / 2 - lowest / 2
+    spread = spread or max(abs(highest), 1.0)
+    # Beyond the largest value, or below the smallest where that would overflow, or the largest float itself.
+    for far in (highest + 50 * spread, lowest - 50 * spread, math.copysign(sys.float_info.max, -lowest)):
+        if math.isfinite(far):
+            break
+    rounded = float(f"{far:.3g}")
+    return (rounded if math.isfinite(rounded) else far, *_typical(lesson.entry)[1:])
 
 
 def _zero_cells(lesson: TableLesson) -> list[dict]:
@@ -268,7 +332,7 @@ def evaluation(corpus_id):
         for i, predicted in enumerate(result.predictions) if predicted != test.labels[i]
     ]
     pages = max(1, math.ceil(len(mistakes) / ROWS_PER_PAGE))
-    page = page_number("page", pages)
+    page = _page(lesson, pages)
     shown = mistakes[(page - 1) * ROWS_PER_PAGE: page * ROWS_PER_PAGE]
     for row in shown:
         row["link"] = lesson.link(url_for("gaussian.inference", corpus_id=lesson.entry.id), train="split" if lesson.state.test == "split" else "all",
@@ -281,6 +345,13 @@ def evaluation(corpus_id):
 
 
 # --- downloads ----------------------------------------------------------------------------------------------------
+
+
+def _settings_or_400(lesson: TableLesson) -> None:
+    """A download is made with the settings in its address: with any of them unusable, say which rather than
+    quietly using the defaults."""
+    if lesson.state.errors:
+        abort(400, " ".join(lesson.state.errors.values()) + " Nothing was downloaded; correct the address and retry.")
 
 
 def _download(lesson: TableLesson, name: str, header, body) -> Response:
@@ -299,12 +370,14 @@ def rows_csv(corpus_id):
 @bp.get("/parameters.csv")
 def parameters_csv(corpus_id):
     lesson = load_table_lesson(corpus_id)
+    _settings_or_400(lesson)
     if lesson.model is None:
         abort(400, lesson.error)
     return _download(lesson, "gaussian-parameters", *gaussian_parameters_table(lesson.model))
 
 
 def _scored_or_400(lesson):
+    _settings_or_400(lesson)
     try:
         return scored(lesson)
     except (CorpusError, ValueError) as problem:
@@ -354,28 +427,40 @@ def parity(corpus_id):
     else:
         try:
             if of == "parameters":
-                training, test = lesson.table, lesson.table
+                training, test, statistics = lesson.table, lesson.table, lesson.statistics
             else:
                 test_size, seed = lesson.state.split
                 held = catalog().gaussian_split(lesson.entry, lesson.state.test, test_size, seed)
-                training, test = held.training, held.test
-            report = gaussian_parity(training, test, lesson.state.smoothing, lesson.state.prior, of)
+                training, test, statistics = held.training, held.test, held.statistics
+            if statistics is not None and statistics.rescaled:
+                error = _overflows_in_sklearn(statistics.rescaled)
+            else:
+                report = gaussian_parity(training, test, lesson.state.smoothing, lesson.state.prior, of)
         except (CorpusError, ValueError) as problem:
             error = str(problem)
     context = _context(lesson, of, of=of, report=report, waiting=False, error=error, retry=None,
                        back=lesson.link(url_for(PARITY_PAGES[of], corpus_id=corpus_id)), expanded=not is_htmx())
     data = report.to_dict() if report else {"of": of, "status": "error"}
     data["error"] = error
+    data["errors"] = lesson.state.errors
     response = respond("gaussian/parity.html", "parity", context, data)
     if bad_choice:
         response.status_code = 400
     return response
 
 
+def _overflows_in_sklearn(features) -> str:
+    named = ", ".join(repr(f) for f in features[:3]) + (" and others" if len(features) > 3 else "")
+    return (f"the values of {named} are so large that scikit-learn's GaussianNB overflows on them (the sums behind "
+            "its mean or variance pass the largest float64, so they come out infinite): there is nothing to compare "
+            "with. The app scales such columns by a power of two before adding them up, so its numbers are finite.")
+
+
 @bp.get("/notebook.ipynb")
 def notebook(corpus_id):
     """The lesson as a notebook: the typed values, the settings and the evaluation page's split."""
     lesson = load_table_lesson(corpus_id)
+    _settings_or_400(lesson)
     state = lesson.state
     test_size, seed = state.split
     try:

@@ -1,0 +1,106 @@
+"""Numbers typed by a person (in an address, a form or on the command line), read within bounds: whole numbers,
+exact decimals (α) and float64 values (var_smoothing, a feature's value).
+
+Python reads any decimal string: ``Fraction("1e-1000000")`` builds a million-digit integer (seconds of work) and
+``int("1" * 5000)`` raises an error about its own internals. Every number a user can type is therefore checked
+for its length and its exponent before it is converted, and every refusal is a ``ValueError`` whose message says
+what a valid value looks like, in words a student can act on.
+"""
+from __future__ import annotations
+
+import math
+import re
+import sys
+from fractions import Fraction
+
+# Longer than any value a lesson needs ("0.000001", "123456789", "1/3"), short enough to convert in microseconds.
+MAX_NUMBER_LENGTH = 40
+# 10⁻¹⁰⁰ is smaller than any α that teaches something; a float underflows below about 10⁻³⁰⁸.
+MAX_EXPONENT = 100
+
+LARGEST = sys.float_info.max
+
+_WHOLE = re.compile(r"[0-9]+")
+_DECIMAL = re.compile(r"(?P<mantissa>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE](?P<exponent>[+-]?[0-9]+))?")
+_RATIO = re.compile(r"[0-9]+/[0-9]+")
+# Plain decimal notation in ASCII, signed: digits, at most one point, an optional exponent ("nan", "0x10" are not).
+_SIGNED_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def parse_whole(text: str, *, low: int, high: int, what: str) -> int:
+    """A whole number of ASCII digits between ``low`` and ``high``; ``what`` names it in the message, e.g.
+    "The seed". Unicode digits ("²", "٣"), signs, spaces inside and more than 40 characters are refused."""
+    raw = str(text).strip()
+    if len(raw) <= MAX_NUMBER_LENGTH and _WHOLE.fullmatch(raw):
+        value = int(raw)
+        if low <= value <= high:
+            return value
+    raise ValueError(f"{what} must be a whole number from {low:,} to {high:,}.")
+
+
+def parse_exact_decimal(text: str, what: str = "The value") -> Fraction:
+    """A non-negative number written as a decimal ("0.1", "2.5e-3") or a ratio of whole numbers ("1/3"), as the
+    exact fraction it spells: "0.1" is 1/10. At most 40 characters and an exponent between −100 and 100."""
+    raw = str(text).strip()
+    example = f"{what} must be a number such as 1, 0.5, 1e-3 or 1/3"
+    if len(raw) > MAX_NUMBER_LENGTH:
+        raise ValueError(f"{example}, written with at most {MAX_NUMBER_LENGTH} characters.")
+    if _RATIO.fullmatch(raw):
+        numerator, denominator = raw.split("/")
+        if int(denominator) == 0:
+            raise ValueError(f"{example}; a ratio cannot divide by 0.")
+        return Fraction(int(numerator), int(denominator))
+    match = _DECIMAL.fullmatch(raw)
+    if match is None:
+        raise ValueError(f"{example}, not {raw[:20]!r}.")
+    exponent = match.group("exponent")
+    if exponent is not None and (len(exponent.lstrip("+-")) > 4 or abs(int(exponent)) > MAX_EXPONENT):
+        raise ValueError(f"{example}, with an exponent between -{MAX_EXPONENT} and {MAX_EXPONENT}.")
+    return Fraction(raw)
+
+
+def bounded_fraction(value: Fraction, what: str = "The value") -> Fraction:
+    """``value`` if its numerator and denominator are of a size that a decimal of 40 characters can spell."""
+    limit = 10 ** (MAX_NUMBER_LENGTH + MAX_EXPONENT)
+    if abs(value.numerator) > limit or value.denominator > limit:
+        raise ValueError(f"{what} has too many digits; write it with at most {MAX_NUMBER_LENGTH} characters.")
+    return value
+
+
+def is_plain_decimal(text: str) -> bool:
+    """Whether ``text`` is a non-negative decimal of ASCII digits ("0.5", "2e-3", ".5"), at most 40 characters:
+    float() also reads "１", "1_000", "nan" and "infinity"."""
+    match = _DECIMAL.fullmatch(text) if len(text) <= MAX_NUMBER_LENGTH else None
+    return match is not None and (match.group("exponent") is None or abs(int(match.group("exponent"))) <= MAX_EXPONENT)
+
+
+def parse_decimal(text: str, name: str, *, low: float = -LARGEST, high: float = LARGEST, low_open: bool = False,
+                  high_open: bool = False, max_length: int = MAX_NUMBER_LENGTH, expected: str = "") -> float:
+    """The float64 that ``text`` spells, if it lies between ``low`` and ``high`` (``low_open``/``high_open``:
+    excluding that end). Otherwise a ValueError whose message names ``name``, says what is wrong with the value and
+    ends with ``expected`` (what a valid value looks like, in the page's words)."""
+
+    def refuse(problem: str) -> ValueError:
+        return ValueError(" ".join(part for part in (f"{name} {problem}.", expected) if part))
+
+    raw = str(text).strip()
+    if not raw:
+        raise refuse("is empty")
+    if len(raw) > max_length:
+        raise refuse(f"is {len(raw):,} characters long; write it with at most {max_length}")
+    shown = raw if len(raw) <= 20 else raw[:20] + "…"
+    if not _SIGNED_DECIMAL.fullmatch(raw):
+        raise refuse(f"is {shown!r}, not a plain decimal number (digits 0-9, a point, an exponent such as e-9)")
+    value = float(raw)  # at most max_length characters: microseconds
+    if math.isinf(value):
+        raise refuse(f"is {shown!r}, larger than any float64 (the largest is about 1.8e308)")
+    if value == 0.0 and re.search(r"[1-9]", raw.split("e")[0].split("E")[0]):
+        raise refuse(f"is {shown!r}, closer to 0 than any float64 (the smallest is about 5e-324); write 0 "
+                     "or a larger number")
+    if raw.startswith("-") and low >= 0:
+        raise refuse(f"is {shown!r}, with a minus sign")
+    if value < low or (low_open and value == low):
+        raise refuse(f"is {shown!r}, below {'or at ' if low_open else ''}{low:g}")
+    if value > high or (high_open and value == high):
+        raise refuse(f"is {shown!r}, above {'or at ' if high_open else ''}{high:g}")
+    return value
