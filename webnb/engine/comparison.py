@@ -28,6 +28,7 @@ from .corpus import CorpusError
 from .discriminative import fit_softmax_regression
 from .heldout import HeldOut
 from .models import fit_naive_bayes, normalise_log_joint, parse_alpha
+from .numbers import is_plain_decimal
 from .serialize import number
 from .statistics import ClassStatistics
 
@@ -171,6 +172,8 @@ def parse_C(value) -> float:
     if isinstance(value, str):
         text = value.strip()
         try:
+            if not is_plain_decimal(text):  # float() also reads "１", "1_000" and 5,000 digits
+                raise ValueError(text)
             value = float(text)
         except ValueError:
             raise ValueError(f"C must be a positive number such as 1 or 0.1, not {text[:20]!r}.") from None

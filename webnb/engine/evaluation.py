@@ -14,6 +14,7 @@ import scipy.sparse as sp
 
 from .corpus import CorpusError
 from .models import NaiveBayes, normalise_log_joint
+from .statistics import count_matrix
 
 if TYPE_CHECKING:
     from .discriminative import SoftmaxRegression
@@ -135,12 +136,20 @@ def _unnormalised_log_posterior(model, matrix) -> np.ndarray:
 
 
 def evaluate(model: "NaiveBayes | SoftmaxRegression", matrix: sp.csr_matrix, labels) -> Evaluation:
-    """Score ``model`` on the documents of ``matrix`` (counts) whose true classes are ``labels``."""
+    """Score ``model`` on the documents of ``matrix`` (counts) whose true classes are ``labels``.
+
+    Refuses (ValueError) a matrix that is not one of whole, non-negative counts over the model's vocabulary.
+    Of classes tied exactly, the first is predicted (Naive Bayes compares near ties exactly: see
+    ``NaiveBayes.joint_log_likelihood``)."""
     classes = model.classes
+    if hasattr(model, "n_words") or hasattr(model, "vocabulary"):
+        # Word counts (Naive Bayes, logistic regression); Gaussian NB is scored on rows of real numbers.
+        n_words = model.n_words if hasattr(model, "n_words") else len(model.vocabulary)
+        matrix = count_matrix(matrix, n_words, "the test matrix")
     true = true_class_numbers(classes, labels, matrix.shape[0])
     jll = _unnormalised_log_posterior(model, matrix)
     log_posterior, decidable = normalise_log_joint(jll)
-    predicted = jll.argmax(axis=1)
+    predicted = jll.argmax(axis=1)  # the first of equal scores
     predicted[~decidable] = -1
     rows = np.arange(len(true))
     losses = -log_posterior[rows, true]  # +inf where the true class has probability 0; never NaN

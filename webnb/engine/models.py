@@ -16,29 +16,43 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cached_property
+from functools import cached_property, cmp_to_key
 
 import numpy as np
 import scipy.sparse as sp
 
+from . import budget
 from .corpus import CorpusError
-from .statistics import ClassStatistics
+from .numbers import bounded_fraction, parse_exact_decimal
+from .statistics import ClassStatistics, count_matrix
 
 MODEL_KINDS = ("bernoulli", "multinomial")
 PRIOR_MODES = ("learned", "uniform", "given")
 SEED_EPSILON = 1e-14  # the floor of the lecture's notebook: psis.clip(1e-14, 1 - 1e-14)
 
+# Two log joints closer than NEAR_TIE_RELATIVE · (1 + |best|) + NEAR_TIE_PER_TERM · (terms summed) may be
+# exactly equal, or in the other order: their exact joints are compared. Float rounding in the sums stays far
+# below this (about 1e-16 per unit of magnitude and 1e-13 per term, the logs of counts being at most ~745).
+NEAR_TIE_RELATIVE = 1e-9
+NEAR_TIE_PER_TERM = 1e-12
+# The exact comparison multiplies whole numbers of about this many bits at most (a few milliseconds); longer
+# documents, or a Bernoulli model over a large vocabulary, are decided by the floats alone.
+EXACT_TIE_BITS = 1 << 17
+
 
 def parse_alpha(value) -> Fraction:
-    """α as an exact fraction: "0.1" and 0.1 both mean 1/10. Refuses negatives, NaN and infinity."""
-    if isinstance(value, Fraction):
-        alpha = value
+    """α as an exact fraction: "0.1" and 0.1 both mean 1/10. Refuses negatives, NaN and infinity, and numbers
+    too long to convert quickly (more than 40 characters, an exponent beyond ±100)."""
+    if isinstance(value, bool):
+        raise ValueError(f"α must be a number such as 1, 0.5 or 0, not {value!r}")
+    if isinstance(value, (Fraction, int)):
+        alpha = bounded_fraction(Fraction(value), "α")
     else:
         text = str(value).strip()
-        try:
-            alpha = Fraction(text)
-        except (ValueError, ZeroDivisionError):
-            raise ValueError(f"α must be a number such as 1, 0.5 or 0, not {text!r}") from None
+        unsigned = text[1:] if text.startswith("-") else text
+        alpha = parse_exact_decimal(unsigned, "α")
+        if text.startswith("-") and alpha != 0:
+            alpha = -alpha
     if alpha < 0:
         raise ValueError(f"α must be 0 or more, not {value}")
     return alpha
@@ -46,11 +60,12 @@ def parse_alpha(value) -> Fraction:
 
 def parse_probability(value) -> Fraction:
     if isinstance(value, Fraction):
-        return value
+        return bounded_fraction(value, "A class prior")
     try:
-        return Fraction(str(value).strip())
-    except (ValueError, ZeroDivisionError):
-        raise ValueError(f"a class prior must be a number between 0 and 1, not {value!r}") from None
+        return parse_exact_decimal(str(value).strip().removeprefix("-"), "A class prior") * (
+            -1 if str(value).strip().startswith("-") else 1)
+    except ValueError:
+        raise ValueError(f"a class prior must be a number between 0 and 1 (at most 40 characters), not {str(value)[:20]!r}") from None
 
 
 def _exact_float(fraction: Fraction) -> float:
@@ -101,6 +116,7 @@ class NaiveBayes:
 
     def _dense(self, unobserved: np.ndarray, observed: np.ndarray) -> np.ndarray:
         pairs = self.statistics.observed
+        budget.require_shown_table(self.statistics.n_classes, self.statistics.n_words)  # before allocating it
         table = np.empty((self.statistics.n_classes, self.statistics.n_words))
         table[:] = unobserved[:, None]
         table[pairs.classes, pairs.words] = observed
@@ -196,12 +212,15 @@ class NaiveBayes:
         certain_indicator = self._word_by_class(self._observed_certain.astype(float))
         return base, corrections, impossible_unobserved, observed_indicator, certain_indicator
 
-    def joint_log_likelihood(self, matrix: sp.csr_matrix) -> np.ndarray:
+    def joint_log_likelihood(self, matrix: sp.csr_matrix, *, exact_bits: int | None = EXACT_TIE_BITS) -> np.ndarray:
         """log φ_k + log P(x | k) for each row of ``matrix`` (counts, shape (n_docs, n_words)).
 
         Returns shape (n_docs, n_classes); −∞ where a zero factor makes the class impossible. Never NaN.
+        Classes whose joints are exactly equal get the very same float, so that the argmax (the first of
+        them) decides ties as exact arithmetic does: see ``_settle_near_ties``; ``exact_bits`` bounds that
+        exact check's work (None: no bound). Refuses (ValueError) a matrix that is not one of counts.
         """
-        matrix = sp.csr_matrix(matrix)
+        matrix = count_matrix(matrix, self.statistics.n_words, "the document matrix")
         presence = matrix.copy()
         presence.data = np.ones_like(presence.data)
         counted = presence if self.uses_presence else matrix
@@ -217,7 +236,115 @@ class NaiveBayes:
         if self.kind == "bernoulli" and self.certain_word_count_.any():
             absent_certain = self.certain_word_count_ - (presence @ certain_indicator).toarray()
             jll[absent_certain > 0] = -np.inf
+        self._settle_near_ties(jll, counted, lengths.ravel(), exact_bits)
         return jll
+
+    # -- exact ties ---------------------------------------------------------------------------------
+    #
+    # The float sums above round differently for different classes, so two exactly equal joints (say 1/2 and
+    # 1/2) can come out one unit in the last place apart, and the argmax would then pick whichever rounded up.
+    # Where two or more classes are within rounding distance of the best, their joints are compared exactly,
+    # as products of whole numbers, and the floats are set to follow that exact order: equal joints get
+    # the same float (so the argmax picks the first of them, as scikit-learn does with equal floats).
+
+    def _settle_near_ties(self, jll: np.ndarray, counted: sp.csr_matrix, lengths: np.ndarray, exact_bits) -> None:
+        if self.epsilon is not None or jll.shape[1] < 2 or jll.shape[0] == 0:
+            return  # under an ε-floor the parameters are clipped floats: there is no exact value to compare
+        top = jll.max(axis=1)  # −∞ in rows where every class is impossible: their slack is +∞, nothing is near
+        slack = NEAR_TIE_RELATIVE * (1.0 + np.abs(top)) + NEAR_TIE_PER_TERM * (
+            lengths + (self.statistics.n_words if self.kind == "bernoulli" else 0)
+        )
+        near = (jll >= (top - slack)[:, None]) & (jll > -np.inf)
+        settled: dict = {}
+        for row in np.flatnonzero(near.sum(axis=1) > 1).tolist():
+            candidates = np.flatnonzero(near[row])
+            start, stop = counted.indptr[row], counted.indptr[row + 1]
+            words, counts = counted.indices[start:stop], counted.data[start:stop]
+            key = (candidates.tobytes(), words.tobytes(), np.asarray(counts, dtype=np.int64).tobytes())
+            if key not in settled:
+                settled[key] = self._exact_order(candidates, words, counts, exact_bits)
+            groups = settled[key]
+            if groups is None:
+                continue  # too large to compare exactly: the floats decide
+            ceiling = np.inf
+            for group in groups:  # best first; each group's joints are exactly equal
+                value = jll[row, group].max()
+                if value >= ceiling:
+                    value = np.nextafter(ceiling, -np.inf)
+                jll[row, group] = value
+                ceiling = value
+
+    def _exact_order(self, candidates, words, counts, exact_bits) -> list[list[int]] | None:
+        """The candidate classes grouped by exactly equal joint, best group first, classes ascending within
+        a group; None when a joint has more than ``exact_bits`` bits (too costly to multiply out)."""
+        joints = []
+        for k in candidates.tolist():
+            joint = self._exact_joint(k, words, counts, exact_bits)
+            if joint is None:
+                return None
+            joints.append((k, joint))
+        # a/b > c/d ⟺ a·d > c·b for positive denominators; a stable sort keeps equal joints in class order.
+        ordered = sorted(joints, key=cmp_to_key(lambda x, y: _compare_ratio(y[1], x[1])))
+        groups = [[ordered[0][0]]]
+        for (_, previous), (k, joint) in zip(ordered, ordered[1:]):
+            if _compare_ratio(previous, joint) == 0:
+                groups[-1].append(k)
+            else:
+                groups.append([k])
+        return groups
+
+    def _exact_joint(self, k: int, words, counts, exact_bits) -> tuple[int, int] | None:
+        """φ_k · Π_j P(x_j | k) as (numerator, denominator), whole numbers, for the document whose counted
+        words are ``words`` (indices) with ``counts``; None when it would exceed ``exact_bits`` bits.
+
+        With α = p/q every parameter is a ratio of whole numbers: θ_jk = (q·c_jk + p)/(q·Σ_j c_jk + |V|·p),
+        ψ_jk = (q·n_jk + p)/(q·n_k + 2p) and 1 − ψ_jk = (q·(n_k − n_jk) + p)/(q·n_k + 2p). Equal whole numbers
+        are gathered into one power (cancelling between numerator and denominator), so a long document costs one
+        power per distinct value."""
+        p, q = self.alpha.numerator, self.alpha.denominator
+        prior = self.class_prior_exact[k]
+        stats = self.statistics
+        exponents: dict[int, int] = {}  # whole number → its power in the joint (negative: in the denominator)
+
+        def multiply(value: int, times: int) -> None:
+            exponents[value] = exponents.get(value, 0) + times
+
+        if self.kind == "bernoulli":
+            n_k = int(stats.class_count_[k])
+            if exact_bits is not None and p > 0 and stats.n_words * (q * n_k + 2 * p).bit_length() > exact_bits:
+                return None  # every numerator is below the denominator, so its |V|-th power cannot cancel
+            present = stats.document_count_[k, words].astype(np.int64)
+            absent = self._absent_histogram[k].copy()  # how many words of the vocabulary have each n_jk
+            np.subtract.at(absent, present, 1)
+            for n_jk in np.flatnonzero(absent).tolist():
+                multiply(q * (n_k - n_jk) + p, int(absent[n_jk]))
+            for n_jk in present.tolist():
+                multiply(q * n_jk + p, 1)
+            multiply(q * n_k + 2 * p, -stats.n_words)
+        else:
+            feature_count = stats.feature_count(self.binary)[k, words]
+            counts = np.asarray(counts, dtype=np.int64)
+            for c_jk, times in zip(feature_count.tolist(), counts.tolist()):
+                multiply(q * int(c_jk) + p, times)
+            multiply(q * int(stats.feature_total[self.binary][k]) + stats.n_words * p, -int(counts.sum()))
+        if exponents.get(0, 0) > 0:
+            return 0, 1
+        if exact_bits is not None:
+            bits = prior.numerator.bit_length() + prior.denominator.bit_length()
+            bits += sum(abs(times) * value.bit_length() for value, times in exponents.items())
+            if bits > exact_bits:
+                return None
+        numerator = prior.numerator * math.prod(pow(v, e) for v, e in exponents.items() if e > 0)
+        denominator = prior.denominator * math.prod(pow(v, -e) for v, e in exponents.items() if e < 0)
+        return numerator, denominator
+
+    @cached_property
+    def _absent_histogram(self) -> np.ndarray:
+        """Per class, how many words of the vocabulary occur in exactly n documents of the class, n = 0 … n_k
+        (Bernoulli): row k is bincount(n_jk over j)."""
+        stats = self.statistics
+        size = int(stats.class_count_.max()) + 1
+        return np.stack([np.bincount(stats.document_count_[k], minlength=size) for k in range(stats.n_classes)])
 
     def predict_index(self, matrix: sp.csr_matrix) -> np.ndarray:
         """Index of the most probable class per row, or −1 where every class has probability 0."""
@@ -275,6 +402,12 @@ class NaiveBayes:
             "binary": self.binary,
             "prior": self.prior_mode,
         }
+
+
+def _compare_ratio(a: tuple[int, int], b: tuple[int, int]) -> int:
+    """−1, 0 or 1 as a[0]/a[1] is less than, equal to or greater than b[0]/b[1] (positive denominators)."""
+    left, right = a[0] * b[1], b[0] * a[1]
+    return (left > right) - (left < right)
 
 
 def normalise_log_joint(jll: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -110,6 +110,7 @@ def trace_dict(trace: Trace) -> dict:
         "evidence": number(trace.evidence),
         "decision": trace.decision,
         "tied": list(trace.tied),
+        "tie_note": trace.tie_note,
         "exact": trace.exact,
     }
 

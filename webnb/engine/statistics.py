@@ -12,6 +12,57 @@ import numpy as np
 import scipy.sparse as sp
 
 
+# Larger counts are no document's; below it, float64 holds every whole number exactly.
+MAX_COUNT = 10**15
+
+
+def count_matrix(matrix, n_words: int | None = None, what: str = "the count matrix") -> sp.csr_matrix:
+    """``matrix`` as a canonical CSR matrix of word counts, refused with a ValueError saying what is wrong
+    when it is not one: counts are whole numbers, 0 or more, and finite. Each (document, word) pair is
+    stored once and stored zeros are dropped, because presence (Bernoulli) is read from what is stored.
+    ``n_words``, if given, is the number of columns the vocabulary needs. The input is never modified."""
+    if isinstance(matrix, (str, bytes)) or matrix is None:
+        raise ValueError(f"{what} must be a matrix of word counts (documents × words), not {type(matrix).__name__}")
+    if not sp.issparse(matrix):
+        try:
+            matrix = np.asarray(matrix)
+        except (TypeError, ValueError):
+            raise ValueError(f"{what} must be a matrix of word counts (documents × words)") from None
+        if matrix.dtype.kind not in "biuf":
+            raise ValueError(f"{what} must hold numbers (word counts), not {matrix.dtype}")
+    try:
+        result = sp.csr_matrix(matrix)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be a matrix of word counts (documents × words)") from None
+    if n_words is not None and result.shape[1] != n_words:
+        raise ValueError(
+            f"{what} has {result.shape[1]} columns but the vocabulary has {n_words} words: "
+            "make it with the same vocabulary as the model (one column per word)"
+        )
+    data = result.data
+    if data.dtype.kind not in "biuf":
+        raise ValueError(f"{what} must hold numbers (word counts), not {data.dtype}")
+    if data.dtype.kind == "f":
+        if not np.isfinite(data).all():
+            raise ValueError(f"{what} holds a value that is not finite (NaN or infinity): counts are whole numbers")
+        if (data != np.floor(data)).any():
+            raise ValueError(f"{what} holds a count that is not a whole number: counts are 0, 1, 2, …")
+    if (data < 0).any():
+        raise ValueError(f"{what} holds a negative count: counts are 0 or more")
+    # sp.csr_matrix(a CSR matrix) shares its arrays: copy before changing anything.
+    if not result.has_canonical_format:
+        result = result.copy()
+        result.sum_duplicates()
+    for values in (data, result.data):  # before adding duplicates up (no overflow), and after
+        if values.size and values.max() > MAX_COUNT:
+            raise ValueError(f"{what} holds a count above {MAX_COUNT:,}: no document has that many words")
+    if (result.data == 0).any():
+        if result.data is data:
+            result = result.copy()
+        result.eliminate_zeros()
+    return result
+
+
 @dataclass(frozen=True, eq=False)
 class ClassStatistics:
     """Counts per class.
@@ -31,6 +82,8 @@ class ClassStatistics:
     def from_matrix(cls, matrix: sp.csr_matrix, class_index: np.ndarray, classes, vocabulary) -> "ClassStatistics":
         """``matrix`` holds counts (n_docs, n_words); ``class_index[i]`` is document i's class number."""
         n_classes = len(classes)
+        matrix = count_matrix(matrix, len(vocabulary), "the training matrix")
+        class_index = _class_numbers(class_index, matrix.shape[0], n_classes)
         membership = sp.csr_matrix(
             (np.ones(len(class_index), dtype=np.int64), (class_index, np.arange(len(class_index)))),
             shape=(n_classes, matrix.shape[0]),
@@ -80,6 +133,18 @@ class ClassStatistics:
     def feature_total(self) -> dict[bool, np.ndarray]:
         """Σ_j of the multinomial counts per class, for counts (False) and for presence (True)."""
         return {False: self.word_count_.sum(axis=1), True: self.document_count_.sum(axis=1)}
+
+
+def _class_numbers(class_index, n_documents: int, n_classes: int) -> np.ndarray:
+    """One class number in 0 … n_classes − 1 per document, as int64; refused with a ValueError otherwise."""
+    numbers = np.asarray(class_index)
+    if numbers.ndim != 1 or len(numbers) != n_documents:
+        raise ValueError(f"give one class number per document: {n_documents} documents, {numbers.size} class numbers")
+    if numbers.size and numbers.dtype.kind not in "iu":
+        raise ValueError("class numbers must be whole numbers (0 for the first class, 1 for the next, …)")
+    if numbers.size and (numbers.min() < 0 or numbers.max() >= n_classes):
+        raise ValueError(f"class numbers must be between 0 and {n_classes - 1} (one per class)")
+    return numbers.astype(np.int64, copy=False)
 
 
 @dataclass(frozen=True, eq=False)

@@ -112,6 +112,14 @@ class Trace:
     def tokens(self) -> tuple[str, ...]:
         return self.analysis.features
 
+    @property
+    def tie_note(self) -> str | None:
+        """The sentence that explains a tie, or None when one class is ahead."""
+        if not self.tied:
+            return None
+        equal = " and ".join((", ".join(self.tied[:-1]), self.tied[-1]))
+        return f"{equal} are tied, with the same probability; a tie goes to the first class, {self.decision}."
+
 
 def explain(model: NaiveBayes, bag: BagOfWords, text: str) -> Trace:
     """The complete trace of classifying ``text`` with ``model`` (whose vocabulary is ``bag``'s)."""
@@ -148,7 +156,13 @@ def explain(model: NaiveBayes, bag: BagOfWords, text: str) -> Trace:
     )
     decision, tied = None, ()
     if not cannot_decide:
-        best = [k for k, v in enumerate(log_joints) if v == shift]
+        if exact and all(c.joint_exact is not None for c in per_class):
+            # The exact products decide, and show a tie as equal fractions. The scores agree: scoring compares
+            # near ties exactly too (NaiveBayes._settle_near_ties).
+            top_exact = max(c.joint_exact for c in per_class)
+            best = [k for k, c in enumerate(per_class) if c.joint_exact == top_exact]
+        else:
+            best = [k for k, v in enumerate(log_joints) if v == shift]
         decision = model.classes[best[0]]
         tied = tuple(model.classes[k] for k in best) if len(best) > 1 else ()
     return Trace(
@@ -255,7 +269,7 @@ def _class_trace(model: NaiveBayes, k: int, features, columns: _Columns, log_joi
         joint *= absent_words.product
 
     joint_exact = None
-    if exact:
+    if exact and _exact_product_fits(model.class_prior_exact[k], factors, absent_words):
         joint_exact = model.class_prior_exact[k]
         for factor in factors:
             joint_exact *= factor.exact**factor.power
@@ -279,6 +293,22 @@ def _class_trace(model: NaiveBayes, k: int, features, columns: _Columns, log_joi
         posterior=math.exp(log_joint - log_evidence) if decided else None,
         log_posterior=(log_joint - log_evidence) if decided else None,
     )
+
+
+# An exact product is shown while it can be written out: a review of 2,500 short words with α = 1/7 would
+# otherwise give numerators and denominators past the 4,300 digits Python writes as text (and slow to build).
+EXACT_PRODUCT_BITS = 12_000  # about 3,600 decimal digits, each of the numerator and the denominator
+
+
+def _exact_product_fits(prior: Fraction, factors, absent_words) -> bool:
+    """Whether φ · Π factor^power keeps its numerator and denominator within ``EXACT_PRODUCT_BITS`` each,
+    estimated (from above) before it is computed."""
+    parts = [(prior, 1), *((f.exact, f.power) for f in factors)]
+    if absent_words is not None and absent_words.exact is not None:
+        parts.append((absent_words.exact, 1))
+    numerator_bits = sum(value.numerator.bit_length() * power for value, power in parts)
+    denominator_bits = sum(value.denominator.bit_length() * power for value, power in parts)
+    return max(numerator_bits, denominator_bits) <= EXACT_PRODUCT_BITS
 
 
 def _absent_words(model: NaiveBayes, k: int, present: dict, columns: _Columns, exact: bool) -> AbsentWords:
