@@ -475,3 +475,23 @@ def test_document_frequency_against_brute_force_on_random_texts():
 @pytest.mark.corpora
 def test_document_frequency_against_brute_force_on_sms(sms_texts):
     assert_frequencies_match(sms_texts, Analyzer())
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 1000])
+@pytest.mark.parametrize("max_features", [None, 1, 2, 3])
+def test_counting_in_chunks_gives_scikit_learns_matrix(monkeypatch, chunk, max_features):
+    """Counts are summed per chunk of documents (so counting takes memory by stored counts, not tokens); empty
+    documents at the start, middle and end, and pruning across chunk boundaries, change nothing."""
+
+    import webnb.engine.bag as bag_module
+
+    monkeypatch.setattr(bag_module, "COUNT_CHUNK", chunk)
+    texts = ["", "..", "aa bb aa", "", "cc dd aa aa", "bb", "", "zz", ""]
+    bag, X = BagOfWords.fit_transform(texts, Analyzer(AnalysisOptions()), VocabularyOptions(max_features=max_features))
+    reference = CountVectorizer(max_features=max_features)
+    Y = reference.fit_transform(texts)
+    assert bag.vocabulary == tuple(reference.get_feature_names_out())
+    assert X.dtype == np.int64 and X.has_sorted_indices
+    assert np.array_equal(X.indptr, Y.indptr) and np.array_equal(X.indices, Y.indices) and np.array_equal(X.data, Y.data)
+    Z = bag.transform(["zz aa qq", "", "aa"])
+    assert np.array_equal(Z.toarray(), reference.transform(["zz aa qq", "", "aa"]).toarray())

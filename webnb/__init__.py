@@ -22,7 +22,7 @@ def create_app(test_config=None, *, instance_path=None):
     from flask import Flask
     from flask_wtf.csrf import CSRFProtect
 
-    from webnb import formatting, home, ratelimits, workspaces
+    from webnb import formatting, home, outages, ratelimits, work, workspaces
     from webnb import security
     from webnb.catalog import Catalog
     from webnb.jobs import Jobs
@@ -58,9 +58,11 @@ def create_app(test_config=None, *, instance_path=None):
     storage = Storage(database_url)
     storage.create_schema()
     app.extensions["webnb"] = {"storage": storage, "catalog": Catalog(storage), "jobs": Jobs(storage=storage)}
+    work.init_app(app)  # the memory cap per piece of work and the heavy computations at once (webnb/work.py)
     CSRFProtect(app)
     security.init_app(app)
     ratelimits.init_app(app)  # per workspace, in hosted mode only
+    outages.init_app(app)  # a 503 of webnb's own when the database cannot be reached
     app.jinja_env.filters.update(formatting.FILTERS)
     app.jinja_env.tests.update(formatting.TESTS)
 

@@ -14,7 +14,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable
 
-from webnb.engine import CorpusError
+from webnb.engine import CorpusError, budget
+from webnb.outages import STORAGE_ERRORS, STORAGE_UNAVAILABLE
 
 FORGET_AFTER_SECONDS = 3600
 SAVE_EVERY_SECONDS = 0.5
@@ -61,6 +62,7 @@ class Jobs:
         self._jobs: dict[str, Job] = {}
         self._futures: dict[str, Future] = {}
         self._lock = threading.Lock()
+        self.heavy_work = None  # webnb.work.HeavyWork: how many heavy jobs may run at once (None: as many as workers)
 
     def start(self, title: str, work: Callable[[Job], str], key=None, unit: str = "documents", workspace=None) -> Job:
         """Run ``work(job)``, which returns the URL to show when it is done. A job with the same ``key``
@@ -75,9 +77,28 @@ class Jobs:
             self._jobs[job.id] = job
         if self._storage is not None:
             job.on_change = self._storage.save_job
-            self._storage.save_job(job)
-        self._futures[job.id] = self._pool.submit(self._run, job, work)
+            try:
+                self._storage.save_job(job)
+            except Exception:
+                with self._lock:  # never started: the same work asked again must start, not be watched forever
+                    del self._jobs[job.id]
+                raise
+        self._futures[job.id] = self._pool.submit(self._run, job, self._within_limits(work))
         return job
+
+    def _within_limits(self, work: Callable[[Job], str]) -> Callable[[Job], str]:
+        """``work`` under the memory cap of the request that started it (webnb/engine/budget.py), run when a slot
+        for heavy work is free: until then the job waits, and its progress page says it has not started."""
+        cap, gate = budget.current_limit(), self.heavy_work
+
+        def limited(job: Job) -> str:
+            with budget.limit(cap):
+                if gate is None:
+                    return work(job)
+                with gate.slot(wait=True):
+                    return work(job)
+
+        return limited
 
     def wait(self, job_id: str, timeout: float | None = None) -> Job:
         """Block until the job has finished (for tests and scripts; pages poll instead)."""
@@ -105,6 +126,8 @@ class Jobs:
             job.state = "done"
         except (CorpusError, ValueError) as error:
             job.error, job.state = str(error), "failed"
+        except STORAGE_ERRORS:  # the database went away during the work; its transaction was rolled back
+            job.error, job.state = STORAGE_UNAVAILABLE, "failed"
         except Exception as error:  # noqa: BLE001 - a worker must never die silently
             job.error, job.state = f"Something went wrong: {type(error).__name__}. Nothing was stored.", "failed"
         if job.on_change is not None:

@@ -67,25 +67,57 @@ class VocabularyOptions:
 
 
 PROGRESS_EVERY = 1000  # documents between two progress reports
+# Documents counted together before their counts are summed per document: the list of every occurrence then
+# never holds more than one chunk, so counting takes memory in proportion to the stored counts, not the tokens.
+COUNT_CHUNK = 1000
 
 
-def _count(texts, analyzer: Analyzer, lookup, progress=None) -> tuple[np.ndarray, np.ndarray]:
-    """Column ids of every feature occurrence, and the row pointer. ``lookup`` maps a feature to its
-    column (or to -1 for a feature outside a fixed vocabulary). ``progress(done, total)``, if given, is
-    called every ``PROGRESS_EVERY`` documents so that a caller can show how far counting has got."""
+def _count(texts, analyzer: Analyzer, lookup, progress=None) -> sp.csr_matrix:
+    """The counts of ``texts``, one row per text, duplicates summed and columns sorted within each row.
+    ``lookup`` maps a feature to its column (or to -1 for a feature outside a fixed vocabulary, which is not
+    counted). ``progress(done, total)``, if given, is called every ``PROGRESS_EVERY`` documents so that a caller
+    can show how far counting has got."""
+    indices, data, lengths = [], [], []
     column_ids: list[int] = []
-    indptr = [0]
-    extend, append = column_ids.extend, indptr.append
-    for done, text in enumerate(texts, 1):
-        extend(map(lookup, analyzer(text)))
-        append(len(column_ids))
-        if progress is not None and done % PROGRESS_EVERY == 0:
-            progress(done, len(texts))
-    return np.array(column_ids, dtype=np.int64), np.array(indptr, dtype=np.int64)
+    extend = column_ids.extend
+    for start in range(0, len(texts), COUNT_CHUNK):
+        chunk = texts[start:start + COUNT_CHUNK]
+        chunk_indptr = [0]
+        for done, text in enumerate(chunk, start + 1):
+            extend(map(lookup, analyzer(text)))
+            chunk_indptr.append(len(column_ids))
+            if progress is not None and done % PROGRESS_EVERY == 0:
+                progress(done, len(texts))
+        counts = _csr(np.array(column_ids, dtype=np.int64), np.array(chunk_indptr, dtype=np.int64))
+        column_ids.clear()
+        indices.append(counts.indices)
+        data.append(counts.data.astype(np.int32))  # a count within one document; int64 once joined
+        lengths.append(np.diff(counts.indptr))
+    n_columns = 1 + max((int(part.max()) for part in indices if len(part)), default=-1)
+    indptr = np.concatenate(([0], np.cumsum(np.concatenate(lengths)) if lengths else [])).astype(np.int64)
+    # Joined one array at a time, each chunk list released before the next: the peak stays near the result's size.
+    joined_indices = _joined(indices, np.int32)
+    joined_data = _joined(data, np.int64)
+    return sp.csr_matrix((joined_data, joined_indices, indptr), shape=(len(indptr) - 1, n_columns))
 
 
-def _csr(column_ids: np.ndarray, indptr: np.ndarray, n_columns: int) -> sp.csr_matrix:
-    """A CSR matrix of counts from one entry per occurrence (duplicates summed, indices sorted)."""
+def _joined(parts: list, dtype) -> np.ndarray:
+    """The arrays of ``parts`` as one, emptying the list as it goes."""
+    joined = np.concatenate(parts, dtype=dtype) if parts else np.zeros(0, dtype=dtype)
+    parts.clear()
+    return joined
+
+
+def _csr(column_ids: np.ndarray, indptr: np.ndarray) -> sp.csr_matrix:
+    """A CSR matrix of counts from one entry per occurrence (duplicates summed, indices sorted); entries of -1
+    (words outside a fixed vocabulary) are dropped first."""
+    known = column_ids >= 0
+    if not known.all():
+        # Drop unknown words and shift the row pointer by how many were dropped before it.
+        dropped_before = np.concatenate(([0], np.cumsum(~known)))
+        indptr = indptr - dropped_before[indptr]
+        column_ids = column_ids[known]
+    n_columns = int(column_ids.max()) + 1 if len(column_ids) else 0
     data = np.ones(len(column_ids), dtype=np.int64)
     matrix = sp.csr_matrix((data, column_ids.astype(np.int32), indptr), shape=(len(indptr) - 1, n_columns))
     matrix.sum_duplicates()
@@ -111,7 +143,7 @@ class BagOfWords:
         texts = list(texts)
         growing: defaultdict[str, int] = defaultdict()
         growing.default_factory = growing.__len__  # a new feature gets the next column id
-        column_ids, indptr = _count(texts, analyzer, growing.__getitem__, progress)
+        counts = _count(texts, analyzer, growing.__getitem__, progress)
         if not growing:
             raise EmptyVocabularyError(
                 "No words were found: every document is empty, or made only of stop words, one-letter words or "
@@ -120,9 +152,14 @@ class BagOfWords:
         # Renumber the columns alphabetically before building the matrix, so it is built only once.
         words = list(growing)
         order = sorted(range(len(words)), key=words.__getitem__)
-        alphabetical = np.empty(len(words), dtype=np.int64)
-        alphabetical[order] = np.arange(len(words))
-        matrix = _csr(alphabetical[column_ids], indptr, len(words))
+        alphabetical = np.empty(len(words), dtype=np.int32)
+        alphabetical[order] = np.arange(len(words), dtype=np.int32)
+        matrix = sp.csr_matrix(
+            (counts.data, alphabetical[counts.indices], counts.indptr), shape=(len(texts), len(words))
+        )
+        del counts
+        matrix.has_sorted_indices = False
+        matrix.sort_indices()  # renumbered columns, each row still free of duplicates
         vocabulary = tuple(words[j] for j in order)
         matrix, vocabulary = _prune(matrix, vocabulary, options)
         return cls(analyzer, vocabulary, options), matrix
@@ -130,14 +167,9 @@ class BagOfWords:
     def transform(self, texts) -> sp.csr_matrix:
         """Count vectors of new texts; words outside the vocabulary are ignored."""
         get = self.index.get
-        column_ids, indptr = _count(list(texts), self.analyzer, lambda word: get(word, -1))
-        known = column_ids >= 0
-        if not known.all():
-            # Drop unknown words and shift the row pointer by how many were dropped before it.
-            dropped_before = np.concatenate(([0], np.cumsum(~known)))
-            indptr = indptr - dropped_before[indptr]
-            column_ids = column_ids[known]
-        return _csr(column_ids, indptr, len(self.vocabulary))
+        texts = list(texts)
+        counts = _count(texts, self.analyzer, lambda word: get(word, -1))
+        return sp.csr_matrix((counts.data, counts.indices, counts.indptr), shape=(len(texts), len(self.vocabulary)))
 
 
 def document_frequency(matrix: sp.csr_matrix) -> np.ndarray:
@@ -168,14 +200,16 @@ def _prune(matrix: sp.csr_matrix, vocabulary: tuple[str, ...], options: Vocabula
             "Lower min_df or raise max_df."
         )
     kept_columns = np.flatnonzero(keep)
-    new_column = np.full(len(vocabulary), -1, dtype=np.int64)
-    new_column[kept_columns] = np.arange(len(kept_columns))
+    new_column = np.full(len(vocabulary), -1, dtype=np.int32)
+    new_column[kept_columns] = np.arange(len(kept_columns), dtype=np.int32)
     columns = new_column[matrix.indices]
     stays = columns >= 0
-    rows = np.repeat(np.arange(n_documents), np.diff(matrix.indptr))
-    row_lengths = np.bincount(rows[stays], minlength=n_documents)
-    indptr = np.concatenate(([0], np.cumsum(row_lengths)))
+    # A row's new end is the number of kept entries before its old end (no per-entry row numbers needed).
+    kept_before = np.cumsum(stays, dtype=np.int64 if len(stays) >= 2**31 else np.int32)
+    ends = matrix.indptr[1:]
+    indptr = np.concatenate(([0], np.where(ends > 0, kept_before[np.maximum(ends - 1, 0)], 0))).astype(np.int64)
+    del kept_before
     pruned = sp.csr_matrix(
-        (matrix.data[stays], columns[stays].astype(np.int32), indptr), shape=(n_documents, len(kept_columns))
+        (matrix.data[stays], columns[stays], indptr), shape=(n_documents, len(kept_columns))
     )
     return pruned, tuple(vocabulary[j] for j in kept_columns)

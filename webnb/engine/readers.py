@@ -113,14 +113,33 @@ def _within_limit(data: bytes, max_bytes) -> bytes:
     return data
 
 
-def _gunzip(data: bytes, max_bytes) -> bytes:
-    """Decompress chunk by chunk, stopping as soon as the output exceeds ``max_bytes``."""
+def _head(data: bytes, max_bytes, size: int) -> bytes:
+    """About the first ``size`` bytes of the content (all of it when shorter), cut after a line end, to guess a
+    table's layout from: a gzip file is decompressed only that far, however much it would unpack to."""
+    if data[:2] != _GZIP_MAGIC:
+        return _within_limit(data, max_bytes)
+    head = _gunzip(data, max_bytes, stop_after=size)
+    if len(head) <= size:
+        return head
+    cut = head.rfind(b"\n", 0, size) + 1
+    if cut <= 0:
+        return head
+    if cut % 2 and _utf16_encoding(head) == "utf-16-le":
+        cut += 1  # the zero byte of a UTF-16 "\n"
+    return head[:cut]
+
+
+def _gunzip(data: bytes, max_bytes, stop_after: int | None = None) -> bytes:
+    """Decompress chunk by chunk, stopping as soon as the output exceeds ``max_bytes`` (refused), or, given
+    ``stop_after``, returning the start once it has that many bytes."""
     pieces, size = [], 0
     pending = data
     try:
         while pending:  # a gzip file may hold several members, one after another
             inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
             while not inflater.eof:
+                if stop_after is not None and size >= stop_after:
+                    return b"".join(pieces)
                 piece = inflater.decompress(pending, _INFLATE_CHUNK)
                 pending = inflater.unconsumed_tail
                 if not piece and not pending:

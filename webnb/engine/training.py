@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from . import budget
 from .analysis import AnalysisOptions, Analyzer
 from .bag import BagOfWords, VocabularyOptions
 from .corpus import Corpus
@@ -37,8 +38,11 @@ class TrainingSet:
     ) -> "TrainingSet":
         """``progress(done, total)`` is told how many documents have been counted (see bag._count)."""
         corpus.require_trainable()
+        # Refused before the work, when the app set a memory cap (see budget): counting, then the class tables.
+        budget.require_counting(len(corpus), sum(map(len, corpus.texts)))
         bag, matrix = BagOfWords.fit_transform(corpus.texts, Analyzer(analysis), vocabulary, progress)
         classes = corpus.classes
+        budget.require_class_tables(len(classes), len(bag.vocabulary), matrix.nnz)
         number_of = {label: k for k, label in enumerate(classes)}
         class_index = np.fromiter((number_of[label] for label in corpus.labels), dtype=np.int64, count=len(corpus))
         statistics = ClassStatistics.from_matrix(matrix, class_index, classes, bag.vocabulary)

@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from webnb.engine.corpus import Corpus, CorpusError
-from webnb.engine.readers import _decode_utf8, _labelled_rows, _numbered_rows, _quoted, _within_limit
+from webnb.engine.readers import _decode_utf8, _head, _labelled_rows, _numbered_rows, _quoted, _within_limit
 from webnb.engine.table import NumericTable, is_number, numeric_layout, numeric_table_from_rows
 
 # --- typed or pasted lines ------------------------------------------------------------------
@@ -122,6 +122,7 @@ TEXT_NAMES = (
 )
 _OTHER_HEADER_NAMES = ("id", "title", "subject", "name", "date", "index", "doc_id")
 _SAMPLE_CHARS = 64 * 1024  # what the delimiter and header guesses look at
+_INSPECTED_BYTES = 4 * _SAMPLE_CHARS  # enough bytes for the sample in any encoding
 _SAMPLE_ROWS = 200  # rows used to judge consistency and to suggest columns
 _PREVIEW_ROWS = 5
 _HEADER_CELL_MAX = 100  # a longer first-row cell is a document, not a column name
@@ -151,7 +152,8 @@ def inspect_table(data: bytes, filename: str = "", *, max_bytes=None) -> TableSh
 
     The guesses come from the first rows (a sample); :func:`read_table` then checks every row.
     """
-    text = _decode_utf8(_within_limit(data, max_bytes))
+    # Only the start is read: a gzip file is not unpacked further than the sample needs (read_table reads it all).
+    text = _decode_utf8(_head(data, max_bytes, _INSPECTED_BYTES))
     if not text.strip():
         raise CorpusError("The file is empty. Upload a table with a label and a text on each line.")
     sample = _sample(text)

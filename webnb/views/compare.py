@@ -7,7 +7,7 @@ from collections import OrderedDict
 
 from flask import Blueprint, current_app, request
 
-from webnb.engine import CorpusError
+from webnb.engine import CorpusError, budget
 from webnb.engine.comparison import (
     FAMILY_CONTRASTS,
     Comparison,
@@ -20,6 +20,7 @@ from webnb.views.common import (
     LARGE_CORPUS, WorkInProgress, catalog, load_held_out, load_lesson, respond, start_job, wants_json,
 )
 from webnb.workspaces import hosted
+from webnb.work import heavy
 
 bp = Blueprint("compare", __name__)
 
@@ -132,6 +133,8 @@ def _comparison(lesson, held, C: float) -> Comparison:
     if comparison is not None:
         return comparison
     _refuse_long_work(held)
+    training = held.training  # and the memory cap (WEBNB_MAX_WORK_MB, webnb/work.py), before anything starts
+    budget.require_comparison(len(training.corpus), len(held.test), len(training.vocabulary), len(training.classes), training.matrix.nnz)
     if entry.n_documents > LARGE_CORPUS and not wants_json():
         return_to = request.full_path
 
@@ -142,7 +145,8 @@ def _comparison(lesson, held, C: float) -> Comparison:
         title = f"Fitting four models on {len(held.training.corpus):,} documents (logistic regression takes longest)"
         # Progress counts the three Naive Bayes fits, then the iterations of the logistic regression.
         raise WorkInProgress(start_job(title, work, key=("compare", key), unit="fitting steps"))
-    comparison = compare_models(held, state.alpha, C, fit_prior=fit_prior)
+    with heavy(len(held.training.corpus)):
+        comparison = compare_models(held, state.alpha, C, fit_prior=fit_prior)
     _remember(key, comparison)
     return comparison
 

@@ -16,6 +16,7 @@ from webnb.engine.insights import AlphaSweep, alpha_sweep
 from webnb.engine.models import NaiveBayes
 from webnb.notation import NOTATIONS
 from webnb.views.common import Lesson, catalog, load_held_out, load_lesson, page_number, respond
+from webnb.work import heavy
 
 bp = Blueprint("evaluation", __name__)
 
@@ -58,15 +59,16 @@ def sweep_for(held: HeldOut, options: dict) -> AlphaSweep:
         if cached is not None and cached[0] is held:
             _sweeps.move_to_end(key)
             return cached[1]
-    sweep = alpha_sweep(
-        held.training,
-        held.test_matrix,
-        held.test_labels,
-        kind=options["kind"],
-        binary=options["binary"],
-        fit_prior=options["fit_prior"],
-        epsilon=options["epsilon"],
-    )
+    with heavy(len(held.training.corpus)):  # at most WEBNB_MAX_HEAVY_WORK at once (webnb/work.py)
+        sweep = alpha_sweep(
+            held.training,
+            held.test_matrix,
+            held.test_labels,
+            kind=options["kind"],
+            binary=options["binary"],
+            fit_prior=options["fit_prior"],
+            epsilon=options["epsilon"],
+        )
     with _sweeps_lock:
         _sweeps[key] = (held, sweep)
         while len(_sweeps) > SWEEPS_KEPT:
