@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 
 from webnb.engine import AnalysisOptions, VocabularyOptions, parse_alpha
 from webnb.engine.analysis import PLACEHOLDERS, STEMMERS, STRIP_ACCENTS, TOKEN_PATTERNS
+from webnb.engine.numbers import is_plain_decimal, parse_whole
 
 MODELS = ("bernoulli", "multinomial")
 PRIORS = ("learned", "uniform")
@@ -33,6 +34,7 @@ STEPS = (
 MAX_TEXT_LENGTH = 5000
 MAX_SEED = 2**32 - 1
 MAX_REPEATS = 5000
+MAX_FEATURES = 10_000_000  # more words than any vocabulary here may hold
 
 
 @dataclass(frozen=True)
@@ -80,8 +82,8 @@ class LessonState:
 
     def vocabulary_options(self) -> VocabularyOptions:
         return VocabularyOptions(
-            min_df=_document_bound(self.min_df),
-            max_df=_document_bound(self.max_df),
+            min_df=document_bound(self.min_df),
+            max_df=document_bound(self.max_df),
             max_features=int(self.max_features) if self.max_features else None,
             binary=self.binary,
         )
@@ -135,8 +137,16 @@ def is_whole(text: str) -> bool:
     return text.isascii() and text.isdigit()
 
 
-def _document_bound(text: str):
-    return int(text) if is_whole(text) else float(text)
+MAX_DOCUMENT_COUNT = 10**9  # more documents than any corpus here holds, so min_df/max_df never need more
+
+
+def document_bound(text: str):
+    """min_df/max_df: a whole number of documents, or a fraction of them (at most 40 characters, never NaN)."""
+    if is_whole(text):
+        return parse_whole(text, low=0, high=MAX_DOCUMENT_COUNT, what="A number of documents")
+    if not is_plain_decimal(text):
+        raise ValueError("write it as 2 (documents) or 0.5 (a fraction of them)")
+    return float(text)
 
 
 def _flag(raw: str) -> bool | None:
@@ -215,9 +225,9 @@ def parse_state(args: Mapping[str, str], defaults: LessonState | None = None) ->
 
     raw_repeats = args.get("repeats", "").strip()
     if raw_repeats:
-        if is_whole(raw_repeats) and 1 <= int(raw_repeats) <= MAX_REPEATS:
-            values["repeats"] = raw_repeats
-        else:
+        try:
+            values["repeats"] = str(parse_whole(raw_repeats, low=1, high=MAX_REPEATS, what="repeats"))
+        except ValueError:
             errors["repeats"] = f"Repeat the review between 1 and {MAX_REPEATS:,} times."
 
     raw_normalize = args.get("normalize")
@@ -232,17 +242,17 @@ def parse_state(args: Mapping[str, str], defaults: LessonState | None = None) ->
         raw = args.get(name, "").strip()
         if raw:
             try:
-                bound = _document_bound(raw)
+                bound = document_bound(raw)
                 VocabularyOptions(**{name: bound})
                 values[name] = raw
             except ValueError as error:
                 errors[name] = f"{name}: a whole number of documents or a fraction between 0 and 1 ({error})."
     raw_max = args.get("max_features", "").strip()
     if raw_max:
-        if is_whole(raw_max) and int(raw_max) >= 1:
-            values["max_features"] = raw_max
-        else:
-            errors["max_features"] = "max_features is a whole number of words, 1 or more."
+        try:
+            values["max_features"] = str(parse_whole(raw_max, low=1, high=MAX_FEATURES, what="max_features"))
+        except ValueError:
+            errors["max_features"] = f"max_features is a whole number of words, from 1 to {MAX_FEATURES:,}."
 
     raw_test = args.get("test", "").strip()
     if raw_test:
@@ -269,9 +279,9 @@ def _parse_split(args, values: dict, errors: dict) -> None:
             errors["test_size"] = "The held-out share is a fraction between 0 and 1, such as 0.25."
     raw_seed = args.get("seed", "").strip()
     if raw_seed:
-        if is_whole(raw_seed) and int(raw_seed) <= MAX_SEED:
-            values["seed"] = str(int(raw_seed))
-        else:
+        try:
+            values["seed"] = str(parse_whole(raw_seed, low=0, high=MAX_SEED, what="The seed"))
+        except ValueError:
             errors["seed"] = f"The seed is a whole number from 0 to {MAX_SEED:,}."
 
 

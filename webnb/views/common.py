@@ -11,6 +11,7 @@ from jinja2_fragments.flask import render_block
 
 from webnb.catalog import CorpusEntry, ScopedCatalog
 from webnb.engine import CorpusError, TrainingSet
+from webnb.engine.numbers import parse_whole
 from webnb.state import LessonState, parse_state
 from webnb.storage import ANY_WORKSPACE
 from webnb.workspaces import current_workspace, quota
@@ -150,7 +151,13 @@ def wants_json() -> bool:
 def respond(template: str, fragment: str, context: dict, data=None):
     """A JSON twin for ``?format=json``, just the named block for htmx, or the whole page."""
     if wants_json():
-        response = make_response(jsonify(data if data is not None else {}))
+        data = {} if data is None else data
+        lesson = context.get("lesson")
+        state_errors = getattr(getattr(lesson, "state", None), "errors", None)
+        if isinstance(data, dict) and state_errors and "errors" not in data:
+            # What the page says about the parameters it could not use, the JSON twin says too.
+            data = {**data, "errors": dict(state_errors)}
+        response = make_response(jsonify(data))
     elif is_htmx():
         response = make_response(render_block(template, fragment, **context))
     else:
@@ -173,5 +180,10 @@ def words_containing(vocabulary, query: str) -> np.ndarray:
 
 
 def page_number(name: str, pages: int) -> int:
-    """The page asked for in parameter ``name``, kept between 1 and ``pages``."""
-    return min(max(request.args.get(name, 1, type=int), 1), max(pages, 1))
+    """The page asked for in parameter ``name``, kept between 1 and ``pages`` (anything but a whole number of at
+    most 40 digits is page 1)."""
+    try:
+        asked = parse_whole(request.args.get(name, "1"), low=0, high=10**40, what="The page")
+    except ValueError:
+        asked = 1
+    return min(max(asked, 1), max(pages, 1))

@@ -9,6 +9,7 @@ from flask import Blueprint, request
 
 from webnb.engine import CorpusError
 from webnb.engine.insights import calibration, mean_document_length, overconfidence, sample_document
+from webnb.engine.numbers import parse_whole
 from webnb.engine.serialize import fraction_text, number, ratio_text
 from webnb.charts import power_of_ten, repeat_doubt_chart, repeat_posterior_chart
 from webnb.formatting import probability
@@ -64,8 +65,10 @@ def _chosen_draw() -> tuple[int, str | None]:
     raw = request.args.get("draw", "").strip()
     if raw == "":
         return 0, None
-    if raw.isascii() and raw.isdigit() and int(raw) <= MAX_DRAW:  # "²".isdigit() too
-        return int(raw), None
+    try:
+        return parse_whole(raw, low=0, high=MAX_DRAW, what="The draw"), None
+    except ValueError:
+        pass
     return 0, f"The draw is a whole number from 0 to {MAX_DRAW:,}, not “{raw[:20]}”; draw 0 is shown instead."
 
 
@@ -77,8 +80,10 @@ def _chosen_length(model, messages: list) -> int | None:
         messages.append("A Bernoulli document has no length to choose: each vocabulary word is present or not, "
                         "on its own coin flip. The length you asked for is not used; switch to the multinomial model to choose one.")
         return None
-    if raw.isascii() and raw.isdigit() and 1 <= int(raw) <= MAX_SAMPLE_LENGTH:
-        return int(raw)
+    try:
+        return parse_whole(raw, low=1, high=MAX_SAMPLE_LENGTH, what="The length")
+    except ValueError:
+        pass
     messages.append(f"The length is a whole number of words from 1 to {MAX_SAMPLE_LENGTH:,}, not “{raw[:20]}”; "
                     "the mean length of the class is used instead.")
     return None

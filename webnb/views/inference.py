@@ -7,6 +7,7 @@ from flask import Blueprint, request
 
 from webnb.engine import CorpusError
 from webnb.engine.lesson import build_lesson, lesson_dict
+from webnb.engine.numbers import parse_whole
 from webnb.notation import NOTATIONS
 from webnb.state import MAX_TEXT_LENGTH, STEPS
 from webnb.views.common import catalog, load_lesson, respond, wants_json
@@ -30,9 +31,13 @@ STEP_TITLES = {
 def _open_document(lesson) -> str | None:
     """``?document=N`` (with ``from=test`` for the evaluation's test corpus) puts document N in the review box,
     so a misclassified document opens here by number instead of carrying its whole text in the link."""
-    position = request.args.get("document", type=int)
-    if position is None:
+    raw = request.args.get("document")
+    if raw is None or raw.strip() == "":
         return None
+    try:
+        position = parse_whole(raw, low=0, high=10**9, what="The document number")
+    except ValueError:
+        position = -1  # answered below as "There is no such document"
     source = lesson.entry
     if request.args.get("from") == "test" and lesson.state.test not in ("split", "training"):
         source = catalog().get(lesson.state.test)

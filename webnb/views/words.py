@@ -9,6 +9,7 @@ from flask import Blueprint, request
 
 from webnb.engine import CorpusError, evaluate
 from webnb.engine.insights import DISCRIMINATIVE_MEASURES, discriminative_words, top_words, unique_top_words
+from webnb.engine.numbers import parse_whole
 from webnb.engine.serialize import fraction_text, number, ratio_text
 from webnb.notation import NOTATIONS
 from webnb.views.common import LARGE_CORPUS, catalog, find_job, is_htmx, load_lesson, respond, start_job, wants_json
@@ -40,10 +41,11 @@ def _whole_number(name: str, default: int, bounds: tuple[int, int], message: str
     raw = _last(name)
     if not raw:
         return default
-    if raw.isascii() and raw.isdigit() and bounds[0] <= int(raw) <= bounds[1]:
-        return int(raw)
-    errors[name] = message
-    return default
+    try:
+        return parse_whole(raw, low=bounds[0], high=bounds[1], what=name)
+    except ValueError:
+        errors[name] = message
+        return default
 
 
 def page_settings(classes: tuple[str, ...], n_words: int) -> tuple[dict, dict]:
