@@ -2,9 +2,10 @@
 kept per process so that moving α or paging a table never re-reads a corpus."""
 from __future__ import annotations
 
+import sys
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -16,6 +17,7 @@ from webnb.engine.table import NumericTable
 from webnb.examples import EXAMPLES, TABLE_EXAMPLES, load_example_corpus, load_example_table
 from webnb.state import LessonState
 from webnb.storage import ANY_WORKSPACE, Storage
+from webnb.work import heavy_slot
 
 
 @dataclass(frozen=True)
@@ -184,7 +186,8 @@ class Catalog:
         if cached is not None:
             return cached
         key = (entry.id, analysis, vocabulary)
-        training = TrainingSet.build(entry.corpus, analysis, vocabulary, progress)
+        with heavy_slot(self, entry.n_documents):  # at most WEBNB_MAX_HEAVY_WORK such counts at once (webnb/work.py)
+            training = TrainingSet.build(entry.corpus, analysis, vocabulary, progress)
         self._remember(key, training)
         return training
 
@@ -243,7 +246,8 @@ class Catalog:
         if cached is not None:
             return cached
         if test == "split":
-            held = hold_out(entry.corpus, analysis, vocabulary, test_size=test_size, seed=seed, progress=progress)
+            with heavy_slot(self, entry.n_documents):
+                held = hold_out(entry.corpus, analysis, vocabulary, test_size=test_size, seed=seed, progress=progress)
         else:
             training = self.training_set(entry, analysis, vocabulary, progress)
             if test == "training":
@@ -300,6 +304,14 @@ class Quota:
     documents: int
     characters: int
     vocabulary: int
+    # The limits per client address and on the whole server's storage (webnb/admission.py), None for none.
+    admission: "webnb.admission.Admission | None" = field(default=None, kw_only=True)
+
+    @classmethod
+    def unlimited(cls, admission: "webnb.admission.Admission") -> "Quota":
+        """No per-workspace limit, only ``admission``'s (local mode with a storage budget)."""
+        return cls(corpora=sys.maxsize, documents=sys.maxsize, characters=sys.maxsize, vocabulary=sys.maxsize,
+                   admission=admission)
 
     def check(self, usage: tuple[int, int, int], corpus: Corpus) -> None:
         count, documents, characters = usage
@@ -336,8 +348,16 @@ class ScopedCatalog:
         return self._catalog.stored(self.workspace)
 
     def add(self, corpus: Corpus | NumericTable, *, name: str, source: str, progress=None) -> str:
-        return self._catalog.add(corpus, name=name, source=source, progress=progress,
-                                 workspace=None if self.workspace is ANY_WORKSPACE else self.workspace, quota=self.quota)
+        """Every corpus a user stores comes through here (paste, upload, a shared copy, a kept addition): the
+        limits per address and the server's storage budget refuse it first, before any work, storing nothing."""
+        workspace = None if self.workspace is ANY_WORKSPACE else self.workspace
+        admission = self.quota.admission if self.quota is not None else None
+        admitted = admission.admit(self._catalog.storage, workspace, corpus) if admission is not None else None
+        corpus_id = self._catalog.add(corpus, name=name, source=source, progress=progress, workspace=workspace,
+                                      quota=self.quota)
+        if admitted is not None:
+            admitted.stored()
+        return corpus_id
 
     def held_out(self, *args, **kwargs) -> HeldOut:
         return self._catalog.held_out(*args, workspace=self.workspace, **kwargs)

@@ -18,28 +18,50 @@ from webnb.engine import (
     stratified_split,
 )
 from webnb.engine.analysis import PLACEHOLDERS, STEMMERS, STRIP_ACCENTS, TOKEN_PATTERNS
+from webnb.engine.numbers import is_plain_decimal, parse_whole
 from webnb.engine.serialize import evaluation_dict, fraction_text, ratio_text, trace_dict
+from webnb.state import MAX_FEATURES, MAX_SEED, document_bound
 
 
 # -- argument parsing ---------------------------------------------------------------------------
 
+MAX_NGRAM = 9
+
 
 def _document_bound(text: str):
-    """min_df/max_df: "2" is a number of documents, "0.5" a fraction of them (as in scikit-learn)."""
+    """min_df/max_df: "2" is a number of documents, "0.5" a fraction of them (as in scikit-learn), read as the
+    lesson pages read them."""
     try:
-        return int(text)
+        return document_bound(text.strip())
     except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number or a fraction, not {text[:40]!r}") from None
+
+
+def _whole(low: int, high: int):
+    """An argparse type: a whole number from ``low`` to ``high``, of ASCII digits, read without converting a
+    number thousands of digits long."""
+
+    def whole(text: str) -> int:
         try:
-            return float(text)
+            return parse_whole(text, low=low, high=high, what="it")
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number or a fraction, not {text!r}") from None
+            raise argparse.ArgumentTypeError(f"expected a whole number from {low:,} to {high:,}, not {text[:40]!r}") from None
+
+    return whole
+
+
+def _fraction_between_0_and_1(text: str) -> float:
+    value = float(text) if is_plain_decimal(text.strip()) else math.nan
+    if not 0.0 < value < 1.0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"expected a fraction between 0 and 1 such as 0.25, not {text[:40]!r}")
+    return value
 
 
 def _ngram_range(text: str) -> tuple[int, int]:
     try:
-        low, high = (int(part) for part in text.split(","))
+        low, high = (parse_whole(part, low=1, high=MAX_NGRAM, what="n") for part in text.split(","))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected MIN,MAX such as 1,2, not {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected MIN,MAX such as 1,2 (at most {MAX_NGRAM}), not {text[:40]!r}") from None
     return low, high
 
 
@@ -89,7 +111,7 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
     vocabulary = parser.add_argument_group("vocabulary")
     vocabulary.add_argument("--min-df", type=_document_bound, default=1)
     vocabulary.add_argument("--max-df", type=_document_bound, default=1.0)
-    vocabulary.add_argument("--max-features", type=int, default=None, help="keep the N most frequent words")
+    vocabulary.add_argument("--max-features", type=_whole(1, MAX_FEATURES), default=None, help="keep the N most frequent words")
 
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 
@@ -100,22 +122,36 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = commands.add_parser("serve", help="serve the web app")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=5000)
+    serve.add_argument("--port", type=_whole(0, 65535), default=5000)
     serve.add_argument("--debug", action="store_true", help="reload on code changes (development only)")
 
     evaluate_parser = commands.add_parser("evaluate", help="accuracy, confusion matrix, precision/recall/F1")
     _add_corpus_options(evaluate_parser)
     test = evaluate_parser.add_mutually_exclusive_group()
     test.add_argument("--test", metavar="PATH", help="a separate test corpus")
-    test.add_argument("--test-size", type=float, help="hold out this fraction of the training corpus, per class")
-    evaluate_parser.add_argument("--seed", type=int, default=0, help="seed of the held-out split (default 0)")
+    test.add_argument("--test-size", type=_fraction_between_0_and_1,
+                      help="hold out this fraction of the training corpus, per class")
+    evaluate_parser.add_argument("--seed", type=_whole(0, MAX_SEED), default=0, help="seed of the held-out split (default 0)")
     _add_model_options(evaluate_parser)
 
     explain_parser = commands.add_parser("explain", help="Bayes' rule step by step for one review")
     _add_corpus_options(explain_parser)
     explain_parser.add_argument("--text", required=True, help="the review to classify")
     _add_model_options(explain_parser)
+
+    cleanup = commands.add_parser(
+        "cleanup", help="remove hosted workspaces not seen for a while, with their corpora (for cron)")
+    cleanup.add_argument("--days", type=_days, default=None,
+                         help="remove workspaces idle longer than this (default: WEBNB_RETENTION_DAYS, 30)")
+    cleanup.add_argument("--dry-run", action="store_true", help="list what would be removed, remove nothing")
     return parser
+
+
+def _days(text: str) -> float:
+    days = float(text) if is_plain_decimal(text.strip()) else math.nan
+    if not 0 < days <= 100_000:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"expected a number of days above 0, such as 30, not {text[:40]!r}")
+    return days
 
 
 def _analysis_options(args) -> AnalysisOptions:
@@ -162,6 +198,59 @@ def run_serve(args) -> int:
 
     create_app().run(host=args.host, port=args.port, debug=args.debug)
     return 0
+
+
+def run_cleanup(args, out) -> int:
+    """Remove the hosted workspaces idle longer than the retention time, each with its corpora, their documents and
+    share links, and its jobs, in one transaction each; print what was removed. Corpora stored in local mode have
+    no workspace and are never removed."""
+    import sqlalchemy as sa
+
+    from webnb import create_app
+
+    try:
+        app = create_app()
+    except (RuntimeError, sa.exc.SQLAlchemyError) as error:  # hosted without a secret; no database
+        print(f"webnb cleanup: {error} Nothing was removed.", file=sys.stderr)
+        return 2
+    storage = app.extensions["webnb"]["storage"]
+    try:
+        return _clean_up(storage, app.config, args, out)
+    except sa.exc.SQLAlchemyError as error:
+        print(f"webnb cleanup: the database failed ({type(error).__name__}); each workspace is removed whole or not "
+              "at all, so run it again.", file=sys.stderr)
+        return 1
+    finally:
+        storage.dispose()
+
+
+def _clean_up(storage, config, args, out) -> int:
+    from datetime import datetime, timedelta, timezone
+
+    from webnb.admission import size_text
+
+    days = args.days if args.days is not None else float(config["WEBNB_RETENTION_DAYS"])
+    before = datetime.now(timezone.utc) - timedelta(days=days)
+    verb = "Would remove" if args.dry_run else "Removed"
+    removed = []
+    for idle in storage.idle_workspaces(before):
+        gone = idle if args.dry_run else storage.remove_workspace(idle.workspace, before)
+        if gone is None:
+            continue  # seen again since it was listed
+        removed.append(gone)
+        print(f"{verb} workspace {gone.workspace[:8]}… (last seen {gone.last_seen:%Y-%m-%d %H:%M} UTC): "
+              f"{_count(gone.corpora, 'corpus', 'corpora')}, {_count(gone.documents, 'document')}, "
+              f"{size_text(gone.bytes)}, {_count(gone.shares, 'share link')}, {_count(gone.jobs, 'job')}", file=out)
+    jobs = 0 if args.dry_run else storage.remove_old_jobs(before)
+    print(f"{verb} {_count(len(removed), 'workspace')} idle for more than {days:g} days "
+          f"({_count(sum(w.corpora for w in removed), 'corpus', 'corpora')}, "
+          f"{size_text(sum(w.bytes for w in removed))}); the server now holds {size_text(storage.stored_bytes())} of "
+          f"corpora." + (f" Also removed the progress of {_count(jobs, 'old job')}." if jobs else ""), file=out)
+    return 0
+
+
+def _count(n: int, singular: str, plural: str | None = None) -> str:
+    return f"{n:,} {singular if n == 1 else plural or singular + 's'}"
 
 
 def run_evaluate(args, out) -> int:
@@ -301,6 +390,8 @@ def main(argv=None, out=None) -> int:
             return run_serve(args)
         if args.command == "evaluate":
             return run_evaluate(args, out)
+        if args.command == "cleanup":
+            return run_cleanup(args, out)
         return run_explain(args, out)
     except (CorpusError, ValueError) as error:
         print(f"webnb: {error}", file=sys.stderr)

@@ -1,8 +1,10 @@
 """Corpora that users added, kept in a database so that they survive a restart.
 
 SQLAlchemy Core (no ORM) over SQLite by default, PostgreSQL when ``WEBNB_DATABASE_URL`` says so.
-Two tables: ``corpora`` (one row per corpus) and ``documents`` (one row per document, in the
-corpus's order). Every value travels as a bound parameter; no SQL is built from user data.
+The tables: ``corpora`` (one row per corpus), ``documents`` (one row per document, in the corpus's order),
+``shares`` and ``jobs``, and ``workspaces`` (the hosted mode's workspaces that stored something, with when they
+were last seen, so that ``webnb cleanup`` can remove the idle ones). Every value travels as a bound parameter; no
+SQL is built from user data.
 """
 from __future__ import annotations
 
@@ -14,11 +16,13 @@ import threading
 import time
 import weakref
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import NamedTuple
 
 import sqlalchemy as sa
+import sqlalchemy.dialects.postgresql
+import sqlalchemy.dialects.sqlite
 
 from webnb.engine.corpus import Corpus, CorpusError
 
@@ -43,12 +47,15 @@ corpora = sa.Table(
     # A table of numbers (for Gaussian NB): a JSON list of its feature columns, each document one row of numbers.
     # NULL for a corpus of texts.
     sa.Column("features", sa.Text, nullable=True),
+    # The bytes the corpus takes (see stored_size), for the server's storage budget. NULL for a corpus stored
+    # before this was counted (its characters stand in).
+    sa.Column("n_bytes", sa.BigInteger, nullable=True),
     sa.Index("ix_corpora_created_at", "created_at"),
     sa.Index("ix_corpora_workspace", "workspace"),
 )
 
 # Columns added after the first release, created on an existing database by ``create_schema``.
-LATER_COLUMNS = {"workspace": "TEXT", "n_characters": "BIGINT", "features": "TEXT"}
+LATER_COLUMNS = {"workspace": "TEXT", "n_characters": "BIGINT", "features": "TEXT", "n_bytes": "BIGINT"}
 ANY_WORKSPACE = object()  # list_corpora(): every corpus, whoever owns it (local mode)
 
 documents = sa.Table(
@@ -90,6 +97,21 @@ jobs = sa.Table(
     sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
 )
 JOB_FIELDS = ("workspace", "title", "unit", "done", "total", "state", "result_url", "error")
+
+
+workspaces = sa.Table(
+    "workspaces",
+    metadata,
+    # A hosted-mode workspace that has stored a corpus (one that never stored anything has no row: it costs
+    # nothing). Corpora name their workspace without a foreign key: rows of older versions have none.
+    sa.Column("id", sa.Text, primary_key=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    # Updated at most about once an hour while the workspace is used; ``webnb cleanup`` removes the idle ones.
+    sa.Column("last_seen_at", sa.DateTime(timezone=True), nullable=False),
+    # A keyed hash of the client address that first stored in it (never the address itself), for the operator.
+    sa.Column("created_by", sa.Text, nullable=True),
+    sa.Index("ix_workspaces_last_seen_at", "last_seen_at"),
+)
 
 
 def default_url(instance_path) -> str:
@@ -247,19 +269,24 @@ class Storage:
             raise CorpusError("The corpus has no documents; nothing was stored.")
         _refuse_nul(corpus, name, source)
         corpus_id = secrets.token_urlsafe(16)  # 128 random bits: the id is also the corpus's URL
+        now = _now()
         with self._writing() as connection:
+            if workspace is not None:
+                # Every workspace that holds a corpus has a row, so that cleanup finds it when it falls idle.
+                _insert_workspace(connection, workspace, created_at=now, last_seen_at=now)
             connection.execute(
                 corpora.insert(),
                 {
                     "id": corpus_id,
                     "name": name,
                     "source": source,
-                    "created_at": _now(),
+                    "created_at": now,
                     "n_documents": len(corpus),
                     "classes": json.dumps(list(corpus.classes)),
                     "workspace": workspace,
                     "n_characters": sum(map(len, corpus.texts)),
                     "features": None if features is None else json.dumps(list(features)),
+                    "n_bytes": stored_size(corpus),
                 },
             )
             rows = [
@@ -303,6 +330,85 @@ class Storage:
         with self._writing() as connection:
             result = connection.execute(corpora.delete().where(corpora.c.id == corpus_id))
         return result.rowcount > 0
+
+    # --- workspaces and retention ----------------------------------------------------------
+
+    def register_workspace(self, workspace: str, created_by: str | None = None) -> bool:
+        """Give ``workspace`` its row (first seen now, by ``created_by``) unless it has one; True if it was new."""
+        now = _now()
+        with self._writing() as connection:
+            return _insert_workspace(connection, workspace, created_at=now, last_seen_at=now, created_by=created_by)
+
+    def has_workspace(self, workspace: str) -> bool:
+        """Whether ``workspace`` has stored something before (has a row, or a corpus from before rows were kept)."""
+        with self.engine.connect() as connection:
+            return _last_seen(connection, workspace) is not None
+
+    def touch_workspace(self, workspace: str, now: datetime | None = None, every: timedelta = timedelta(hours=1)) -> bool:
+        """Mark ``workspace`` as seen ``now``, unless it was marked less than ``every`` ago (by any process) or has
+        never stored anything. True if it wrote. One read, and at most one write an hour per workspace."""
+        now = now or _now()
+        with self.engine.connect() as connection:
+            last_seen = connection.execute(
+                sa.select(workspaces.c.last_seen_at).where(workspaces.c.id == workspace)).scalar_one_or_none()
+            has_row = last_seen is not None
+            if not has_row:
+                last_seen = connection.execute(
+                    sa.select(sa.func.min(corpora.c.created_at)).where(corpora.c.workspace == workspace)).scalar_one()
+        if last_seen is None or (has_row and _utc(last_seen) > now - every):
+            return False
+        with self._writing() as connection:
+            if has_row:
+                connection.execute(workspaces.update().where(workspaces.c.id == workspace), {"last_seen_at": now})
+            else:
+                # A workspace that stored before this version kept rows: it gets one now that it is seen.
+                _insert_workspace(connection, workspace, created_at=_utc(last_seen), last_seen_at=now)
+        return True
+
+    def stored_bytes(self) -> int:
+        """The bytes every stored corpus takes (see ``stored_size``)."""
+        size = _size()
+        with self.engine.connect() as connection:
+            return int(connection.execute(sa.select(sa.func.coalesce(sa.func.sum(size), 0))).scalar_one())
+
+    def idle_workspaces(self, before: datetime) -> list[WorkspaceContents]:
+        """The hosted workspaces last seen before ``before``, oldest first, with what they hold. A workspace that
+        stored before rows were kept counts as seen when it stored its newest corpus. Local corpora have none."""
+        with self.engine.connect() as connection:
+            seen = connection.execute(
+                sa.select(workspaces.c.id, workspaces.c.last_seen_at).where(workspaces.c.last_seen_at < before)).all()
+            without_row = connection.execute(
+                sa.select(corpora.c.workspace, sa.func.max(corpora.c.created_at))
+                .where(corpora.c.workspace.is_not(None))
+                .where(~sa.exists().where(workspaces.c.id == corpora.c.workspace))
+                .group_by(corpora.c.workspace)
+                .having(sa.func.max(corpora.c.created_at) < before)
+            ).all()
+            idle = sorted(((_utc(moment), workspace) for workspace, moment in [*seen, *without_row]))
+            return [_contents(connection, workspace, last_seen) for last_seen, workspace in idle]
+
+    def remove_workspace(self, workspace: str, idle_before: datetime) -> WorkspaceContents | None:
+        """Delete the workspace with its corpora, their documents and share links, and its jobs, in one
+        transaction, if it is still idle (last seen before ``idle_before``); what was removed, or None."""
+        with self._writing() as connection:
+            last_seen = _last_seen(connection, workspace)
+            if last_seen is None or last_seen >= idle_before:
+                return None  # seen again since it was listed, or already removed
+            removed = _contents(connection, workspace, last_seen)
+            owned = sa.select(corpora.c.id).where(corpora.c.workspace == workspace).scalar_subquery()
+            # Spelled out rather than left to ON DELETE CASCADE, which a database made by an older version or
+            # a SQLite connection without foreign keys would not do.
+            connection.execute(shares.delete().where(shares.c.corpus_id.in_(owned)))
+            connection.execute(documents.delete().where(documents.c.corpus_id.in_(owned)))
+            connection.execute(corpora.delete().where(corpora.c.workspace == workspace))
+            connection.execute(jobs.delete().where(jobs.c.workspace == workspace))
+            connection.execute(workspaces.delete().where(workspaces.c.id == workspace))
+        return removed
+
+    def remove_old_jobs(self, before: datetime) -> int:
+        """Delete the progress of jobs last reported before ``before`` (pages forget a job after an hour)."""
+        with self._writing() as connection:
+            return connection.execute(jobs.delete().where(jobs.c.updated_at < before)).rowcount
 
     # --- reading --------------------------------------------------------------------------
 
@@ -381,6 +487,73 @@ class Storage:
             counts = dict(connection.execute(query).all())
         # Sorted in Python: a database's collation may order labels differently.
         return {label: counts[label] for label in sorted(counts)}
+
+
+@dataclass(frozen=True)
+class WorkspaceContents:
+    """A hosted workspace's stored content, as cleanup lists and removes it."""
+
+    workspace: str
+    last_seen: datetime  # UTC
+    corpora: int
+    documents: int
+    shares: int
+    jobs: int
+    bytes: int
+
+
+# What a document's row and index entries take besides its content (measured: about 130 bytes on SQLite, 220 on
+# PostgreSQL). Counted, so that a million one-letter documents are not counted as a megabyte.
+DOCUMENT_OVERHEAD_BYTES = 200
+
+
+def stored_size(corpus: Corpus) -> int:
+    """The bytes a corpus takes in the database, for the storage limits: its texts, labels and ids in UTF-8, and
+    ``DOCUMENT_OVERHEAD_BYTES`` for each document."""
+    return sum(len(text.encode()) + len(label.encode()) + len(doc_id.encode()) + DOCUMENT_OVERHEAD_BYTES
+               for text, label, doc_id in zip(corpus.texts, corpus.labels, corpus.ids))
+
+
+def _size():
+    """A stored corpus's size in SQL (its characters for a corpus stored before sizes were kept)."""
+    return sa.func.coalesce(corpora.c.n_bytes,
+                            corpora.c.n_characters + DOCUMENT_OVERHEAD_BYTES * corpora.c.n_documents, 0)
+
+
+def _insert_workspace(connection, workspace: str, *, created_at, last_seen_at, created_by=None) -> bool:
+    """Insert the workspace's row unless it exists (also when another process inserts it at the same moment)."""
+    values = {"id": workspace, "created_at": created_at, "last_seen_at": last_seen_at, "created_by": created_by}
+    dialect = connection.dialect.name
+    if dialect in ("postgresql", "sqlite"):
+        insert = (sa.dialects.postgresql.insert if dialect == "postgresql" else sa.dialects.sqlite.insert)(workspaces)
+        return connection.execute(insert.values(values).on_conflict_do_nothing(index_elements=["id"])).rowcount == 1
+    exists = connection.execute(sa.select(workspaces.c.id).where(workspaces.c.id == workspace)).first()
+    if exists is None:
+        connection.execute(workspaces.insert(), values)
+    return exists is None
+
+
+def _last_seen(connection, workspace: str) -> datetime | None:
+    """When the workspace was last seen: its row's time, else (stored before rows were kept) its newest corpus."""
+    seen = connection.execute(
+        sa.select(workspaces.c.last_seen_at).where(workspaces.c.id == workspace)).scalar_one_or_none()
+    if seen is None:
+        seen = connection.execute(
+            sa.select(sa.func.max(corpora.c.created_at)).where(corpora.c.workspace == workspace)).scalar_one()
+    return None if seen is None else _utc(seen)
+
+
+def _contents(connection, workspace: str, last_seen: datetime) -> WorkspaceContents:
+    size = _size()
+    n_corpora, n_documents, n_bytes = connection.execute(
+        sa.select(sa.func.count(), sa.func.coalesce(sa.func.sum(corpora.c.n_documents), 0),
+                  sa.func.coalesce(sa.func.sum(size), 0)).where(corpora.c.workspace == workspace)).one()
+    n_shares = connection.execute(
+        sa.select(sa.func.count()).select_from(shares.join(corpora, shares.c.corpus_id == corpora.c.id))
+        .where(corpora.c.workspace == workspace)).scalar_one()
+    n_jobs = connection.execute(sa.select(sa.func.count()).where(jobs.c.workspace == workspace)).scalar_one()
+    return WorkspaceContents(workspace, last_seen, int(n_corpora), int(n_documents), int(n_shares), int(n_jobs),
+                             int(n_bytes))
 
 
 def _summary(row) -> CorpusSummary:

@@ -4,14 +4,22 @@ HttpOnly, SameSite=Lax). A stored corpus belongs to the workspace that added it,
 corpora are shared, read-only."""
 from __future__ import annotations
 
+import itertools
+import logging
 import os
 import secrets
+import threading
+import time
 from datetime import timedelta
 
-from flask import current_app, session
+import sqlalchemy as sa
+from flask import current_app, g, request, session
 
+from webnb import admission
 from webnb.catalog import Quota
 from webnb.storage import ANY_WORKSPACE
+
+logger = logging.getLogger(__name__)
 
 MODES = ("local", "hosted")
 MIN_SECRET_BYTES = 32
@@ -22,13 +30,22 @@ HOSTED_QUOTA = {
     "WEBNB_QUOTA_CHARACTERS": 60_000_000,
     "WEBNB_QUOTA_VOCABULARY": 500_000,
 }
+# Workspaces not seen for this many days are removed by ``webnb cleanup``, with everything they stored.
+RETENTION_DAYS = 30
+# A workspace's last visit is written at most this often per workspace and process: 300 students must not
+# make a database write each per request, and a day's precision is all that retention needs.
+SEEN_EVERY_SECONDS = 3600
 
 
 def init_app(app) -> None:
     mode = app.config.setdefault("WEBNB_MODE", os.environ.get("WEBNB_MODE", "local"))
     if mode not in MODES:
         raise RuntimeError(f"WEBNB_MODE is {mode!r}; it must be one of {', '.join(MODES)}.")
+    app.config.setdefault("WEBNB_RETENTION_DAYS", float(os.environ.get("WEBNB_RETENTION_DAYS", RETENTION_DAYS)))
     if mode != "hosted":
+        # The laptop's owner decides what to store; a storage budget applies only if they set one.
+        if "WEBNB_MAX_STORED_BYTES" in os.environ:
+            app.config.setdefault("WEBNB_MAX_STORED_BYTES", int(os.environ["WEBNB_MAX_STORED_BYTES"]))
         return
     key = app.config.get("SECRET_KEY") or ""
     if key == "dev" or len(key.encode() if isinstance(key, str) else key) < MIN_SECRET_BYTES:
@@ -36,7 +53,7 @@ def init_app(app) -> None:
             f"Hosted mode signs every workspace cookie: set WEBNB_SECRET_KEY to a random secret of at least "
             f"{MIN_SECRET_BYTES} bytes, for example the output of: python -c 'import secrets; print(secrets.token_urlsafe(48))'"
         )
-    for name, default in HOSTED_QUOTA.items():
+    for name, default in {**HOSTED_QUOTA, **admission.SETTINGS}.items():
         app.config.setdefault(name, int(os.environ.get(name, default)))
     # Flask's defaults are replaced; a value the deployment set itself is kept.
     # Secure unless the deployment says WEBNB_COOKIE_SECURE = False (only for a closed network served over http).
@@ -50,12 +67,15 @@ def init_app(app) -> None:
         if app.config.get(name) == app.default_config.get(name):
             app.config[name] = value
     app.before_request(_ensure_workspace)
+    app.extensions["webnb_last_seen"] = LastSeen()
+    app.before_request(_note_seen)
 
 
 def _ensure_workspace() -> None:
     if "workspace" not in session:
         session["workspace"] = secrets.token_urlsafe(16)  # 128 random bits
         session.permanent = True
+        g.new_workspace = True  # nothing stored in it yet: nothing to note as seen
 
 
 def hosted() -> bool:
@@ -72,13 +92,64 @@ def current_workspace():
 
 
 def quota() -> Quota | None:
-    """The per-workspace limits in hosted mode (None in local mode: the laptop's owner decides)."""
-    if not hosted():
-        return None
+    """The per-workspace limits in hosted mode, with the limits per client address and the server's storage
+    budget. None in local mode (the laptop's owner decides), unless a storage budget is set there."""
     config = current_app.config
+    if not hosted():
+        budget = config.get("WEBNB_MAX_STORED_BYTES")
+        return Quota.unlimited(admission.Admission(address=None, max_stored_bytes=budget)) if budget else None
     return Quota(
         corpora=config["WEBNB_QUOTA_CORPORA"],
         documents=config["WEBNB_QUOTA_DOCUMENTS"],
         characters=config["WEBNB_QUOTA_CHARACTERS"],
         vocabulary=config["WEBNB_QUOTA_VOCABULARY"],
+        admission=admission.Admission(
+            # ProxyFix has put the client's own address here when WEBNB_PROXIES says how many proxies to trust.
+            address=admission.address_key(request.remote_addr, config["SECRET_KEY"]),
+            new_workspaces_per_hour=config["WEBNB_NEW_WORKSPACES_PER_HOUR"],
+            stored_bytes_per_hour=config["WEBNB_STORED_BYTES_PER_HOUR"],
+            max_stored_bytes=config["WEBNB_MAX_STORED_BYTES"],
+            limiter=admission.app_limiter(current_app),
+        ),
     )
+
+
+class LastSeen:
+    """Which workspaces this process marked as seen, and when (by ``clock``, in seconds): a workspace is due
+    again ``every`` seconds later. Holds at most ``most`` workspaces, forgetting the longest-seen first."""
+
+    def __init__(self, every: float = SEEN_EVERY_SECONDS, clock=time.monotonic, most: int = 100_000):
+        self.every, self.clock, self.most = every, clock, most
+        self._seen: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def due(self, workspace: str) -> bool:
+        """True (and noted) if ``workspace`` was not marked in the last ``every`` seconds."""
+        now = self.clock()
+        with self._lock:
+            marked = self._seen.get(workspace)
+            if marked is not None and now - marked < self.every:
+                return False
+            self._seen.pop(workspace, None)  # re-inserted at the end: the dict stays in order of marking
+            self._seen[workspace] = now
+            if len(self._seen) > self.most:
+                # A tenth at a time, so that a flood of fresh cookies does not copy the keys on every request.
+                for old in list(itertools.islice(self._seen, self.most // 10 + 1)):
+                    del self._seen[old]
+            return True
+
+
+def _note_seen() -> None:
+    """Keep the workspace's last visit for retention (a write at most once an hour per workspace and process,
+    and only for a workspace that stored something)."""
+    workspace = session.get("workspace")
+    if workspace is None or g.get("new_workspace") or request.endpoint == "static":
+        return
+    if not current_app.extensions["webnb_last_seen"].due(workspace):
+        return
+    storage = current_app.extensions["webnb"]["storage"]
+    try:
+        storage.touch_workspace(workspace, every=timedelta(seconds=SEEN_EVERY_SECONDS))
+    except sa.exc.SQLAlchemyError as error:
+        # The page itself decides what a database outage means; the visit is noted next hour.
+        logger.warning("Could not note that a workspace was seen: %s", type(error).__name__)

@@ -110,7 +110,7 @@ def keep(corpus_id):
         except CorpusError as error:
             problem = str(error)
     lesson = load_lesson(corpus_id)
-    context, _ = _context(lesson, form, message=f"{problem} Nothing was stored.")
+    context, _ = _context(lesson, form, message=str(problem) if "Nothing was stored" in str(problem) else f"{problem} Nothing was stored.")
     response = respond("additions/show.html", "additions", context)
     response.status_code = 400
     return response
