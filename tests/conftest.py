@@ -175,3 +175,33 @@ def app_on_both_databases(tmp_path, database_url):
                              instance_path=str(tmp_path / "instance"))
     yield application
     application.extensions["webnb"]["storage"].dispose()
+
+
+# -- hosted mode ---------------------------------------------------------------------------------------------------
+
+HOSTED_SECRET = "s" * 40
+
+
+@pytest.fixture()
+def make_hosted_app(tmp_path):
+    """Makes hosted-mode apps (``make(**config)``, SQLite unless ``DATABASE_URL`` is given), closing their database
+    connections and any Redis connections of their rate-limit store afterwards."""
+    from limits.storage import RedisStorage
+
+    from webnb import create_app
+
+    made = []
+
+    def make(**config):
+        settings = {"TESTING": True, "WTF_CSRF_ENABLED": False, "WEBNB_MODE": "hosted", "SECRET_KEY": HOSTED_SECRET,
+                    "WEBNB_RATE_LIMIT": "100000 per minute", **config}
+        application = create_app(settings, instance_path=str(tmp_path / "instance"))
+        made.append(application)
+        return application
+
+    yield make
+    for application in made:
+        application.extensions["webnb"]["storage"].dispose()
+        limits_store = application.extensions["webnb_limiter"].storage
+        if isinstance(limits_store, RedisStorage):
+            limits_store.storage.connection_pool.disconnect()

@@ -16,7 +16,6 @@ import time
 import pytest
 import sqlalchemy as sa
 from bs4 import BeautifulSoup
-from limits.storage import RedisStorage
 
 from conftest import POSTGRES_URL, skip_unless_ci
 from webnb import create_app
@@ -116,25 +115,9 @@ def free_port() -> int:
 
 
 @pytest.fixture()
-def hosted(tmp_path):
+def hosted(make_hosted_app):
     """Makes hosted-mode apps, closing their connections (database and rate-limit store) afterwards."""
-    made = []
-
-    def make(**config):
-        app = create_app(
-            {"TESTING": True, "WTF_CSRF_ENABLED": False, "WEBNB_MODE": "hosted", "SECRET_KEY": SECRET,
-             "WEBNB_RATE_LIMIT": "100000 per minute", **config},
-            instance_path=str(tmp_path / "instance"),
-        )
-        made.append(app)
-        return app
-
-    yield make
-    for app in made:
-        app.extensions["webnb"]["storage"].dispose()
-        limits_store = app.extensions["webnb_limiter"].storage
-        if isinstance(limits_store, RedisStorage):
-            limits_store.storage.connection_pool.disconnect()
+    return make_hosted_app
 
 
 def warnings_from(caplog, logger: str) -> list[str]:
@@ -461,8 +444,6 @@ def test_an_sqlite_database_that_cannot_be_opened_answers_503(tmp_path):
 def test_a_bug_answers_in_webnbs_own_words_without_the_exception(tmp_path, monkeypatch):
     """An unexpected exception (here, injected into the parameters view) gives webnb's page or JSON, with no
     exception text; the log keeps the traceback."""
-    from webnb import create_app
-
     def broken(*args, **kwargs):
         raise RuntimeError("secret internal detail")
 

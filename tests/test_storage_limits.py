@@ -26,22 +26,10 @@ FULL = "The server's storage for corpora is full"
 
 
 @pytest.fixture()
-def hosted_app(tmp_path, database_url):
+def hosted_app(make_hosted_app, database_url):
     """Makes hosted-mode apps on SQLite and on PostgreSQL (each with its own secret, so its own address keys)."""
-    made = []
-
-    def make(**config):
-        app = create_app(
-            {"TESTING": True, "WTF_CSRF_ENABLED": False, "WEBNB_MODE": "hosted", "SECRET_KEY": secrets.token_urlsafe(40),
-             "DATABASE_URL": database_url, "WEBNB_RATE_LIMIT": "100000 per minute", **config},
-            instance_path=str(tmp_path / "instance"),
-        )
-        made.append(app)
-        return app
-
-    yield make
-    for app in made:
-        app.extensions["webnb"]["storage"].dispose()
+    return lambda **config: make_hosted_app(
+        **{"DATABASE_URL": database_url, "SECRET_KEY": secrets.token_urlsafe(40), **config})
 
 
 def student(app, address="127.0.0.1"):
@@ -102,7 +90,7 @@ def test_a_fresh_cookie_flood_is_refused_past_the_new_workspace_limit(hosted_app
         response = paste(student(app), f"flood {i}")
         assert response.status_code == 400
         message = form_error(response)
-        assert f"3 new workspaces have already stored corpora from your network address this hour" in message
+        assert "3 new workspaces have already stored corpora from your network address this hour" in message
         assert "Nothing was stored." in message and re.search(r"Try again in (\d+ minutes|a minute)", message)
         assert "Traceback" not in response.get_data(as_text=True)
     assert stored(app) == ["flood 0", "flood 1", "flood 2"]

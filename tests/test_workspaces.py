@@ -16,22 +16,9 @@ PASTE = "pos\tgreat match and a sharp keeper\nneg\tdull match\npos\tbrilliant go
 
 
 @pytest.fixture()
-def hosted_app(tmp_path, database_url):
+def hosted_app(make_hosted_app, database_url):
     """Makes hosted-mode apps on SQLite and on PostgreSQL, closing their connections afterwards."""
-    made = []
-
-    def make(**config):
-        app = create_app(
-            {"TESTING": True, "WTF_CSRF_ENABLED": False, "WEBNB_MODE": "hosted", "SECRET_KEY": SECRET,
-             "DATABASE_URL": database_url, "WEBNB_RATE_LIMIT": "100000 per minute", **config},
-            instance_path=str(tmp_path / "instance"),
-        )
-        made.append(app)
-        return app
-
-    yield make
-    for app in made:
-        app.extensions["webnb"]["storage"].dispose()
+    return lambda **config: make_hosted_app(**{"DATABASE_URL": database_url, **config})
 
 
 def student(app):
