@@ -258,11 +258,13 @@ def test_keyboard_only(browsing, page, server_url):
             page.keyboard.press("ArrowRight")
         expect(page.locator("#step-title")).to_have_text(STEP_HEADINGS[index])
         expect(page).to_have_url(re.compile(rf"[?&]step={STEPS[index]}(&|$)"))
+        htmx_settled(page)  # a key pressed before the swapped-in buttons are live would be lost
     expect(page.locator('.step-buttons [aria-disabled="true"]')).to_have_text("Next →")
     for index in range(len(STEPS) - 2, -1, -1):
         with page.expect_response(response_to(path, step=STEPS[index], text=REVIEW)):
             page.keyboard.press("ArrowLeft")
         expect(page.locator("#step-title")).to_have_text(STEP_HEADINGS[index])
+        htmx_settled(page)
     expect(page.locator('.step-buttons [aria-disabled="true"]')).to_have_text("← Back")
     expect(page.get_by_label("Review to classify")).to_have_value(REVIEW)
 
