@@ -8,9 +8,10 @@ served; or the Werkzeug server of ``webnb serve``) on one instance folder shared
 accumulates. Clients then upload corpora of varying size (small ones stored inside the request, large ones of
 several MB read, counted and stored by a background job), paste small corpora, and ask for held-out evaluations
 and comparisons of a stored corpus (fits, and job rows written to the database). After a seeded random delay
-the server's whole process group gets SIGKILL. In some trials (``--aim-write``) the kill waits until a corpus
-is being written (SQLite: the write lock is held; PostgreSQL: an INSERT INTO documents is open) so that the
-interesting moment is certainly covered.
+the server's whole process group gets SIGKILL. In some trials (``--aim-write``) the server is started with the
+pause point ``WEBNB_PAUSE_AT=corpus-write:…`` (webnb/faults.py): its first corpus write stops after its first batch
+of documents, inside the open transaction, and says so; the kill lands there, so the interesting moment is covered
+for certain (SQLite: the write lock is held; PostgreSQL: an INSERT INTO documents is open).
 
 Nothing is restarted before the checks, which read the database directly:
 
@@ -135,7 +136,7 @@ def write_instance_config(instance: Path, database_url: str | None) -> None:
 class Server:
     """The app in a process group of its own, so that one SIGKILL takes the master and all its workers."""
 
-    def __init__(self, instance: Path, kind: str = "gunicorn", log: Path | None = None):
+    def __init__(self, instance: Path, kind: str = "gunicorn", log: Path | None = None, pause_marker: Path | None = None):
         self.port = _free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         app = f"webnb:create_app(instance_path={str(instance)!r})"
@@ -149,6 +150,10 @@ class Server:
         self.log = open(log or os.devnull, "ab")
         env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "WEBNB_MODE": "local"}
         env.pop("WEBNB_DATABASE_URL", None)  # the instance config says which database
+        env.pop("WEBNB_PAUSE_AT", None)
+        if pause_marker is not None:
+            # The first corpus write stops inside its transaction and says so (webnb/faults.py): the kill lands there.
+            env["WEBNB_PAUSE_AT"] = f"corpus-write:{pause_marker}"
         self.process = subprocess.Popen(command, cwd=str(REPO_ROOT), env=env, stdout=self.log, stderr=self.log,
                                         start_new_session=True)
 
@@ -528,7 +533,8 @@ def run_trial(number: int, rng: random.Random, instance: Path, database: Databas
         upload.n_bytes = len(body)
         bodies.append((content_type, body))
 
-    server = Server(instance, kind, log)
+    pause_marker = Path(tempfile.mkdtemp(prefix="webnb-pause-")) / "paused" if aim == "write" else None
+    server = Server(instance, kind, log, pause_marker=pause_marker)
     try:
         trial.startup_seconds = round(server.wait_ready(), 2)
         stop = threading.Event()
@@ -541,19 +547,10 @@ def run_trial(number: int, rng: random.Random, instance: Path, database: Databas
             thread.daemon = True
             thread.start()
         if aim == "write":
-            # Wait (up to twice the planned delay) for a corpus write, then kill somewhere inside it.
-            deadline = started + max(2 * trial.planned_delay, 15.0)
-            seen, largest = 0, max(trial.uploads, key=lambda upload: upload.n_bytes)
-            while time.monotonic() < deadline:
-                if largest.bytes_sent < largest.n_bytes:  # it cannot be written before it has arrived
-                    time.sleep(0.01)
-                    continue
-                seen = seen + 1 if database.write_in_progress() else 0
-                # Held for 4 probes in a row (30 ms or more): a corpus of thousands of documents going in, not a
-                # job's progress or a small paste.
-                if seen >= 4:
-                    time.sleep(rng.uniform(0, 0.12))
-                    break
+            # The server holds still inside the first corpus write (after its first batch of documents) and writes
+            # the marker: the kill lands there for certain, not by luck. The uploads always include a write.
+            deadline = started + 60.0
+            while not pause_marker.exists() and time.monotonic() < deadline and server.process.poll() is None:
                 time.sleep(0.01)
         else:
             time.sleep(trial.planned_delay)

@@ -53,8 +53,11 @@ def test_killed_during_uploads_and_fits_sqlite(tmp_path):
     assert_sound(report)
     totals = report["totals"]
     assert totals["trials"] == 8
-    # The trials did what they are for: some kills landed inside a corpus write, some uploads got stored first.
-    assert totals["killed_during_corpus_write"] >= 1
+    # The trials did what they are for: every aimed kill landed inside a corpus write (held there by the pause
+    # point, not by luck), some uploads got stored first.
+    aimed = [trial for trial in report["trials"] if trial["aim"] == "write"]
+    assert aimed and all(trial["write_in_progress"] for trial in aimed)
+    assert totals["killed_during_corpus_write"] >= len(aimed)
     assert totals["uploads_stored"] >= 1
     assert totals["uploads_absent"] >= 1
     assert totals["corpora_at_end"] == totals["uploads_stored"]
@@ -82,7 +85,7 @@ def test_killed_inside_a_corpus_write_postgresql(tmp_path, postgres_schema_url):
     )
     assert_sound(report)
     assert report["totals"]["database"] == "postgresql"
-    assert report["totals"]["killed_during_corpus_write"] >= 1
+    assert report["totals"]["killed_during_corpus_write"] == 2  # both held inside the write by the pause point
 
 
 # -- the checker itself: it must see what it looks for -------------------------------------------------------------
@@ -150,3 +153,13 @@ def test_an_upload_is_judged_against_what_was_sent():
     assert crash_trials.judge_upload(upload, [("abc", 2, 7, 2, 7, "d2-1")]) is None and upload.outcome == "stored"
     assert "stored as" in crash_trials.judge_upload(upload, [("abc", 2, 7, 1, 4, "d2-0")])
     assert upload.outcome == "stored wrong"
+
+
+def test_the_pause_point_is_off_unless_asked_for(monkeypatch, tmp_path):
+    from webnb.faults import pause_at
+
+    monkeypatch.delenv("WEBNB_PAUSE_AT", raising=False)
+    pause_at("corpus-write")  # returns at once
+    monkeypatch.setenv("WEBNB_PAUSE_AT", f"another-point:{tmp_path / 'marker'}")
+    pause_at("corpus-write")
+    assert not (tmp_path / "marker").exists()

@@ -25,6 +25,7 @@ import sqlalchemy.dialects.postgresql
 import sqlalchemy.dialects.sqlite
 
 from webnb.engine.corpus import Corpus, CorpusError
+from webnb.faults import pause_at
 
 DATABASE_FILENAME = "webnb.sqlite3"
 BATCH_SIZE = 1000  # documents per executemany
@@ -295,6 +296,8 @@ class Storage:
             ]
             for start in range(0, len(rows), BATCH_SIZE):
                 connection.execute(documents.insert(), rows[start:start + BATCH_SIZE])
+                if start == 0:
+                    pause_at("corpus-write")  # a test's kill lands here, with documents written and not committed
         return corpus_id
 
     def share(self, corpus_id: str) -> str:
