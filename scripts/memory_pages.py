@@ -211,7 +211,7 @@ def main(argv=None) -> int:
             rows = []
             if args.corpus is not None:
                 corpus_id = _store(args.corpus, instance, mode)
-                rows += [(name, ["--url", url, "--corpus-id", corpus_id]) for name, url in pages()]
+                rows += [(name, ["--url", url, f"--corpus-id={corpus_id}"]) for name, url in pages()]
                 if args.upload_corpus:
                     rows.append(("upload corpus", ["--upload", str(args.corpus)]))
             if args.bomb is not None:

@@ -18,7 +18,7 @@ from bs4 import BeautifulSoup
 
 from conftest import REPO_ROOT
 from webnb import create_app, work
-from webnb.engine import Corpus, CorpusError, TrainingSet, budget, read_corpus_bytes
+from webnb.engine import Corpus, CorpusError, TrainingSet, VocabularyOptions, budget, read_corpus_bytes
 from webnb.engine.budget import WorkTooLarge
 from webnb.engine.uploads import inspect_table
 from webnb.views import compare
@@ -148,11 +148,29 @@ def test_a_tiny_cap_refuses_the_parameters_page_before_the_class_tables(tmp_path
     response = app.test_client().get(f"/corpora/{corpus_id}/parameters")
     assert response.status_code == 200
     message = alert(response)
-    assert "Counting the words of each class (40 classes × 2,400 words) would need about 2 MB of memory" in message
+    assert "Counting the words of each class (40 classes × at least 2,400 words) would need about 2 MB of memory" in message
     assert "Nothing was started." in message
     catalog = app.extensions["webnb"]["catalog"]
     assert len(catalog._training_sets) == 0  # nothing computed, nothing kept
     assert "Traceback" not in response.get_data(as_text=True)
+
+
+def test_too_many_class_cells_stop_counting_after_the_first_chunk(monkeypatch):
+    """Without min_df/max_df pruning the vocabulary only grows, so counting stops as soon as the words found so far
+    make the class tables too large, not after reading the whole corpus."""
+    import webnb.engine.bag as bag_module
+
+    monkeypatch.setattr(bag_module, "COUNT_CHUNK", 10)
+    monkeypatch.setattr(bag_module, "PROGRESS_EVERY", 10)
+    corpus = many_classes_corpus(n_classes=100, per_class=2)  # 200 documents of 12 new words each
+    cap = budget.class_tables_bytes(100, 100) + 1  # above counting the whole corpus, below 100 classes × 120 words
+    assert budget.counting_bytes(sum(map(len, corpus.texts))) < cap
+    counted = []
+    with budget.limit(cap), pytest.raises(WorkTooLarge, match="100 classes × at least 120 words"):
+        TrainingSet.build(corpus, progress=lambda done, total: counted.append(done))
+    assert counted == [10]  # one chunk of 10 documents, 120 words, then refused
+    with budget.limit(cap):  # max_features keeps the tables small enough: counted to the end
+        assert len(TrainingSet.build(corpus, vocabulary=VocabularyOptions(max_features=50)).vocabulary) == 50
 
 
 def test_an_upload_over_the_cap_stores_nothing(tmp_path):
@@ -161,7 +179,7 @@ def test_an_upload_over_the_cap_stores_nothing(tmp_path):
                     zip(many_classes_corpus().labels, many_classes_corpus().texts))
     response = app.test_client().post("/corpora/upload", data={"file": (io.BytesIO(lines.encode()), "many.jsonl")})
     assert response.status_code == 400
-    assert "40 classes × 2,400 words" in alert(response) and "Nothing was started." in alert(response)
+    assert "40 classes × at least 2,400 words" in alert(response) and "Nothing was started." in alert(response)
     assert app.extensions["webnb"]["storage"].list_corpora() == []
 
 

@@ -72,11 +72,11 @@ PROGRESS_EVERY = 1000  # documents between two progress reports
 COUNT_CHUNK = 1000
 
 
-def _count(texts, analyzer: Analyzer, lookup, progress=None) -> sp.csr_matrix:
+def _count(texts, analyzer: Analyzer, lookup, progress=None, after_chunk=None) -> sp.csr_matrix:
     """The counts of ``texts``, one row per text, duplicates summed and columns sorted within each row.
     ``lookup`` maps a feature to its column (or to -1 for a feature outside a fixed vocabulary, which is not
     counted). ``progress(done, total)``, if given, is called every ``PROGRESS_EVERY`` documents so that a caller
-    can show how far counting has got."""
+    can show how far counting has got; ``after_chunk()``, if given, after each chunk (it may refuse to go on)."""
     indices, data, lengths = [], [], []
     column_ids: list[int] = []
     extend = column_ids.extend
@@ -93,6 +93,8 @@ def _count(texts, analyzer: Analyzer, lookup, progress=None) -> sp.csr_matrix:
         indices.append(counts.indices)
         data.append(counts.data.astype(np.int32))  # a count within one document; int64 once joined
         lengths.append(np.diff(counts.indptr))
+        if after_chunk is not None:
+            after_chunk()
     n_columns = 1 + max((int(part.max()) for part in indices if len(part)), default=-1)
     indptr = np.concatenate(([0], np.cumsum(np.concatenate(lengths)) if lengths else [])).astype(np.int64)
     # Joined one array at a time, each chunk list released before the next: the peak stays near the result's size.
@@ -137,13 +139,18 @@ class BagOfWords:
         return len(self.vocabulary)
 
     @classmethod
-    def fit_transform(cls, texts, analyzer: Analyzer, options: VocabularyOptions | None = None, progress=None):
-        """Learn the vocabulary of ``texts`` and return ``(bag, X)``, X of shape (n_docs, n_words)."""
+    def fit_transform(
+        cls, texts, analyzer: Analyzer, options: VocabularyOptions | None = None, progress=None, vocabulary_guard=None
+    ):
+        """Learn the vocabulary of ``texts`` and return ``(bag, X)``, X of shape (n_docs, n_words).
+        ``vocabulary_guard(n_words)``, if given, is told the number of distinct words found so far after each chunk
+        of documents (and may refuse to go on)."""
         options = options or VocabularyOptions()
         texts = list(texts)
         growing: defaultdict[str, int] = defaultdict()
         growing.default_factory = growing.__len__  # a new feature gets the next column id
-        counts = _count(texts, analyzer, growing.__getitem__, progress)
+        after_chunk = None if vocabulary_guard is None else lambda: vocabulary_guard(len(growing))
+        counts = _count(texts, analyzer, growing.__getitem__, progress, after_chunk)
         if not growing:
             raise EmptyVocabularyError(
                 "No words were found: every document is empty, or made only of stop words, one-letter words or "

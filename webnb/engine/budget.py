@@ -136,11 +136,12 @@ def require_counting(n_documents: int, n_characters: int) -> None:
     )
 
 
-def require_class_tables(n_classes: int, n_words: int, n_stored: int = 0) -> None:
+def require_class_tables(n_classes: int, n_words: int, n_stored: int = 0, *, at_least: bool = False) -> None:
+    """``at_least``: ``n_words`` is what counting has found so far, and the vocabulary can only grow."""
     require(
         class_tables_bytes(n_classes, n_words, n_stored),
         "Counting the words of each class",
-        f"{n_classes:,} classes × {n_words:,} words",
+        f"{n_classes:,} classes × {'at least ' if at_least else ''}{n_words:,} words",
         FEWER_WORDS,
     )
 

@@ -40,8 +40,10 @@ class TrainingSet:
         corpus.require_trainable()
         # Refused before the work, when the app set a memory cap (see budget): counting, then the class tables.
         budget.require_counting(len(corpus), sum(map(len, corpus.texts)))
-        bag, matrix = BagOfWords.fit_transform(corpus.texts, Analyzer(analysis), vocabulary, progress)
         classes = corpus.classes
+        bag, matrix = BagOfWords.fit_transform(
+            corpus.texts, Analyzer(analysis), vocabulary, progress, _class_tables_guard(corpus, classes, vocabulary)
+        )
         budget.require_class_tables(len(classes), len(bag.vocabulary), matrix.nnz)
         number_of = {label: k for k, label in enumerate(classes)}
         class_index = np.fromiter((number_of[label] for label in corpus.labels), dtype=np.int64, count=len(corpus))
@@ -61,3 +63,20 @@ class TrainingSet:
 
     def transform(self, texts) -> sp.csr_matrix:
         return self.bag.transform(texts)
+
+
+def _class_tables_guard(corpus: Corpus, classes, vocabulary: VocabularyOptions | None):
+    """While counting, refuse as soon as the words found so far make the class tables too large for the cap: without
+    document-frequency pruning the vocabulary only grows (up to ``max_features``), so a corpus of many classes and
+    words is refused before it is counted to the end. None (check after counting only) when min_df or max_df may
+    still remove words."""
+    options = vocabulary or VocabularyOptions()
+    low, high = options.document_count_bounds(len(corpus))
+    if low > 1 or high < len(corpus):
+        return None
+    cap = options.max_features
+
+    def guard(n_words: int) -> None:
+        budget.require_class_tables(len(classes), n_words if cap is None else min(n_words, cap), at_least=True)
+
+    return guard
