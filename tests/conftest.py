@@ -205,3 +205,19 @@ def make_hosted_app(tmp_path):
         limits_store = application.extensions["webnb_limiter"].storage
         if isinstance(limits_store, RedisStorage):
             limits_store.storage.connection_pool.disconnect()
+
+
+@pytest.fixture()
+def redis_test_url():
+    """Redis database 15 on this machine, emptied before and after, for tests of counts shared between processes."""
+    redis = pytest.importorskip("redis") if not in_ci() else __import__("redis")
+    url = "redis://127.0.0.1:6379/15"
+    client = redis.Redis.from_url(url)
+    try:
+        client.flushdb()
+    except redis.exceptions.ConnectionError as error:
+        client.close()
+        skip_unless_ci(f"Redis is not reachable at {url}: {error}")
+    yield url
+    client.flushdb()
+    client.close()

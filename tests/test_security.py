@@ -279,6 +279,7 @@ PROJECTOR = {"width": 1024, "height": 768}
 # Playwright's init scripts are not subject to the page's policy; this one makes every violation a console error.
 REPORT_VIOLATIONS = """
 document.addEventListener("securitypolicyviolation", (event) => {
+  window.cspViolations = (window.cspViolations || 0) + 1;  // lets a test wait for them, with no fixed delay
   console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI || "inline code"}`
     + ` (${event.sourceFile}:${event.lineNumber})`);
 }, true);
@@ -337,7 +338,9 @@ def test_the_watch_sees_violations(watching, served):
                              script.textContent = 'window.ran = true'; document.body.append(script); }""")
     page.wait_for_function("() => document.querySelector('p[style]') !== null")
     assert page.evaluate("window.ran === undefined")
-    page.wait_for_timeout(200)  # violation events are dispatched asynchronously
+    # Violation events are dispatched asynchronously: wait until the page has reported all three (their console
+    # messages reach Python before the answer to this wait, in order).
+    page.wait_for_function("() => (window.cspViolations || 0) >= 3")
     violations = [error for error in watching.errors if "CSP violation" in error]
     assert len(violations) >= 3, watching.errors
     assert any("style-src" in error for error in violations) and any("script-src" in error for error in violations)
