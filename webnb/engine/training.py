@@ -1,7 +1,9 @@
 """A corpus made ready for Naive Bayes: analysed, counted into a sparse matrix, and summarised per class."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
@@ -10,7 +12,7 @@ from . import budget
 from .analysis import AnalysisOptions, Analyzer
 from .bag import BagOfWords, VocabularyOptions
 from .corpus import Corpus
-from .models import NaiveBayes, fit_naive_bayes
+from .models import NaiveBayes, fit_naive_bayes, parse_alpha
 from .statistics import ClassStatistics
 
 
@@ -27,6 +29,10 @@ class TrainingSet:
     matrix: sp.csr_matrix
     class_index: np.ndarray
     statistics: ClassStatistics
+    # The few models most recently derived from these counts: moving between steps, or several students on one
+    # corpus at the same α, derives a model's K × V parameter tables once instead of on every request.
+    _models: OrderedDict = field(default_factory=OrderedDict, init=False, repr=False, compare=False)
+    _models_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False, compare=False)
 
     @classmethod
     def build(
@@ -59,10 +65,32 @@ class TrainingSet:
         return self.bag.vocabulary
 
     def model(self, kind: str = "bernoulli", alpha=1, **options) -> NaiveBayes:
-        return fit_naive_bayes(self.statistics, kind, alpha, **options)
+        """The model of these counts for ``kind``, α and ``options`` (binary, fit_prior, class_prior, epsilon),
+        derived once and kept among the ``KEPT_MODELS`` most recently asked for."""
+        key = (kind, parse_alpha(alpha), _hashable(options))
+        with self._models_lock:
+            model = self._models.get(key)
+            if model is not None:
+                self._models.move_to_end(key)
+                return model
+        model = fit_naive_bayes(self.statistics, kind, alpha, **options)
+        with self._models_lock:
+            self._models[key] = model
+            while len(self._models) > KEPT_MODELS:
+                self._models.popitem(last=False)
+        return model
 
     def transform(self, texts) -> sp.csr_matrix:
         return self.bag.transform(texts)
+
+
+# Models kept per training set: the lesson's own α with its α = 0, smoothed and floored variants, for both kinds.
+KEPT_MODELS = 8
+
+
+def _hashable(options: dict) -> tuple:
+    """``options`` as a cache key (a class prior given as a list becomes a tuple)."""
+    return tuple(sorted((name, tuple(value) if isinstance(value, list) else value) for name, value in options.items()))
 
 
 def _class_tables_guard(corpus: Corpus, classes, vocabulary: VocabularyOptions | None):
