@@ -2,8 +2,8 @@
 
 The inference page steps through the computation for a typed review, then shows what goes wrong and
 how it is repaired. This module computes every number those steps show, as frozen records that pages
-only format. It derives nothing by hand: each scenario is a model from ``TrainingSet.model`` explained
-with ``explain``.
+only format; the lesson computes each of its parts when a step first reads it, so a step pays for what it
+shows. It derives nothing by hand: each scenario is a model from ``TrainingSet.model`` explained with ``explain``.
 
     trace       the user's settings (model, α, prior, ε-floor)
     unsmoothed  α = 0 and no floor: a word never seen in a class makes the whole product 0
@@ -27,7 +27,7 @@ from .bag import BagOfWords
 from .models import SEED_EPSILON, NaiveBayes, parse_alpha
 from .serialize import factor_dict, fraction_text, number, trace_dict
 from .corpus import CorpusError
-from .trace import ClassTrace, Factor, Trace, explain, factor_of
+from .trace import ClassTrace, Factor, Trace, explain, factors_of
 from .training import TrainingSet
 
 # The longest repetition of a review tried when looking for the underflow of float64 products.
@@ -168,21 +168,87 @@ class Contributions:
     log_joint_difference: float  # log joint(decided) − log joint(runner-up), from the trace: equals total
 
 
-@dataclass(frozen=True)
+class _part:
+    """A part of the lesson, computed on first use and then kept in the lesson (like ``functools.cached_property``,
+    without the lock that Python 3.11 shares between every lesson: a lesson belongs to one request)."""
+
+    def __init__(self, compute: Callable):
+        self.compute = compute
+        self.__doc__ = compute.__doc__
+
+    def __set_name__(self, owner, name: str):
+        self.name = name
+
+    def __get__(self, lesson, owner=None):
+        if lesson is None:
+            return self
+        value = lesson.__dict__[self.name] = self.compute(lesson)
+        return value
+
+
+@dataclass(frozen=True, eq=False)
 class Lesson:
+    """Everything the inference page shows for one review. Immutable, but each part below is computed the first
+    time it is read and then kept: a step pays only for what it shows (the words of the review never build the
+    smoothed trace or search for the underflow), while the JSON twin reads, and so computes, every part."""
+
     text: str
-    trace: Trace
-    unsmoothed: Trace
-    smoothed: Trace
-    floored: Trace
+    alpha: Fraction  # the user's α
+    user_epsilon: float | None  # the user's ε-floor, if any
     smoothing_alpha: Fraction  # the α of ``smoothed``
     epsilon: float  # the floor of ``floored``
-    culprits: tuple[Culprit, ...]
-    unsmoothed_cannot_decide: bool
-    zero_summary: tuple[ClassZeros, ...]  # one per class, in class order
-    log_space: LogSpace  # of ``trace``
-    contributions: Contributions | None  # None only if neither ``trace`` nor ``smoothed`` decides
-    underflow: Underflow
+    repeats: int | None  # the underflow step's repeat count; None searches for the smallest that underflows
+    variants: "_Variants" = field(repr=False)
+
+    @_part
+    def trace(self) -> Trace:
+        """The user's settings (model, α, prior, ε-floor)."""
+        return self.variants.trace(self.alpha, self.user_epsilon)
+
+    @_part
+    def unsmoothed(self) -> Trace:
+        """α = 0 and no floor."""
+        return self.variants.trace(Fraction(0), None)
+
+    @_part
+    def smoothed(self) -> Trace:
+        return self.variants.trace(self.smoothing_alpha, None)
+
+    @_part
+    def floored(self) -> Trace:
+        return self.variants.trace(Fraction(0), self.epsilon)
+
+    @_part
+    def culprits(self) -> tuple[Culprit, ...]:
+        return _culprits(self.variants, self.unsmoothed, self.smoothing_alpha, self.epsilon)
+
+    @_part
+    def unsmoothed_cannot_decide(self) -> bool:
+        return self.unsmoothed.cannot_decide
+
+    @_part
+    def zero_summary(self) -> tuple[ClassZeros, ...]:
+        """One per class, in class order."""
+        return tuple(_class_zeros(c) for c in self.unsmoothed.per_class)
+
+    @_part
+    def log_space(self) -> LogSpace:
+        """Of ``trace``."""
+        return log_space(self.trace)
+
+    @_part
+    def contributions(self) -> Contributions | None:
+        """None only if neither ``trace`` nor ``smoothed`` decides."""
+        source = self.smoothed if self.trace.cannot_decide else self.trace
+        return contributions(source, from_smoothed=source is not self.trace)
+
+    @_part
+    def underflow(self) -> Underflow:
+        user_model = self.variants.model(self.alpha, self.user_epsilon)
+        return find_underflow(user_model, self.variants.training.bag, self.text, trace=self.trace, repeats=self.repeats)
+
+
+PARTS = tuple(name for name, value in vars(Lesson).items() if isinstance(value, _part))
 
 
 # -- building the lesson ---------------------------------------------------------------------------------
@@ -200,81 +266,85 @@ def build_lesson(
     repeats: int | None = None,
     smoothing_alpha="1",
 ) -> Lesson:
-    """Everything the inference page shows for ``text``. ``repeats`` fixes the underflow step's repeat
-    count; None searches for the smallest one that underflows."""
+    """Everything the inference page shows for ``text``, each part computed when first read (see ``Lesson``).
+    ``repeats`` fixes the underflow step's repeat count; None searches for the smallest one that underflows.
+
+    What can be refused is refused here, before any part is read: the settings, and a corpus that cannot
+    have the α = 0 that the lesson compares with. Only the models are derived for that (and kept by ``training``)."""
     alpha = parse_alpha(alpha)
     smoothing_alpha = alpha if alpha > 0 else parse_alpha(smoothing_alpha)
     if smoothing_alpha == 0:
         raise ValueError("smoothing_alpha must be more than 0: α = 0 is what smoothing repairs")
     variants = _Variants(training, text, kind, binary, fit_prior)
-
-    user_model, trace = variants.at(alpha, epsilon)
+    variants.model(alpha, epsilon)
     try:
-        unsmoothed = variants.at(Fraction(0), None)[1]
+        variants.model(Fraction(0), None)
     except CorpusError as error:
         raise CorpusError(
             f"This lesson compares your model with α = 0, which this corpus cannot have: {error}"
         ) from None
-    smoothed = variants.at(smoothing_alpha, None)[1]
-    floored = variants.at(Fraction(0), SEED_EPSILON)[1]
-    contribution_source = smoothed if trace.cannot_decide else trace
+    _require_repeats(repeats)
     return Lesson(
         text=text,
-        trace=trace,
-        unsmoothed=unsmoothed,
-        smoothed=smoothed,
-        floored=floored,
+        alpha=alpha,
+        user_epsilon=epsilon,
         smoothing_alpha=smoothing_alpha,
         epsilon=SEED_EPSILON,
-        culprits=_culprits(variants, unsmoothed, smoothing_alpha),
-        unsmoothed_cannot_decide=unsmoothed.cannot_decide,
-        zero_summary=tuple(_class_zeros(c) for c in unsmoothed.per_class),
-        log_space=log_space(trace),
-        contributions=contributions(contribution_source, from_smoothed=contribution_source is not trace),
-        underflow=find_underflow(user_model, training.bag, text, trace=trace, repeats=repeats),
+        repeats=repeats,
+        variants=variants,
     )
+
+
+def computed_parts(lesson: Lesson) -> tuple[str, ...]:
+    """The parts of ``lesson`` read so far."""
+    return tuple(name for name in PARTS if name in lesson.__dict__)
 
 
 @dataclass
 class _Variants:
-    """The models of one lesson (same kind and prior, different α and ε), each made and explained once:
-    when the user's settings coincide with a fixed scenario, the two share one trace."""
+    """The models of one lesson (same kind and prior, different α and ε), each explained at most once:
+    when the user's settings coincide with a fixed scenario, the two share one trace. The models themselves
+    come from ``training``, which keeps the few most recently derived."""
 
     training: TrainingSet
     text: str
     kind: str
     binary: bool
     fit_prior: bool
-    _made: dict = field(default_factory=dict)
+    _traces: dict = field(default_factory=dict)
 
-    def at(self, alpha: Fraction, epsilon: float | None) -> tuple[NaiveBayes, Trace]:
+    def model(self, alpha: Fraction, epsilon: float | None) -> NaiveBayes:
+        return self.training.model(self.kind, alpha, binary=self.binary, fit_prior=self.fit_prior, epsilon=epsilon)
+
+    def trace(self, alpha: Fraction, epsilon: float | None) -> Trace:
         key = (alpha, epsilon)
-        if key not in self._made:
-            model = self.training.model(self.kind, alpha, binary=self.binary, fit_prior=self.fit_prior, epsilon=epsilon)
-            self._made[key] = (model, explain(model, self.training.bag, self.text))
-        return self._made[key]
+        if key not in self._traces:
+            self._traces[key] = explain(self.model(alpha, epsilon), self.training.bag, self.text)
+        return self._traces[key]
 
 
 # -- the zero-probability failure --------------------------------------------------------------------------
 
 
-def _culprits(variants: _Variants, unsmoothed: Trace, smoothing_alpha: Fraction) -> tuple[Culprit, ...]:
-    """Every zero factor at α = 0, in vocabulary order, with its value smoothed and floored."""
+def _culprits(variants: _Variants, unsmoothed: Trace, smoothing_alpha: Fraction, epsilon: float) -> tuple[Culprit, ...]:
+    """Every zero factor at α = 0, in vocabulary order, with its value smoothed and floored (read from the
+    models: the smoothed and floored traces are not needed for it)."""
     models = (
-        variants.at(Fraction(0), None)[0],
-        variants.at(smoothing_alpha, None)[0],
-        variants.at(Fraction(0), SEED_EPSILON)[0],
+        variants.model(Fraction(0), None),
+        variants.model(smoothing_alpha, None),
+        variants.model(Fraction(0), epsilon),
     )
     index = variants.training.bag.index
-    zeros = [(index[z.word], k, z) for k, c in enumerate(unsmoothed.per_class) for z in c.zero_factors]
-    return tuple(
-        Culprit(z.word, z.label, z.present, *(_single_factor(model, k, j, z.present) for model in models))
-        for j, k, z in sorted(zeros, key=lambda item: item[:2])
+    zeros = sorted(
+        ((index[z.word], k, z) for k, c in enumerate(unsmoothed.per_class) for z in c.zero_factors),
+        key=lambda item: item[:2],  # vocabulary order, then class order
     )
-
-
-def _single_factor(model: NaiveBayes, class_index: int, word_index: int, present: bool) -> Factor:
-    return factor_of(model, class_index, word_index, present)
+    cells = [(k, j, z.present) for j, k, z in zeros]
+    unsmoothed_factors, smoothed_factors, floored_factors = (factors_of(model, cells) for model in models)
+    return tuple(
+        Culprit(z.word, z.label, z.present, *factors)
+        for (_, _, z), *factors in zip(zeros, unsmoothed_factors, smoothed_factors, floored_factors)
+    )
 
 
 def _class_zeros(class_trace: ClassTrace) -> ClassZeros:
@@ -396,8 +466,7 @@ def find_underflow(
     count is shown as it is; otherwise it is the smallest count at which every product is 0.0 (the
     largest of the classes' first zeros), provided some class keeps a finite log joint.
     """
-    if repeats is not None and not 1 <= repeats <= REPEAT_CAP:
-        raise ValueError(f"repeats must be between 1 and {REPEAT_CAP}, not {repeats}")
+    _require_repeats(repeats)
     products = RepeatedProducts.of_review(model, bag, text, trace=trace)
     first_zeros = tuple(
         _first_true(lambda r, k=k: products.of_class(k, r) == 0.0, REPEAT_CAP) for k in range(len(model.classes))
@@ -423,6 +492,11 @@ def find_underflow(
         first_zero_repeats=first_zeros,
         cap=REPEAT_CAP,
     )
+
+
+def _require_repeats(repeats: int | None) -> None:
+    if repeats is not None and not 1 <= repeats <= REPEAT_CAP:
+        raise ValueError(f"repeats must be between 1 and {REPEAT_CAP}, not {repeats}")
 
 
 class RepeatedProducts:

@@ -156,8 +156,14 @@ class NaiveBayes:
 
     def certain_words(self, class_index: int) -> np.ndarray:
         """Words with ψ_jk = 1 (in every training document of the class): their absence has probability 0."""
+        return self._certain_words_per_class[class_index]
+
+    @cached_property
+    def _certain_words_per_class(self) -> tuple[np.ndarray, ...]:
+        # Found once per model: a trace asks for every class, and the observed pairs are many on a real corpus.
         pairs = self.statistics.observed
-        return pairs.words[self._observed_certain & (pairs.classes == class_index)]
+        certain = self._observed_certain
+        return tuple(pairs.words[certain & (pairs.classes == k)] for k in range(len(self.classes)))
 
     # -- Bernoulli bookkeeping: Σ_j log(1 − ψ_jk) is kept so that scoring touches present words only.
 

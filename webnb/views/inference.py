@@ -67,9 +67,11 @@ def show(corpus_id):
         "step_index": state.step_index,
         "explained": None,
     }
+    plain = None
     if lesson.training is not None:
         options = state.model_options()
         try:
+            # Each part of the lesson is computed when the step's template first reads it (see Lesson).
             context["explained"] = build_lesson(
                 lesson.training,
                 state.text,
@@ -80,9 +82,11 @@ def show(corpus_id):
                 epsilon=options["epsilon"],
                 repeats=int(state.repeats) if state.repeats else None,
             )
+            if wants_json():  # the plain data is only for the JSON twin, which carries (so computes) every part
+                plain = lesson_dict(context["explained"])
         except (CorpusError, ValueError) as error:
-            lesson.error = str(error)
+            context["explained"], lesson.error = None, str(error)
     data = {"step": state.step, "error": lesson.error}
-    if context["explained"] is not None and wants_json():  # the plain data is only for the JSON twin
-        data.update(lesson_dict(context["explained"]))
+    if plain is not None:
+        data.update(plain)
     return respond("inference/show.html", "inference", context, data)

@@ -2,15 +2,19 @@
 from __future__ import annotations
 
 import math
+import weakref
+from fractions import Fraction
+from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
-from flask import Blueprint, request
+from flask import Blueprint, current_app, request
 
 from webnb.engine import CorpusError
 from webnb.engine.serialize import fraction_text, number, ratio_text
 from webnb.notation import NOTATIONS
 from webnb.state import is_whole
-from webnb.views.common import load_lesson, page_number, respond, word_filter, words_containing
+from webnb.views.common import load_lesson, page_number, respond, wants_json, word_filter, words_containing
 
 bp = Blueprint("parameters", __name__)
 
@@ -18,21 +22,114 @@ WORDS_PER_PAGE = 25
 CELLS_PER_PAGE = 250  # with many classes, fewer words a page, so a page stays light
 
 
+class Cell(NamedTuple):
+    """One (word, class) cell of the table. Records rather than dicts: a template reads a dict's keys only after
+    failing to find them as attributes, which a page of 240 cells pays for a few thousand times."""
+
+    ratio: tuple | None  # unreduced, as ``NaiveBayes.feature_ratio`` gives it; None under the ε-floor
+    value: float
+    zero: bool
+    one: bool  # Bernoulli ψ = 1
+    count: int  # the count it is derived from: documents (Bernoulli, binary) or occurrences
+
+
+class Row(NamedTuple):
+    index: int
+    word: str
+    cells: list[Cell]
+
+
+class Prior(NamedTuple):
+    label: str
+    count: int
+    ratio: tuple[int, int] | None
+    exact: Fraction
+    value: float
+
+
 def words_per_page(n_classes: int) -> int:
     return max(8, min(WORDS_PER_PAGE, CELLS_PER_PAGE // n_classes))
 SORTS = ("word", "zeros")  # or "class-<k>": by that class's probability, largest first
 
 
-def _order(model, sort: str, words: np.ndarray) -> np.ndarray:
-    """Row order of the table: alphabetical, the breaking cells first, or by one class's value."""
-    if sort == "zeros":
-        table = model.feature_prob_[:, words]
-        breaking = (table == 0).any(axis=0) | ((table == 1).any(axis=0) if model.kind == "bernoulli" else False)
-        return words[np.argsort(~breaking, kind="stable")]
-    if sort.startswith("class-") and is_whole(sort[6:]) and int(sort[6:]) < len(model.classes):
-        k = int(sort[6:])
-        return words[np.argsort(-model.feature_prob_[k, words], kind="stable")]
-    return words
+class _WholeTable:
+    """What the page needs from every cell of a model's ψ or θ table: how many cells break (exactly 0, or 1 for
+    Bernoulli) and the row orders over the whole vocabulary. Read from the model's sparse parameters (one value per
+    class for the words it never saw, one per observed pair), computed once per model and kept as long as the model
+    is (its training set keeps the few most recently used): a request then pays for the rows it shows, not K × V."""
+
+    def __init__(self, model):
+        self.model = model
+        self._orders: dict[str, np.ndarray] = {}
+
+    def _breaking(self, values: np.ndarray) -> np.ndarray:
+        return (values == 0) | ((values == 1) if self.model.kind == "bernoulli" else False)
+
+    @cached_property
+    def breaking_cells(self) -> int:
+        pairs = self.model.statistics.observed
+        unobserved_words = self.model.statistics.n_words - pairs.per_class
+        return int(unobserved_words[self._breaking(self.model.unobserved_prob)].sum()
+                   + self._breaking(self.model.observed_prob).sum())
+
+    @cached_property
+    def breaking_words(self) -> np.ndarray:
+        """Whether each word has a breaking cell in some class, shape (n_words,)."""
+        model, pairs = self.model, self.model.statistics.observed
+        breaking = np.zeros(model.statistics.n_words, dtype=bool)
+        breaking[pairs.words[self._breaking(model.observed_prob)]] = True
+        # A class whose unseen words break: every word it did not see breaks.
+        unseen_break = self._breaking(model.unobserved_prob)
+        if unseen_break.any():
+            seen_by_those = np.bincount(pairs.words[unseen_break[pairs.classes]], minlength=len(breaking))
+            breaking |= seen_by_those < unseen_break.sum()
+        return breaking
+
+    def row(self, k: int) -> np.ndarray:
+        """Class k's ψ or θ for every word, shape (n_words,)."""
+        model, pairs = self.model, self.model.statistics.observed
+        values = np.full(model.statistics.n_words, model.unobserved_prob[k])
+        in_class = pairs.classes == k
+        values[pairs.words[in_class]] = model.observed_prob[in_class]
+        return values
+
+    def order(self, sort: str) -> np.ndarray | None:
+        """Every word, in the order ``sort`` asks for; None for alphabetical (vocabulary) order."""
+        model = self.model
+        if sort == "zeros":
+            key = "zeros"
+        elif sort.startswith("class-") and is_whole(sort[6:]) and int(sort[6:]) < len(model.classes):
+            key = f"class-{int(sort[6:])}"
+        else:
+            return None
+        if key not in self._orders:
+            if key == "zeros":
+                self._orders[key] = np.argsort(~self.breaking_words, kind="stable")
+            else:
+                self._orders[key] = np.argsort(-self.row(int(key[6:])), kind="stable")
+        return self._orders[key]
+
+
+def _whole_table(model) -> _WholeTable:
+    """The model's ``_WholeTable``, kept in the app beside the model (weakly: it goes when the model goes)."""
+    tables = current_app.extensions["webnb"].setdefault("parameter_tables", weakref.WeakKeyDictionary())
+    table = tables.get(model)
+    if table is None:
+        table = tables[model] = _WholeTable(model)
+    return table
+
+
+def _order(table: _WholeTable, sort: str, words: np.ndarray) -> np.ndarray:
+    """Row order of the table: alphabetical, the breaking cells first, or by one class's value. ``words`` are the
+    matching words in vocabulary order; a stable sort of them is the whole vocabulary's order restricted to them."""
+    order = table.order(sort)
+    if order is None:
+        return words
+    if len(words) == len(order):
+        return order
+    matching = np.zeros(len(order), dtype=bool)
+    matching[words] = True
+    return order[matching[order]]
 
 
 @bp.get("/corpora/<corpus_id>/parameters")
@@ -54,42 +151,45 @@ def show(corpus_id):
     query = word_filter()
     words = words_containing(vocabulary, query)
     sort = request.args.get("sort", "word")
-    ordered = _order(model, sort, words)
+    table = _whole_table(model)
+    ordered = _order(table, sort, words)
     per_page = words_per_page(len(model.classes))
     pages = max(1, math.ceil(len(ordered) / per_page))
     page = page_number("page", pages)
     shown = ordered[(page - 1) * per_page : page * per_page]
 
     stats = model.statistics
+    shown_prob = model.columns(shown)[0]  # (n_classes, len(shown)): only the rows shown
+    counts = stats.document_count_ if model.uses_presence else stats.word_count_
     rows = []
-    for j in shown.tolist():
+    for column, j in enumerate(shown.tolist()):
         cells = []
         for k in range(len(model.classes)):
-            probability = float(model.feature_prob_[k, j])
+            probability = float(shown_prob[k, column])
             cells.append(
-                {
-                    "ratio": model.feature_ratio(k, j) if model.epsilon is None else None,
-                    "value": probability,
-                    "zero": probability == 0.0,
-                    "one": model.kind == "bernoulli" and probability == 1.0,
-                    "count": int(stats.document_count_[k, j] if model.uses_presence else stats.word_count_[k, j]),
-                }
+                Cell(
+                    ratio=model.feature_ratio(k, j) if model.epsilon is None else None,
+                    value=probability,
+                    zero=probability == 0.0,
+                    one=model.kind == "bernoulli" and probability == 1.0,
+                    count=int(counts[k, j]),
+                )
             )
-        rows.append({"index": j, "word": vocabulary[j], "cells": cells})
+        rows.append(Row(index=j, word=vocabulary[j], cells=cells))
 
     priors = [
-        {
-            "label": label,
-            "count": int(stats.class_count_[k]),
-            "ratio": model.prior_ratio(k),
-            "exact": model.class_prior_exact[k],
-            "value": float(model.class_prior_[k]),
-        }
+        Prior(
+            label=label,
+            count=int(stats.class_count_[k]),
+            ratio=model.prior_ratio(k),
+            exact=model.class_prior_exact[k],
+            value=float(model.class_prior_[k]),
+        )
         for k, label in enumerate(model.classes)
     ]
     d, n_classes = len(vocabulary), len(model.classes)
     totals = stats.feature_total[model.binary] if model.kind == "multinomial" else None
-    breaking = int((model.feature_prob_ == 0).sum() + ((model.feature_prob_ == 1).sum() if model.kind == "bernoulli" else 0))
+    breaking = table.breaking_cells
     context.update(
         model=model,
         rows=rows,
@@ -104,11 +204,13 @@ def show(corpus_id):
         totals=totals.tolist() if totals is not None else None,
         breaking=breaking,
     )
+    if not wants_json():  # the plain data is only for the JSON twin
+        return respond("parameters/show.html", "parameters", context)
     data = {
         "model": model.describe(),
         "classes": list(model.classes),
         "priors": [
-            {"class": p["label"], "documents": p["count"], "exact": fraction_text(p["exact"]), "value": p["value"]}
+            {"class": p.label, "documents": p.count, "exact": fraction_text(p.exact), "value": p.value}
             for p in priors
         ],
         "vocabulary_size": d,
@@ -120,10 +222,10 @@ def show(corpus_id):
         "query": query,
         "words": [
             {
-                "word": r["word"],
+                "word": r.word,
                 "per_class": [
-                    {"ratio": ratio_text(c["ratio"]), "value": number(c["value"]), "zero": c["zero"], "one": c["one"]}
-                    for c in r["cells"]
+                    {"ratio": ratio_text(c.ratio), "value": number(c.value), "zero": c.zero, "one": c.one}
+                    for c in r.cells
                 ],
             }
             for r in rows
