@@ -122,7 +122,7 @@ def main(argv=None) -> int:
 
     # The first visit to a split counts the training part from scratch (75 % of 11,314 documents).
     def cold_split():
-        catalog._held_out.clear()
+        catalog.cache.clear()
         response = client.get(base, query_string={"model": "multinomial", "alpha": "1", "format": "json"})
         assert response.status_code == 200
     cold = [timed(cold_split) for _ in range(max(1, args.repeat // 2))]

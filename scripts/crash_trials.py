@@ -303,29 +303,29 @@ def fit_client(base: str, corpus_id: str, rng: random.Random, stop: threading.Ev
 
 PARTIAL_CORPORA = """
     SELECT c.id, c.n_documents, COUNT(d.position), MIN(d.position), MAX(d.position)
-    FROM corpora c LEFT JOIN documents d ON d.corpus_id = c.id
+    FROM corpora c LEFT JOIN documents d ON d.content = c.content
     GROUP BY c.id, c.n_documents
     HAVING c.n_documents < 1 OR COUNT(d.position) <> c.n_documents
         OR MIN(d.position) <> 0 OR MAX(d.position) <> c.n_documents - 1
 """
 ORPHAN_DOCUMENTS = """
-    SELECT COUNT(*) FROM documents d WHERE NOT EXISTS (SELECT 1 FROM corpora c WHERE c.id = d.corpus_id)
+    SELECT COUNT(*) FROM documents d WHERE NOT EXISTS (SELECT 1 FROM corpora c WHERE c.content = d.content)
 """
 ORPHAN_SHARES = "SELECT COUNT(*) FROM shares s WHERE NOT EXISTS (SELECT 1 FROM corpora c WHERE c.id = s.corpus_id)"
 COUNTS = "SELECT (SELECT COUNT(*) FROM corpora), (SELECT COUNT(*) FROM documents)"
 STALE_JOBS = "SELECT COUNT(*) FROM jobs WHERE state = 'running'"
 BY_NAME = """
     SELECT c.id, c.n_documents, c.n_characters,
-           (SELECT COUNT(*) FROM documents d WHERE d.corpus_id = c.id),
-           (SELECT SUM(LENGTH(d.text)) FROM documents d WHERE d.corpus_id = c.id),
-           (SELECT d.doc_id FROM documents d WHERE d.corpus_id = c.id AND d.position = c.n_documents - 1)
+           (SELECT COUNT(*) FROM documents d WHERE d.content = c.content),
+           (SELECT SUM(LENGTH(d.text)) FROM documents d WHERE d.content = c.content),
+           (SELECT d.doc_id FROM documents d WHERE d.content = c.content AND d.position = c.n_documents - 1)
     FROM corpora c WHERE c.name = :name
 """
 # Characters counted once the rest holds (n_characters is NULL for corpora stored before it was counted).
 WRONG_CHARACTERS = """
     SELECT c.id FROM corpora c
     WHERE c.id IN ({ids}) AND c.n_characters IS NOT NULL
-      AND c.n_characters <> (SELECT COALESCE(SUM(LENGTH(d.text)), 0) FROM documents d WHERE d.corpus_id = c.id)
+      AND c.n_characters <> (SELECT COALESCE(SUM(LENGTH(d.text)), 0) FROM documents d WHERE d.content = c.content)
 """
 
 

@@ -138,7 +138,7 @@ def child(args) -> dict:
         kwargs = {"data": {"file": (io.BytesIO(data), Path(args.upload).name)}}
         url, method = path, "POST"
     else:
-        catalog.get(args.corpus_id)  # read from the database: cached per process, as a worker keeps it
+        catalog.get(args.corpus_id).corpus  # its documents read from the database and cached, as a worker keeps them
         url, method = args.url.format(id=args.corpus_id), "GET"
         warm = args.url.format(id="match-reviews").replace("max_features=13000", "")
         client.get(warm)

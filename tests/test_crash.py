@@ -103,16 +103,21 @@ def make_database(path, statements: str) -> None:
 
 
 CORPORA = """
-    INSERT INTO corpora (id, name, source, created_at, n_documents, classes, n_characters)
-        VALUES ('whole', 'w', 's', '2026-01-01 10:00:00', 2, '["a", "b"]', 7),
-               ('short', 'p', 's', '2026-01-01 10:00:00', 3, '["a", "b"]', NULL),
-               ('gap', 'g', 's', '2026-01-01 10:00:00', 2, '["a", "b"]', NULL),
-               ('empty', 'e', 's', '2026-01-01 10:00:00', 1, '["a"]', NULL);
-    INSERT INTO documents (corpus_id, position, doc_id, label, text)
-        VALUES ('whole', 0, '1', 'a', 'good'), ('whole', 1, '2', 'b', 'bad'),
-               ('short', 0, '1', 'a', 'x'), ('short', 1, '2', 'b', 'y'),
-               ('gap', 0, '1', 'a', 'x'), ('gap', 2, '3', 'b', 'y'),
-               ('gone', 0, '1', 'a', 'orphan');
+    INSERT INTO contents (hash, n_documents, n_characters, n_bytes, classes, created_at)
+        VALUES ('c-whole', 2, 7, 0, '["a", "b"]', '2026-01-01 10:00:00'),
+               ('c-short', 3, 0, 0, '["a", "b"]', '2026-01-01 10:00:00'),
+               ('c-gap', 2, 0, 0, '["a", "b"]', '2026-01-01 10:00:00'),
+               ('c-empty', 1, 0, 0, '["a"]', '2026-01-01 10:00:00');
+    INSERT INTO corpora (id, name, source, created_at, n_documents, classes, n_characters, content)
+        VALUES ('whole', 'w', 's', '2026-01-01 10:00:00', 2, '["a", "b"]', 7, 'c-whole'),
+               ('short', 'p', 's', '2026-01-01 10:00:00', 3, '["a", "b"]', NULL, 'c-short'),
+               ('gap', 'g', 's', '2026-01-01 10:00:00', 2, '["a", "b"]', NULL, 'c-gap'),
+               ('empty', 'e', 's', '2026-01-01 10:00:00', 1, '["a"]', NULL, 'c-empty');
+    INSERT INTO documents (content, position, doc_id, label, text)
+        VALUES ('c-whole', 0, '1', 'a', 'good'), ('c-whole', 1, '2', 'b', 'bad'),
+               ('c-short', 0, '1', 'a', 'x'), ('c-short', 1, '2', 'b', 'y'),
+               ('c-gap', 0, '1', 'a', 'x'), ('c-gap', 2, '3', 'b', 'y'),
+               ('c-gone', 0, '1', 'a', 'orphan');
 """
 
 
@@ -125,7 +130,7 @@ def test_the_checker_finds_partial_corpora_and_orphans(tmp_path):
     assert sorted(map(tuple, check["partial_corpora"])) == [
         ("empty", 1, 0, None, None), ("gap", 2, 2, 0, 2), ("short", 3, 2, 0, 1)]
     assert check["orphan_documents"] == 1
-    assert [(row[0], row[2]) for row in check["foreign_key_check"]] == [("documents", "corpora")]
+    assert [(row[0], row[2]) for row in check["foreign_key_check"]] == [("documents", "contents")]
     assert check["wrong_characters"] == []  # 'good' + 'bad' = 7
     assert len(crash_trials.violations_of(check)) == 3
 
@@ -133,9 +138,10 @@ def test_the_checker_finds_partial_corpora_and_orphans(tmp_path):
 def test_the_checker_finds_a_wrong_character_count_and_a_clean_database(tmp_path):
     path = tmp_path / "webnb.sqlite3"
     make_database(path, """
-        INSERT INTO corpora (id, name, source, created_at, n_documents, classes, n_characters)
-            VALUES ('c', 'n', 's', '2026-01-01 10:00:00', 1, '["a"]', 5);
-        INSERT INTO documents VALUES ('c', 0, '1', 'a', 'four');
+        INSERT INTO contents VALUES ('k', 1, 4, 0, '["a"]', '2026-01-01 10:00:00');
+        INSERT INTO corpora (id, name, source, created_at, n_documents, classes, n_characters, content)
+            VALUES ('c', 'n', 's', '2026-01-01 10:00:00', 1, '["a"]', 5, 'k');
+        INSERT INTO documents VALUES ('k', 0, '1', 'a', 'four');
     """)
     database = crash_trials.Database(sqlite_path=path)
     assert database.check(["c"])["wrong_characters"] == ["c"]

@@ -151,7 +151,7 @@ def test_a_tiny_cap_refuses_the_parameters_page_before_the_class_tables(tmp_path
     assert "Counting the words of each class (40 classes × at least 2,400 words) would need about 2 MB of memory" in message
     assert "Nothing was started." in message
     catalog = app.extensions["webnb"]["catalog"]
-    assert len(catalog._training_sets) == 0  # nothing computed, nothing kept
+    assert catalog.counted_here == [] and catalog.storage.count_builds() == {}  # nothing computed, nothing kept
     assert "Traceback" not in response.get_data(as_text=True)
 
 
@@ -219,7 +219,7 @@ def test_a_heavy_request_is_refused_with_503_while_the_slot_is_taken(tmp_path, m
     assert page.status_code == 503 and page.headers["Retry-After"] == "10"
     assert alert(page) == work.BUSY and "Nothing was changed" in work.BUSY
     assert as_json.status_code == 503 and as_json.get_json() == {"error": work.BUSY}
-    assert app.extensions["webnb"]["catalog"]._training_sets == {}  # nothing was counted
+    assert app.extensions["webnb"]["catalog"].counted_here == []  # nothing was counted
     # Once the slot is free the same page is computed.
     assert client.get("/corpora/match-reviews/parameters").status_code == 200
 

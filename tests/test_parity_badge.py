@@ -124,7 +124,7 @@ def test_a_miscounted_document_disagrees_at_its_word_and_document(built_in):
     training = built_in["spam-ham"]
     matrix = training.matrix.copy()
     matrix.data[0] += 1  # the first document has one occurrence too many of its first word
-    miscounted = replace(training, matrix=matrix)
+    miscounted = TrainingSet(training.corpus, training.bag, matrix, training.class_index, training.statistics)
     report = parameters_parity(miscounted, LessonState(model="multinomial", alpha="1").model_options())
     assert report.status == "disagrees"
     counts = next(check for check in report.checks if check.name == "counts in the matrix")

@@ -16,7 +16,7 @@ import sqlalchemy as sa
 
 from webnb import storage as storage_module
 from webnb.engine.corpus import Corpus, CorpusError
-from webnb.storage import CorpusSummary, DocumentRow, Storage, StoredCorpus, default_url, documents
+from webnb.storage import CorpusSummary, DocumentRow, Storage, StoredCorpus, content_hash, default_url, documents
 
 @pytest.fixture
 def store(database_url):
@@ -182,11 +182,11 @@ def test_list_newest_first(store, monkeypatch):
     characters = {n: sum(map(len, numbered_corpus(n).texts)) for n in (2, 3)}
     assert store.list_corpora() == [
         CorpusSummary(third, "third", "upload: c.zip", datetime(2024, 5, 3, 9, 30, tzinfo=timezone.utc), 3,
-                      ("neg", "neutral", "pos"), None, characters[3]),
+                      ("neg", "neutral", "pos"), None, characters[3], content=content_hash(numbered_corpus(3))),
         CorpusSummary(second, "second", "upload: b.csv", datetime(2024, 5, 2, 9, 30, tzinfo=timezone.utc), 1, ("only",),
-                      None, 1),
+                      None, 1, content=content_hash(Corpus(("x",), ("only",), ("1",)))),
         CorpusSummary(first, "first", "paste", datetime(2024, 5, 1, 9, 30, tzinfo=timezone.utc), 2, ("neg", "pos"),
-                      None, characters[2]),
+                      None, characters[2], content=content_hash(numbered_corpus(2))),
     ]
 
 
@@ -197,7 +197,7 @@ def test_delete_cascades_to_documents(store):
     assert store.delete_corpus(gone) is True
     assert store.get_corpus(gone) is None
     assert [summary.id for summary in store.list_corpora()] == [kept]
-    assert count_rows(store, documents) == 4  # removed by ON DELETE CASCADE, not by a second DELETE
+    assert count_rows(store, documents) == 4  # its records went with it: no other entry used them
     assert store.delete_corpus(gone) is False
     assert store.get_corpus(kept).n_documents == 4
 
@@ -206,7 +206,7 @@ def test_foreign_keys_are_enforced(store):
     with pytest.raises(sa.exc.IntegrityError):
         with store.engine.begin() as connection:
             connection.execute(
-                documents.insert(), {"corpus_id": "missing", "position": 0, "doc_id": "1", "label": "a", "text": "x"}
+                documents.insert(), {"content": "missing", "position": 0, "doc_id": "1", "label": "a", "text": "x"}
             )
 
 

@@ -43,7 +43,7 @@ def test_writes_take_the_lock_up_front(tmp_path):
     assert begins == ["BEGIN IMMEDIATE", "BEGIN"]  # the write, then the read
 
 
-def test_an_older_database_gains_the_new_columns(tmp_path):
+def test_an_older_database_is_upgraded_in_place(tmp_path):
     path = tmp_path / "old.sqlite3"
     with sqlite3.connect(path) as connection:  # the corpora table as the first release made it
         connection.executescript("""
@@ -59,8 +59,9 @@ def test_an_older_database_gains_the_new_columns(tmp_path):
         storage.create_schema()
         storage.create_schema()  # and again, at the next start
         old = storage.get_corpus("old")
-        assert (old.workspace, old.n_characters, old.corpus.texts) == (None, None, ("good", "bad"))
-        assert storage.usage(None) == (1, 2, 0)
+        # The migration counts what the first release did not: its characters now count against a quota.
+        assert (old.workspace, old.n_characters, old.corpus.texts) == (None, 7, ("good", "bad"))
+        assert storage.usage(None) == (1, 2, 7)
         assert [s.id for s in storage.list_corpora(ANY_WORKSPACE)] == ["old"]
 
 

@@ -2,6 +2,7 @@
 ``webnb cleanup`` removing idle workspaces with everything they stored."""
 from __future__ import annotations
 
+import hashlib
 import io
 import re
 import secrets
@@ -18,7 +19,15 @@ from webnb.engine.uploads import parse_pasted
 from webnb.storage import corpora, documents, jobs, shares, stored_size, workspaces
 
 PASTE = "pos\tgreat match and a sharp keeper\nneg\tdull match\npos\tbrilliant goal\nneg\tslow dull game"
-PASTE_BYTES = stored_size(parse_pasted(PASTE))
+
+
+def distinct_paste(name: str) -> str:
+    """PASTE with a last word of its own per ``name``, of the same size: identical records are stored once (and
+    cost nothing the second time), so each paste that should count is different."""
+    return PASTE.replace("game", hashlib.sha256(name.encode()).hexdigest()[:4])
+
+
+PASTE_BYTES = stored_size(parse_pasted(distinct_paste("any")))
 NEW_WORKSPACES = "new workspaces have already stored corpora from your network address this hour"
 BYTES_PER_HOUR = "Your network address may store"
 FULL = "The server's storage for corpora is full"
@@ -38,8 +47,8 @@ def student(app, address="127.0.0.1"):
     return client
 
 
-def paste(client, name="mine", corpus=PASTE):
-    return client.post("/corpora/paste", data={"corpus": corpus, "name": name})
+def paste(client, name="mine", corpus=None):
+    return client.post("/corpora/paste", data={"corpus": corpus or distinct_paste(name), "name": name})
 
 
 def form_error(response) -> str:
@@ -176,16 +185,17 @@ def test_the_budget_refuses_every_way_of_storing(hosted_app):
     job = app.extensions["webnb"]["jobs"].wait(job_id, timeout=60)
     assert job.state == "failed" and job.error.startswith(f"large.jsonl: {FULL}")
 
-    corpus_id = stored_id(app, "fits")
-    link = BeautifulSoup(alice.post(f"/corpora/{corpus_id}/share").get_data(as_text=True), "html.parser")
-    token = link.select_one("#share-link")["value"].rsplit("/", 1)[-1]
-    response = bob.post(f"/shared/{token}")
-    assert response.status_code == 400 and FULL in form_error(response)
-
     response = alice.post("/corpora/match-reviews/add/keep", data={"label": "negative", "document": "not sharp"})
     assert response.status_code == 400 and FULL in form_error(response)
 
-    assert stored(app) == ["fits"]
+    # What is stored already costs nothing more: a shared link's copy, and the same records pasted again.
+    corpus_id = stored_id(app, "fits")
+    link = BeautifulSoup(alice.post(f"/corpora/{corpus_id}/share").get_data(as_text=True), "html.parser")
+    token = link.select_one("#share-link")["value"].rsplit("/", 1)[-1]
+    assert bob.post(f"/shared/{token}").status_code == 303
+    assert paste(student(app), "fits again", corpus=distinct_paste("fits")).status_code == 303
+
+    assert stored(app) == ["fits", "fits", "fits again"]
     assert app.extensions["webnb"]["storage"].stored_bytes() == PASTE_BYTES
 
 
@@ -250,9 +260,10 @@ def test_cleanup_removes_exactly_the_idle_workspaces(hosted_app, monkeypatch):
     active.post(f"/corpora/{stored_id(app, 'active')}/share")
     storage.save_job(Job(id="idle-job", title="Reading", workspace=idle_id, state="done"))
     storage.save_job(Job(id="active-job", title="Reading", workspace=active_id, state="done"))
-    local_id = storage.add_corpus(parse_pasted(PASTE), name="local", source="typed in")  # local mode: no workspace
+    local_id = storage.add_corpus(parse_pasted(distinct_paste("local")), name="local", source="typed in")  # local mode: no workspace
     # A workspace that stored before workspaces had rows, long ago: its newest corpus stands for its last visit.
-    legacy_id = storage.add_corpus(parse_pasted(PASTE), name="legacy", source="typed in", workspace="legacy-workspace")
+    legacy_id = storage.add_corpus(parse_pasted(distinct_paste("legacy")), name="legacy", source="typed in",
+                                    workspace="legacy-workspace")
     with storage.engine.begin() as connection:
         connection.execute(workspaces.delete().where(workspaces.c.id == "legacy-workspace"))
         connection.execute(corpora.update().where(corpora.c.id.in_([legacy_id, local_id])),
@@ -281,12 +292,13 @@ def test_cleanup_removes_exactly_the_idle_workspaces(hosted_app, monkeypatch):
                         f"now holds {size_text(4 * PASTE_BYTES)} of corpora.")
     assert count_rows(app, corpora) == 4
 
+    idle_contents = [storage.content_of(corpus_id) for corpus_id in idle_corpora]
     out = io.StringIO()
     assert main(["cleanup"], out=out) == 0
     assert out.getvalue().splitlines()[0].startswith(f"Removed workspace {idle_id[:8]}…")
     assert f"Removed 1 workspace idle for more than 30 days (2 corpora, {size_text(2 * PASTE_BYTES)})" in out.getvalue()
     assert stored(app) == ["active", "local"]
-    assert count_rows(app, documents, documents.c.corpus_id.in_(idle_corpora)) == 0
+    assert count_rows(app, documents, documents.c.content.in_(idle_contents)) == 0
     assert count_rows(app, documents) == 8
     assert count_rows(app, shares) == 1 and count_rows(app, jobs) == 1
     assert {row for row in storage.engine.connect().execute(sa.select(workspaces.c.id)).scalars()} == {active_id}

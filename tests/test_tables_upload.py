@@ -68,7 +68,7 @@ def test_an_uploaded_table_is_stored_and_comes_back_exactly(app_on_both_database
     stored = app.extensions["webnb"]["storage"].get_corpus(corpus_id)
     assert stored.features == IRIS.features and stored.n_documents == 150 and stored.name == "My iris"
     assert stored.source == f"uploaded {filename}"
-    app.extensions["webnb"]["catalog"]._stored.clear()  # read it from the database, not the cache
+    app.extensions["webnb"]["catalog"].cache.clear()  # read it from the database, not the cache
     entry = app.extensions["webnb"]["catalog"].get(corpus_id)
     assert entry.is_table and not entry.builtin
     assert np.array_equal(entry.table.values, IRIS.values)
@@ -82,7 +82,7 @@ def test_awkward_numbers_and_an_id_column_round_trip_bit_for_bit(app_on_both_dat
     rows = [[f"r{i}", number, str(len(AWKWARD) - i), "odd" if i % 2 else "even"] for i, number in enumerate(AWKWARD)]
     text = "id,weight,height,class\n" + "\n".join(",".join(row) for row in rows) + "\n"
     corpus_id = stored_id(upload(app.test_client(), "awkward.csv", text.encode()))
-    app.extensions["webnb"]["catalog"]._stored.clear()
+    app.extensions["webnb"]["catalog"].cache.clear()
     table = app.extensions["webnb"]["catalog"].get(corpus_id).table
     expected = np.array([[float(row[1]), float(row[2])] for row in rows])
     assert np.array_equal(table.values, expected) and table.values.tobytes() == expected.tobytes()  # -0.0 too
@@ -202,7 +202,7 @@ def test_a_pasted_table_of_numbers_is_a_table(app, separator):
     response = app.test_client().post("/corpora/paste", data={"corpus": text, "name": "Petals"})
     corpus_id = stored_id(response)
     assert app.extensions["webnb"]["storage"].get_corpus(corpus_id).features == ("petal length", "petal width")
-    app.extensions["webnb"]["catalog"]._stored.clear()
+    app.extensions["webnb"]["catalog"].cache.clear()
     table = app.extensions["webnb"]["catalog"].get(corpus_id).table
     assert np.array_equal(table.values, [[1.4, 0.2], [4.7, 1.4], [6.0, 2.5]])
     assert table.labels == ("setosa", "versicolor", "virginica") and table.ids == ("2", "3", "5")
@@ -416,5 +416,5 @@ def test_a_shared_table_is_copied_as_a_table(hosted):
     original, copy = storage.get_corpus(corpus_id), storage.get_corpus(copy_id)
     assert copy.features == original.features == IRIS.features
     assert copy.workspace != original.workspace
-    hosted.extensions["webnb"]["catalog"]._stored.clear()
+    hosted.extensions["webnb"]["catalog"].cache.clear()
     assert np.array_equal(hosted.extensions["webnb"]["catalog"].get(copy_id).table.values, IRIS.values)

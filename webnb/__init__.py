@@ -24,6 +24,7 @@ def create_app(test_config=None, *, instance_path=None):
 
     from webnb import formatting, home, outages, ratelimits, work, workspaces
     from webnb import security
+    from webnb.cache import DEFAULT_CACHE_MB
     from webnb.catalog import Catalog
     from webnb.jobs import Jobs
     from webnb.storage import Storage, default_url
@@ -57,7 +58,10 @@ def create_app(test_config=None, *, instance_path=None):
 
     storage = Storage(database_url)
     storage.create_schema()
-    app.extensions["webnb"] = {"storage": storage, "catalog": Catalog(storage), "jobs": Jobs(storage=storage)}
+    # What one process keeps of counted corpora (documents, statistics, matrices), in megabytes (webnb/cache.py).
+    cache_mb = float(app.config.setdefault("WEBNB_CACHE_MB", float(os.environ.get("WEBNB_CACHE_MB", DEFAULT_CACHE_MB))))
+    catalog = Catalog(storage, cache_bytes=int(cache_mb * 2**20))
+    app.extensions["webnb"] = {"storage": storage, "catalog": catalog, "jobs": Jobs(storage=storage)}
     work.init_app(app)  # the memory cap per piece of work and the heavy computations at once (webnb/work.py)
     CSRFProtect(app)
     security.init_app(app)

@@ -119,12 +119,14 @@ class Admission:
     # stores from a thread that has no app).
     limiter: object = field(default=None, compare=False, repr=False)
 
-    def admit(self, storage: Storage, workspace: str | None, corpus: Corpus | NumericTable) -> "Admitted":
+    def admit(self, storage: Storage, workspace: str | None, corpus: Corpus | NumericTable | None,
+              size: int | None = None) -> "Admitted":
         """Refuse (with a CorpusError, before anything is stored) a corpus that the server has no room for or that
-        would take this address over its hourly limits; a workspace's first corpus makes it a new workspace."""
-        rows = corpus.to_corpus() if isinstance(corpus, NumericTable) else corpus
-        size = stored_size(rows)
-        if self.max_stored_bytes:
+        would take this address over its hourly limits; a workspace's first corpus makes it a new workspace.
+        ``size``: the bytes it adds, when known (0 for records stored already); else its ``stored_size``."""
+        if size is None:
+            size = stored_size(corpus.to_corpus() if isinstance(corpus, NumericTable) else corpus)
+        if self.max_stored_bytes and size:
             stored = storage.stored_bytes()
             if stored + size > self.max_stored_bytes:
                 logger.warning("The storage budget is reached: %s bytes of corpora stored, WEBNB_MAX_STORED_BYTES "

@@ -1,47 +1,80 @@
-"""Where corpora come from (the built-in examples, or the database) and the fitted training sets,
-kept per process so that moving α or paging a table never re-reads a corpus."""
+"""Where corpora come from (the built-in examples, or the database) and their counted data.
+
+A stored corpus is counted once for every process and machine: the first process that needs it counted under some
+analysis options claims the work in the database, counts, and stores the result (webnb/engine/persist.py); every
+other one loads that instead of counting again. What a process holds (documents, counted statistics, matrices,
+held-out sets) lives in one cache bounded in bytes (``WEBNB_CACHE_MB``), so moving α or paging a table never
+re-reads a corpus while it fits."""
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import logging
+import os
 import sys
 import threading
-from collections import OrderedDict
+import time
 from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Callable
 
 import numpy as np
 
+from webnb.cache import DEFAULT_CACHE_MB, ByteCache, size_of
 from webnb.engine import AnalysisOptions, Corpus, CorpusError, TrainingSet, VocabularyOptions
+from webnb.engine import persist
+from webnb.engine.analysis import Analyzer
+from webnb.engine.bag import BagOfWords
 from webnb.engine.heldout import HeldOut, hold_out, on_test_corpus, on_training_documents
 from webnb.engine.evaluation import stratified_split
 from webnb.engine.gaussian import GaussianStatistics
 from webnb.engine.table import NumericTable
 from webnb.examples import EXAMPLES, TABLE_EXAMPLES, load_example_corpus, load_example_table
 from webnb.state import LessonState
-from webnb.storage import ANY_WORKSPACE, Storage
+from webnb.storage import ANY_WORKSPACE, CorpusSummary, Storage, content_hash
 from webnb.work import heavy_slot
 
+logger = logging.getLogger("webnb.counting")
 
-@dataclass(frozen=True)
+# A claim to count that is older than this belongs to a process that stopped before it finished: another takes over.
+STALE_CLAIM = timedelta(minutes=10)
+# How often a process waiting for another's count looks whether it is done.
+CLAIM_POLL_SECONDS = 0.2
+
+
+@dataclass(frozen=True, eq=False)
 class CorpusEntry:
+    """A corpus as the pages see it. A stored entry holds only its row; its documents (and, for a table of
+    numbers, its table) are loaded when first used and kept in the catalog's cache."""
+
     id: str
     name: str
     description: str
     builtin: bool
     source: str
-    corpus: Corpus
     defaults: LessonState  # the settings a first visit starts from
+    n_documents: int
     workspace: str | None = None  # the owner in hosted mode (None: a built-in, or local mode)
-    # A table of numbers (for Gaussian NB) instead of texts; ``corpus`` then holds its rows written out.
-    table: NumericTable | None = None
+    content: str | None = None  # the hash of its stored records; None for a built-in
+    # A table of numbers (for Gaussian NB) instead of texts: its feature columns, None for texts.
+    features: tuple[str, ...] | None = None
     sample: tuple[float, ...] | None = None  # a table example's first row for the step-through
     far: tuple[float, ...] | None = None  # and one whose densities underflow
+    load_corpus: Callable[[], Corpus] = field(default=None, repr=False)
+    load_table: Callable[[], NumericTable] | None = field(default=None, repr=False)
+
+    @property
+    def corpus(self) -> Corpus:
+        """The documents (for a table, its rows written out)."""
+        return self.load_corpus()
+
+    @property
+    def table(self) -> NumericTable | None:
+        return None if self.load_table is None else self.load_table()
 
     @property
     def is_table(self) -> bool:
-        return self.table is not None
-
-    @property
-    def n_documents(self) -> int:
-        return len(self.corpus)
+        return self.features is not None
 
 
 # Below this many documents a held-out split leaves almost nothing to learn from or to test on, so the
@@ -57,43 +90,46 @@ def _example_entry(example) -> CorpusEntry:
         description=example.description,
         builtin=True,
         source="built in",
-        corpus=corpus,
         defaults=LessonState(
             model=example.suggested_model,
             alpha=example.suggested_alpha,
             text=example.sample_review,
             test="training" if len(corpus) < SMALLEST_SPLIT_CORPUS else "split",
         ),
+        n_documents=len(corpus),
+        load_corpus=lambda: corpus,
     )
 
 
 def _table_example_entry(example) -> CorpusEntry:
     table = load_example_table(example.id)
+    rows = table.to_corpus()
     return CorpusEntry(
         id=example.id,
         name=example.title,
         description=example.description,
         builtin=True,
         source="built in",
-        corpus=table.to_corpus(),
         defaults=LessonState(),
-        table=table,
+        n_documents=len(table),
+        features=tuple(table.features),
         sample=example.sample,
         far=example.far,
+        load_corpus=lambda: rows,
+        load_table=lambda: table,
     )
 
 
 class Catalog:
     """Built-in corpora first (read-only, by their fixed ids), then the ones users added."""
 
-    def __init__(self, storage: Storage, cache_size: int = 6):
+    def __init__(self, storage: Storage, cache_bytes: int | None = None):
         self.storage = storage
         self._builtin = {example.id: _example_entry(example) for example in EXAMPLES}
         self._builtin.update({example.id: _table_example_entry(example) for example in TABLE_EXAMPLES})
-        self._training_sets: OrderedDict = OrderedDict()
-        self._held_out: OrderedDict = OrderedDict()
-        self._stored: OrderedDict = OrderedDict()
-        self._cache_size = cache_size
+        self.cache = ByteCache(DEFAULT_CACHE_MB * 2**20 if cache_bytes is None else cache_bytes)
+        # Counting done by this process (content or built-in id, options): a test's and the load test's evidence.
+        self.counted_here: list[tuple[str, str]] = []
         self._lock = threading.Lock()
 
     def builtin(self) -> list[CorpusEntry]:
@@ -107,43 +143,54 @@ class Catalog:
         workspace: to a student, another student's corpus does not exist. Built-ins belong to everyone."""
         if corpus_id in self._builtin:
             return self._builtin[corpus_id]
-        entry = self._get_stored(corpus_id)
-        if entry is None or (workspace is not ANY_WORKSPACE and entry.workspace != workspace):
+        summary = self.storage.summary(corpus_id)  # one row, read every time: a deleted corpus is gone at once
+        if summary is None or (workspace is not ANY_WORKSPACE and summary.workspace != workspace):
             return None
-        return entry
+        return self._stored_entry(summary)
 
-    def _get_stored(self, corpus_id: str) -> CorpusEntry | None:
-        with self._lock:
-            if corpus_id in self._stored:
-                self._stored.move_to_end(corpus_id)
-                return self._stored[corpus_id]
-        stored = self.storage.get_corpus(corpus_id)
-        if stored is None:
-            return None
-        # A stored table of numbers comes back as a table (its documents are its rows written out).
-        table = None if stored.features is None else NumericTable.from_corpus(stored.corpus, stored.features)
-        entry = CorpusEntry(
-            id=stored.id,
-            name=stored.name,
+    def _stored_entry(self, summary: CorpusSummary) -> CorpusEntry:
+        content, name, features = summary.content, summary.name, summary.features
+
+        def load_corpus() -> Corpus:
+            corpus = self._content_corpus(content)
+            return corpus if corpus.name == name else dataclasses.replace(corpus, name=name)
+
+        def load_table() -> NumericTable:
+            return self.cache.get_or_build(("table", content, features),
+                                           lambda: NumericTable.from_corpus(load_corpus(), features), _table_size)
+
+        return CorpusEntry(
+            id=summary.id,
+            name=name,
             description="",
             builtin=False,
-            source=stored.source,
-            corpus=stored.corpus,
-            defaults=LessonState() if table is not None else LessonState(model="multinomial", alpha="1"),
-            workspace=stored.workspace,
-            table=table,
+            source=summary.source,
+            defaults=LessonState() if features is not None else LessonState(model="multinomial", alpha="1"),
+            n_documents=summary.n_documents,
+            workspace=summary.workspace,
+            content=content,
+            features=features,
+            load_corpus=load_corpus,
+            load_table=None if features is None else load_table,
         )
-        with self._lock:
-            self._stored[corpus_id] = entry
-            while len(self._stored) > self._cache_size:
-                self._stored.popitem(last=False)
-        return entry
+
+    def _content_corpus(self, content: str) -> Corpus:
+        def load() -> Corpus:
+            corpus = self.storage.content_corpus(content)
+            if corpus is None:
+                raise CorpusError("This corpus was removed while it was being read. Open it again from the list.")
+            return corpus
+
+        return self.cache.get_or_build(("documents", content), load, _corpus_size)
+
+    # -- adding ----------------------------------------------------------------------------------------
 
     def add(
         self, corpus: Corpus | NumericTable, *, name: str, source: str, progress=None, workspace=None, quota=None
     ) -> str:
         """Store a user's corpus (or table of numbers) in ``workspace``, refusing one that cannot be trained on or
-        that would take the workspace over its ``quota`` (and then storing nothing)."""
+        that would take the workspace over its ``quota`` (and then storing nothing). Records stored already (the
+        same corpus uploaded again, a copy) are not stored again, nor counted again."""
         if isinstance(corpus, NumericTable):
             # Stored as its rows written out, with the feature names; there are no words to count.
             corpus.require_trainable()
@@ -156,40 +203,136 @@ class Catalog:
             quota.check(self.storage.usage(workspace), corpus)
         # Counting it first refuses a corpus with no usable words; the count is kept for the first visit.
         analysis, vocabulary = AnalysisOptions(), VocabularyOptions()
-        training = TrainingSet.build(corpus, analysis, vocabulary, progress)
+        content, options = content_hash(corpus), persist.options_key(analysis, vocabulary)
+        training = self._loaded(content, options)
+        counted_now = training is None
+        if counted_now:  # not a heavy slot: storing is already one (a background job, or a small paste)
+            training = self._count(content, options, corpus, analysis, vocabulary, progress, heavy=False)
         if quota is not None:
             quota.check_vocabulary(len(training.vocabulary))
         corpus_id = self.storage.add_corpus(corpus, name=name, source=source, workspace=workspace)
-        self._remember((corpus_id, analysis, vocabulary), training)
+        if counted_now:
+            self._save(content, options, training)
+            self._keep(content, options, training, corpus)
         return corpus_id
 
-    def _remember(self, key, training: TrainingSet) -> None:
-        with self._lock:
-            self._training_sets[key] = training
-            while len(self._training_sets) > self._cache_size:
-                self._training_sets.popitem(last=False)
+    def copy(self, entry: CorpusEntry, *, name: str, source: str, workspace=None, quota=None) -> str:
+        """A new entry in ``workspace`` for the records of a stored ``entry``: nothing is read, stored or counted
+        again. Counts against the workspace's quota like the corpus it copies."""
+        if quota is not None:
+            summary = self.storage.summary(entry.id)
+            quota.check_sizes(self.storage.usage(workspace), entry.n_documents, summary.n_characters or 0)
+        corpus_id = self.storage.add_entry(entry.content, name=name, source=source, workspace=workspace,
+                                           features=entry.features)
+        if corpus_id is None:
+            raise CorpusError("The shared corpus was removed meanwhile. Nothing was stored.")
+        return corpus_id
+
+    # -- counting once for all processes ---------------------------------------------------------------
 
     def cached_training_set(self, entry: CorpusEntry, analysis: AnalysisOptions, vocabulary: VocabularyOptions):
-        """The training set if it was already counted under these options, else None."""
-        key = (entry.id, analysis, vocabulary)
-        with self._lock:
-            if key in self._training_sets:
-                self._training_sets.move_to_end(key)
-                return self._training_sets[key]
-        return None
+        """The training set if it was counted already under these options, by this process or any other (then it
+        is loaded), else None."""
+        if entry.content is None:
+            return self.cache.get(("builtin", entry.id, analysis, vocabulary))
+        return self._loaded(entry.content, persist.options_key(analysis, vocabulary))
 
     def training_set(
         self, entry: CorpusEntry, analysis: AnalysisOptions, vocabulary: VocabularyOptions, progress=None
     ) -> TrainingSet:
-        """The corpus counted under these options; built once, then served from a small LRU cache."""
-        cached = self.cached_training_set(entry, analysis, vocabulary)
-        if cached is not None:
-            return cached
-        key = (entry.id, analysis, vocabulary)
-        with heavy_slot(self, entry.n_documents):  # at most WEBNB_MAX_HEAVY_WORK such counts at once (webnb/work.py)
-            training = TrainingSet.build(entry.corpus, analysis, vocabulary, progress)
-        self._remember(key, training)
+        """The corpus counted under these options: from this process's cache, else loaded from the database,
+        else counted here (once, whichever process or machine asks first) and stored for every other."""
+        if entry.content is None:  # a built-in: a few documents, counted in each process
+            return self.cache.get_or_build(
+                ("builtin", entry.id, analysis, vocabulary),
+                lambda: self._count(entry.id, "", entry.corpus, analysis, vocabulary, progress))
+        content, options = entry.content, persist.options_key(analysis, vocabulary)
+        while True:
+            training = self._loaded(content, options)
+            if training is not None:
+                return training
+            if self.storage.claim_counting(content, options, STALE_CLAIM):
+                try:
+                    corpus = entry.corpus
+                    training = self._count(content, options, corpus, analysis, vocabulary, progress)
+                except BaseException:
+                    self.storage.release_claim(content, options)
+                    raise
+                self._save(content, options, training)
+                return self._keep(content, options, training, corpus)
+            # Another process (or thread) is counting it: wait for its result rather than count it twice.
+            state = self.storage.counting_state(content, options)
+            if state is None or state[0] == "done":
+                continue
+            self._wait_for_another_count()
+
+    def _wait_for_another_count(self) -> None:
+        time.sleep(CLAIM_POLL_SECONDS)
+
+    def _count(self, what: str, options: str, corpus: Corpus, analysis, vocabulary, progress,
+               heavy: bool = True) -> TrainingSet:
+        # At most WEBNB_MAX_HEAVY_WORK such counts at once (webnb/work.py).
+        with heavy_slot(self, len(corpus)) if heavy else contextlib.nullcontext():
+            started = time.perf_counter()
+            training = TrainingSet.build(corpus, analysis, vocabulary, progress)
+        with self._lock:
+            self.counted_here.append((what, options))
+        logger.info("counted %s (%s documents, %s words) in %.2f s in process %s", what[:12] or "a built-in",
+                    len(corpus), len(training.vocabulary), time.perf_counter() - started, os.getpid())
         return training
+
+    def _save(self, content: str, options: str, training: TrainingSet) -> None:
+        self.storage.save_counted(
+            content, options, n_words=len(training.vocabulary),
+            vocabulary=persist.pack_vocabulary(training.vocabulary),
+            statistics=persist.pack_statistics(training.statistics),
+            matrix=persist.pack_rows(training.matrix, training.class_index))
+
+    def _keep(self, content: str, options: str, training: TrainingSet, corpus: Corpus) -> TrainingSet:
+        """Keep what was just counted, so that the pages after it load nothing; the training set as every other
+        process will load it (its matrix and documents through the cache)."""
+        self.cache.put(("documents", content), dataclasses.replace(corpus, name=""), _corpus_size(corpus))
+        self.cache.put(("rows", content, options), (training.matrix, training.class_index))
+        kept = self._deferred(content, options, training.bag, training.statistics)
+        self.cache.put(("counted", content, options), kept, _training_size(kept))
+        return kept
+
+    def _loaded(self, content: str, options: str) -> TrainingSet | None:
+        """The counted statistics of ``content`` under ``options`` from the cache or the database (its matrix and
+        documents are loaded only when a page uses them), or None if nobody has counted it yet."""
+        key = ("counted", content, options)
+        training = self.cache.get(key)
+        if training is not None:
+            return training
+        def load():
+            stored = self.storage.counted(content, options)
+            if stored is None:
+                return _NOT_COUNTED
+            words = persist.unpack_vocabulary(stored["vocabulary"])
+            statistics = persist.unpack_statistics(stored["statistics"], words)
+            analysis, vocabulary = _options_of(options)
+            return self._deferred(content, options, BagOfWords(Analyzer(analysis), words, vocabulary), statistics)
+
+        training = self.cache.get_or_build(key, load, _training_size)  # one load per key at a time
+        if training is _NOT_COUNTED:
+            self.cache.discard(key)
+            return None
+        return training
+
+    def _deferred(self, content: str, options: str, bag: BagOfWords, statistics) -> TrainingSet:
+        def documents() -> Corpus:
+            return self._content_corpus(content)
+
+        def rows():
+            return self.cache.get_or_build(("rows", content, options), lambda: self._rows(content, options))
+
+        return TrainingSet.deferred(bag, statistics, documents=documents, rows=rows)
+
+    def _rows(self, content: str, options: str):
+        stored = self.storage.counted(content, options, ("matrix",))
+        if stored is None:
+            raise CorpusError("This corpus was removed while it was being read. Open it again from the list.")
+        return persist.unpack_rows(stored["matrix"])
 
     # -- held-out test documents -------------------------------------------------------------------
 
@@ -209,11 +352,11 @@ class Catalog:
     @staticmethod
     def _held_out_key(entry, analysis, vocabulary, test: str, test_size: float, seed: int, test_entry=None):
         if test == "split":
-            return (entry.id, analysis, vocabulary, test, test_size, seed)
+            return ("held out", entry.id, analysis, vocabulary, test, test_size, seed)
         if test_entry is None:
-            return (entry.id, analysis, vocabulary, test)
+            return ("held out", entry.id, analysis, vocabulary, test)
         # The owner is part of the key too: an entry can only ever answer a request from a workspace that may see it.
-        return (entry.id, analysis, vocabulary, "corpus", test_entry.id, test_entry.workspace)
+        return ("held out", entry.id, analysis, vocabulary, "corpus", test_entry.id, test_entry.workspace)
 
     def cached_held_out(
         self, entry, analysis, vocabulary, test: str, test_size: float, seed: int, workspace=ANY_WORKSPACE
@@ -221,12 +364,7 @@ class Catalog:
         """The held-out set if it was already made, else None; raises CorpusError for a test corpus that this
         ``workspace`` may not see, before looking in the cache."""
         test_entry = self.test_corpus(test, workspace)
-        key = self._held_out_key(entry, analysis, vocabulary, test, test_size, seed, test_entry)
-        with self._lock:
-            if key in self._held_out:
-                self._held_out.move_to_end(key)
-                return self._held_out[key]
-        return None
+        return self.cache.get(self._held_out_key(entry, analysis, vocabulary, test, test_size, seed, test_entry))
 
     def held_out(
         self,
@@ -240,7 +378,7 @@ class Catalog:
         workspace=ANY_WORKSPACE,
     ) -> HeldOut:
         """Training and test documents as ``test`` says: "split" (a stratified split of the corpus), "training"
-        (the training documents themselves) or the id of another corpus. Kept in a small LRU cache."""
+        (the training documents themselves) or the id of another corpus. Kept in the cache."""
         test_entry = self.test_corpus(test, workspace)  # who may see the test corpus, before any cache
         cached = self.cached_held_out(entry, analysis, vocabulary, test, test_size, seed, workspace)
         if cached is not None:
@@ -255,35 +393,70 @@ class Catalog:
             else:
                 held = on_test_corpus(training, test_entry.corpus)
         key = self._held_out_key(entry, analysis, vocabulary, test, test_size, seed, test_entry)
-        with self._lock:
-            self._held_out[key] = held
-            while len(self._held_out) > self._cache_size:
-                self._held_out.popitem(last=False)
+        self.cache.put(key, held, _held_out_size(held))
         return held
 
     # -- tables of numbers --------------------------------------------------------------------------
 
     def gaussian_split(self, entry: CorpusEntry, test: str = "all", test_size: float = 0.25, seed: int = 0) -> GaussianSplit:
         """The table's Gaussian statistics: of all its rows (``test`` "all"), or of the training part of a stratified
-        split ("split") with its test rows, or of all rows tested on themselves ("training"). Kept in a small LRU
-        cache, so a new var_smoothing or prior never reads the rows again."""
+        split ("split") with its test rows, or of all rows tested on themselves ("training"). Kept in the cache, so a
+        new var_smoothing or prior never reads the rows again."""
         key = ("gaussian", entry.id, test, test_size, seed) if test == "split" else ("gaussian", entry.id, test)
-        with self._lock:
-            if key in self._held_out:
-                self._held_out.move_to_end(key)
-                return self._held_out[key]
-        table = entry.table
-        if test == "split":
-            train_index, test_index = stratified_split(table.labels, test_size, seed)
-            training, tested, positions = table.subset(train_index), table.subset(test_index), test_index
-        else:
-            training, tested, positions = table, table, np.arange(len(table))
-        held = GaussianSplit(GaussianStatistics.fit(training), training, tested, positions)
-        with self._lock:
-            self._held_out[key] = held
-            while len(self._held_out) > self._cache_size:
-                self._held_out.popitem(last=False)
-        return held
+
+        def split() -> GaussianSplit:
+            table = entry.table
+            if test == "split":
+                train_index, test_index = stratified_split(table.labels, test_size, seed)
+                training, tested, positions = table.subset(train_index), table.subset(test_index), test_index
+            else:
+                training, tested, positions = table, table, np.arange(len(table))
+            return GaussianSplit(GaussianStatistics.fit(training), training, tested, positions)
+
+        return self.cache.get_or_build(key, split, lambda held: 2 * _table_size(held.training))
+
+
+_NOT_COUNTED = object()
+
+
+def _options_of(options: str) -> tuple[AnalysisOptions, VocabularyOptions]:
+    import json
+
+    data = json.loads(options)
+    analysis = dict(data["analysis"])
+    for name in ("ngram_range", "normalize"):
+        analysis[name] = tuple(analysis[name])
+    if isinstance(analysis["stop_words"], list):
+        analysis["stop_words"] = tuple(analysis["stop_words"])
+    return AnalysisOptions(**analysis), VocabularyOptions(**data["vocabulary"])
+
+
+# Python objects cost more than the characters they hold: a str has about 50 bytes of header.
+def _corpus_size(corpus: Corpus) -> int:
+    return sum(len(text) + len(label) + len(doc_id) + 150
+               for text, label, doc_id in zip(corpus.texts, corpus.labels, corpus.ids))
+
+
+def _table_size(table: NumericTable) -> int:
+    return table.values.nbytes + 150 * len(table)
+
+
+def _training_size(training) -> int:
+    if training is _NOT_COUNTED:
+        return 0
+    statistics = training.statistics
+    # The vocabulary as str objects with its index dict (about 150 bytes a word), and the statistics' arrays
+    # twice: the models derived from them (TrainingSet.model keeps a few) hold tables of the same shape.
+    words = 150 * len(training.vocabulary)
+    return words + 2 * (statistics.document_count_.nbytes + statistics.word_count_.nbytes)
+
+
+def _held_out_size(held: HeldOut) -> int:
+    matrices = size_of(held.test_matrix)
+    if held.training._matrix is not None:  # counted for this split (a deferred one is counted elsewhere)
+        matrices += size_of(held.training._matrix)
+        matrices += _training_size(held.training)
+    return matrices + _corpus_size(held.test)
 
 
 @dataclass(frozen=True, eq=False)
@@ -314,14 +487,17 @@ class Quota:
                    admission=admission)
 
     def check(self, usage: tuple[int, int, int], corpus: Corpus) -> None:
+        self.check_sizes(usage, len(corpus), sum(map(len, corpus.texts)))
+
+    def check_sizes(self, usage: tuple[int, int, int], n_documents: int, adding: int) -> None:
+        """Whether the workspace (holding ``usage``) may add a corpus of ``n_documents`` and ``adding`` characters."""
         count, documents, characters = usage
-        adding = sum(map(len, corpus.texts))
         if count + 1 > self.corpora:
             raise CorpusError(f"Your workspace already holds {count} corpora, the most it may hold. Nothing was stored.")
-        if documents + len(corpus) > self.documents:
+        if documents + n_documents > self.documents:
             raise CorpusError(
                 f"Your workspace may hold {self.documents:,} documents in all; it holds {documents:,} and this corpus has "
-                f"{len(corpus):,}. Nothing was stored.")
+                f"{n_documents:,}. Nothing was stored.")
         if characters + adding > self.characters:
             raise CorpusError(
                 f"Your workspace may hold {self.characters:,} characters of text in all; it holds {characters:,} and this "
@@ -352,9 +528,25 @@ class ScopedCatalog:
         limits per address and the server's storage budget refuse it first, before any work, storing nothing."""
         workspace = None if self.workspace is ANY_WORKSPACE else self.workspace
         admission = self.quota.admission if self.quota is not None else None
-        admitted = admission.admit(self._catalog.storage, workspace, corpus) if admission is not None else None
+        admitted = None
+        if admission is not None:
+            rows = corpus.to_corpus() if isinstance(corpus, NumericTable) else corpus
+            stored_already = self._catalog.storage.has_content(content_hash(rows))  # the same records: no new bytes
+            admitted = admission.admit(self._catalog.storage, workspace, rows, size=0 if stored_already else None)
         corpus_id = self._catalog.add(corpus, name=name, source=source, progress=progress, workspace=workspace,
                                       quota=self.quota)
+        if admitted is not None:
+            admitted.stored()
+        return corpus_id
+
+    def copy(self, entry: CorpusEntry, *, name: str, source: str) -> str:
+        """A copy of a stored corpus (opened from a share link) in this workspace: a new entry for the same
+        records, which costs the server no storage, so only the server's and the address's limits on new workspaces
+        apply besides the workspace's own quota."""
+        workspace = None if self.workspace is ANY_WORKSPACE else self.workspace
+        admission = self.quota.admission if self.quota is not None else None
+        admitted = admission.admit(self._catalog.storage, workspace, None, size=0) if admission is not None else None
+        corpus_id = self._catalog.copy(entry, name=name, source=source, workspace=workspace, quota=self.quota)
         if admitted is not None:
             admitted.stored()
         return corpus_id

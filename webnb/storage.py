@@ -1,19 +1,21 @@
 """Corpora that users added, kept in a database so that they survive a restart.
 
 SQLAlchemy Core (no ORM) over SQLite by default, PostgreSQL when ``WEBNB_DATABASE_URL`` says so.
-The tables: ``corpora`` (one row per corpus), ``documents`` (one row per document, in the corpus's order),
-``shares`` and ``jobs``, and ``workspaces`` (the hosted mode's workspaces that stored something, with when they
+The tables: ``corpora`` (one row per corpus entry: its name, owner and sizes), ``contents`` (one row per distinct
+content, named by a hash of its records) with its ``documents`` (one row per document, in order) and its ``counts``
+(the counted data under given analysis options, persisted the first time any process counts it), ``shares`` and
+``jobs``, and ``workspaces`` (the hosted mode's workspaces that stored something, with when they
 were last seen, so that ``webnb cleanup`` can remove the idle ones). Every value travels as a bound parameter; no
 SQL is built from user data.
 """
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import secrets
 import threading
-import time
 import weakref
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -31,6 +33,18 @@ DATABASE_FILENAME = "webnb.sqlite3"
 BATCH_SIZE = 1000  # documents per executemany
 
 metadata = sa.MetaData()
+
+contents = sa.Table(
+    "contents",
+    metadata,
+    # A corpus's records stored once, however many entries (copies, identical uploads) refer to them.
+    sa.Column("hash", sa.Text, primary_key=True),  # content_hash(): SHA-256 of the records, in order
+    sa.Column("n_documents", sa.Integer, nullable=False),
+    sa.Column("n_characters", sa.BigInteger, nullable=False),
+    sa.Column("n_bytes", sa.BigInteger, nullable=False),  # stored_size()
+    sa.Column("classes", sa.Text, nullable=False),  # a JSON list of the sorted distinct labels
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+)
 
 corpora = sa.Table(
     "corpora",
@@ -51,24 +65,43 @@ corpora = sa.Table(
     # The bytes the corpus takes (see stored_size), for the server's storage budget. NULL for a corpus stored
     # before this was counted (its characters stand in).
     sa.Column("n_bytes", sa.BigInteger, nullable=True),
+    # Its records (set for every entry since migration 0002).
+    sa.Column("content", sa.Text, sa.ForeignKey("contents.hash"), nullable=True),
     sa.Index("ix_corpora_created_at", "created_at"),
     sa.Index("ix_corpora_workspace", "workspace"),
+    sa.Index("ix_corpora_content", "content"),
 )
 
-# Columns added after the first release, created on an existing database by ``create_schema``.
-LATER_COLUMNS = {"workspace": "TEXT", "n_characters": "BIGINT", "features": "TEXT", "n_bytes": "BIGINT"}
 ANY_WORKSPACE = object()  # list_corpora(): every corpus, whoever owns it (local mode)
 
 documents = sa.Table(
     "documents",
     metadata,
-    sa.Column("corpus_id", sa.Text, sa.ForeignKey("corpora.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("content", sa.Text, sa.ForeignKey("contents.hash", ondelete="CASCADE"), primary_key=True),
     sa.Column("position", sa.Integer, primary_key=True, autoincrement=False),  # 0-based
     sa.Column("doc_id", sa.Text, nullable=False),
     sa.Column("label", sa.Text, nullable=False),
     sa.Column("text", sa.Text, nullable=False),
     # Paging one class's documents and counting classes without reading the texts.
-    sa.Index("ix_documents_corpus_label_position", "corpus_id", "label", "position"),
+    sa.Index("ix_documents_content_label_position", "content", "label", "position"),
+)
+
+counts = sa.Table(
+    "counts",
+    metadata,
+    # A content counted under one set of analysis and vocabulary options (``options``: their canonical JSON). The
+    # first process to need it claims the row ('counting'), counts, and stores the result ('done'); every other
+    # process, on any machine, waits for it and loads the arrays instead of counting again.
+    sa.Column("content", sa.Text, sa.ForeignKey("contents.hash", ondelete="CASCADE"), primary_key=True),
+    sa.Column("options", sa.Text, primary_key=True),
+    sa.Column("state", sa.Text, nullable=False),
+    sa.Column("claimed_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("builds", sa.Integer, nullable=False, server_default="0"),  # times any process counted it
+    sa.Column("n_words", sa.Integer, nullable=True),
+    sa.Column("vocabulary", sa.LargeBinary, nullable=True),
+    sa.Column("statistics", sa.LargeBinary, nullable=True),  # the per-class counts: all that inference needs
+    sa.Column("matrix", sa.LargeBinary, nullable=True),  # the document × word counts and each document's class
+    sa.Column("n_bytes", sa.BigInteger, nullable=True),
 )
 
 
@@ -135,6 +168,7 @@ class CorpusSummary:
     # The feature columns of a table of numbers; None for texts. Keyword-only with a default, so that it comes
     # after StoredCorpus's ``corpus`` and the positional fields above keep their places.
     features: tuple[str, ...] | None = field(default=None, kw_only=True)
+    content: str | None = field(default=None, kw_only=True)  # the hash of its records (see content_hash)
 
 
 @dataclass(frozen=True)
@@ -231,25 +265,15 @@ class Storage:
         self.dispose()
 
     def create_schema(self) -> None:
-        """Create the tables and indexes that do not exist yet, and the columns that later versions added to
-        an existing ``corpora`` table (safe to call at every start, and by several processes starting at once:
-        the DDL runs under the write lock, and a process that finds the tables made meanwhile goes on)."""
-        for attempt in range(5):
-            try:
-                metadata.create_all(self._writer)
-                break
-            except sa.exc.OperationalError:
-                if attempt == 4:
-                    raise
-                time.sleep(0.2 * (attempt + 1))
-        present = {column["name"] for column in sa.inspect(self.engine).get_columns("corpora")}
-        missing = [(name, kind) for name, kind in LATER_COLUMNS.items() if name not in present]
-        if missing:
-            with self._writing() as connection:
-                for name, kind in missing:
-                    connection.execute(sa.text(f"ALTER TABLE corpora ADD COLUMN {name} {kind}"))  # names are ours
-                connection.execute(
-                    sa.text("CREATE INDEX IF NOT EXISTS ix_corpora_workspace ON corpora (workspace)"))
+        """Bring the database to the newest schema by its migrations (webnb/migrations): creates a new database,
+        upgrades one written by an earlier release in place. Safe at every start, and when several processes start
+        at once (the migrations run one process at a time)."""
+        from webnb.migrations import upgrade
+
+        with self._write_lock:  # this process's other writers wait (the migrations take the database's own lock)
+            upgrade(self.engine)
+        with self.engine.connect():  # the pool's first connection, opened now rather than by the first request
+            pass
 
     def dispose(self) -> None:
         """Close the pooled connections."""
@@ -260,8 +284,10 @@ class Storage:
     def add_corpus(
         self, corpus: Corpus, *, name: str, source: str, workspace: str | None = None, features=None
     ) -> str:
-        """Store the corpus and all its documents in one transaction; return its new random id.
+        """Store the corpus in one transaction; return its new random id.
 
+        Its records are stored once per distinct content: when an identical corpus is stored already (a copy, the
+        same file uploaded again), the new entry refers to those records and no document is written again.
         ``features`` names the columns when the corpus is a table of numbers written out one row per document
         (see :meth:`NumericTable.to_corpus`); None for texts. Either everything is stored or nothing is. Text
         containing a NUL character is refused (PostgreSQL cannot store it), naming the document.
@@ -269,36 +295,64 @@ class Storage:
         if len(corpus) == 0:
             raise CorpusError("The corpus has no documents; nothing was stored.")
         _refuse_nul(corpus, name, source)
-        corpus_id = secrets.token_urlsafe(16)  # 128 random bits: the id is also the corpus's URL
+        content = content_hash(corpus)
+        n_characters, n_bytes = sum(map(len, corpus.texts)), stored_size(corpus)
         now = _now()
         with self._writing() as connection:
-            if workspace is not None:
-                # Every workspace that holds a corpus has a row, so that cleanup finds it when it falls idle.
-                _insert_workspace(connection, workspace, created_at=now, last_seen_at=now)
-            connection.execute(
-                corpora.insert(),
-                {
-                    "id": corpus_id,
-                    "name": name,
-                    "source": source,
-                    "created_at": now,
-                    "n_documents": len(corpus),
-                    "classes": json.dumps(list(corpus.classes)),
-                    "workspace": workspace,
-                    "n_characters": sum(map(len, corpus.texts)),
-                    "features": None if features is None else json.dumps(list(features)),
-                    "n_bytes": stored_size(corpus),
-                },
-            )
-            rows = [
-                {"corpus_id": corpus_id, "position": i, "doc_id": doc_id, "label": label, "text": text}
-                for i, (doc_id, label, text) in enumerate(zip(corpus.ids, corpus.labels, corpus.texts))
-            ]
-            for start in range(0, len(rows), BATCH_SIZE):
-                connection.execute(documents.insert(), rows[start:start + BATCH_SIZE])
-                if start == 0:
-                    pause_at("corpus-write")  # a test's kill lands here, with documents written and not committed
+            new_content = _insert_ignoring_duplicate(connection, contents, "hash", {
+                "hash": content, "n_documents": len(corpus), "n_characters": n_characters, "n_bytes": n_bytes,
+                "classes": json.dumps(list(corpus.classes)), "created_at": now})
+            if new_content:
+                rows = [
+                    {"content": content, "position": i, "doc_id": doc_id, "label": label, "text": text}
+                    for i, (doc_id, label, text) in enumerate(zip(corpus.ids, corpus.labels, corpus.texts))
+                ]
+                for start in range(0, len(rows), BATCH_SIZE):
+                    connection.execute(documents.insert(), rows[start:start + BATCH_SIZE])
+                    if start == 0:
+                        pause_at("corpus-write")  # a test's kill lands here, with documents written and not committed
+            return self._insert_entry(connection, content, name=name, source=source, workspace=workspace,
+                                      features=features, n_documents=len(corpus), classes=corpus.classes,
+                                      n_characters=n_characters, n_bytes=n_bytes, now=now)
+
+    def add_entry(self, content: str, *, name: str, source: str, workspace: str | None = None,
+                  features=None) -> str | None:
+        """A new corpus entry for records stored already (a copy of another entry): no document is read or written.
+        None if there is no such content (any more)."""
+        now = _now()
+        with self._writing() as connection:
+            row = connection.execute(sa.select(contents).where(contents.c.hash == content)).one_or_none()
+            if row is None:
+                return None
+            return self._insert_entry(connection, content, name=name, source=source, workspace=workspace,
+                                      features=features, n_documents=row.n_documents,
+                                      classes=tuple(json.loads(row.classes)), n_characters=row.n_characters,
+                                      n_bytes=row.n_bytes, now=now)
+
+    @staticmethod
+    def _insert_entry(connection, content, *, name, source, workspace, features, n_documents, classes,
+                      n_characters, n_bytes, now) -> str:
+        corpus_id = secrets.token_urlsafe(16)  # 128 random bits: the id is also the corpus's URL
+        if workspace is not None:
+            # Every workspace that holds a corpus has a row, so that cleanup finds it when it falls idle.
+            _insert_workspace(connection, workspace, created_at=now, last_seen_at=now)
+        connection.execute(corpora.insert(), {
+            "id": corpus_id, "name": name, "source": source, "created_at": now, "n_documents": n_documents,
+            "classes": json.dumps(list(classes)), "workspace": workspace, "n_characters": n_characters,
+            "features": None if features is None else json.dumps(list(features)), "n_bytes": n_bytes,
+            "content": content,
+        })
         return corpus_id
+
+    def content_of(self, corpus_id: str) -> str | None:
+        with self.engine.connect() as connection:
+            return connection.execute(
+                sa.select(corpora.c.content).where(corpora.c.id == corpus_id)).scalar_one_or_none()
+
+    def has_content(self, content: str) -> bool:
+        with self.engine.connect() as connection:
+            return connection.execute(
+                sa.select(contents.c.hash).where(contents.c.hash == content)).first() is not None
 
     def share(self, corpus_id: str) -> str:
         """A new share token for the corpus (each call makes another; any of them opens a copy)."""
@@ -329,10 +383,96 @@ class Storage:
         return {"id": row.id, "updated_at": _utc(row.updated_at), **{name: getattr(row, name) for name in JOB_FIELDS}}
 
     def delete_corpus(self, corpus_id: str) -> bool:
-        """Delete the corpus and (by ON DELETE CASCADE) its documents; False if there was none."""
+        """Delete the corpus entry, its share links, and its records and counted data when no other entry uses
+        them; False if there was none."""
         with self._writing() as connection:
-            result = connection.execute(corpora.delete().where(corpora.c.id == corpus_id))
-        return result.rowcount > 0
+            content = connection.execute(
+                sa.select(corpora.c.content).where(corpora.c.id == corpus_id)).scalar_one_or_none()
+            connection.execute(shares.delete().where(shares.c.corpus_id == corpus_id))
+            deleted = connection.execute(corpora.delete().where(corpora.c.id == corpus_id)).rowcount
+            _remove_unused_contents(connection, [content])
+        return deleted > 0
+
+    # --- counted data ---------------------------------------------------------------------
+
+    def counted(self, content: str, options: str, parts: tuple[str, ...] = ("vocabulary", "statistics")) -> dict | None:
+        """The stored ``parts`` (columns of ``counts``) of ``content`` counted under ``options``, or None when it
+        has not been counted (or is being counted now)."""
+        columns = [counts.c[part] for part in parts]
+        with self.engine.connect() as connection:
+            row = connection.execute(
+                sa.select(*columns).where(counts.c.content == content, counts.c.options == options,
+                                          counts.c.state == "done")).one_or_none()
+        return None if row is None else dict(zip(parts, row))
+
+    def counting_state(self, content: str, options: str) -> tuple[str, datetime] | None:
+        """('counting' or 'done', when it was claimed), or None when nobody has counted or claimed it."""
+        with self.engine.connect() as connection:
+            row = connection.execute(
+                sa.select(counts.c.state, counts.c.claimed_at)
+                .where(counts.c.content == content, counts.c.options == options)).one_or_none()
+        return None if row is None else (row.state, _utc(row.claimed_at))
+
+    def claim_counting(self, content: str, options: str, stale_after: timedelta) -> bool:
+        """Claim the counting of ``content`` under ``options`` for this process: True when nobody had claimed it,
+        or when the claim of a process that never finished is older than ``stale_after`` (it was stopped)."""
+        now = _now()
+        with self._writing() as connection:
+            if _insert_ignoring_duplicate(connection, counts, ("content", "options"), {
+                    "content": content, "options": options, "state": "counting", "claimed_at": now, "builds": 0}):
+                return True
+            row = connection.execute(
+                sa.select(counts.c.state, counts.c.claimed_at)
+                .where(counts.c.content == content, counts.c.options == options)).one_or_none()
+            if row is None or row.state != "counting" or _utc(row.claimed_at) > now - stale_after:
+                return False
+            return connection.execute(
+                counts.update().where(counts.c.content == content, counts.c.options == options,
+                                      counts.c.claimed_at == row.claimed_at), {"claimed_at": now}).rowcount == 1
+
+    def release_claim(self, content: str, options: str) -> None:
+        """Give up a claim (counting failed): the next process to need it counts it."""
+        with self._writing() as connection:
+            connection.execute(counts.delete().where(counts.c.content == content, counts.c.options == options,
+                                                     counts.c.state == "counting"))
+
+    def save_counted(self, content: str, options: str, *, n_words: int, vocabulary: bytes, statistics: bytes,
+                     matrix: bytes) -> None:
+        """Store what counting ``content`` under ``options`` gave, and that it was counted once more. Claimed or
+        not (a corpus counted as it was stored is saved directly)."""
+        values = {"state": "done", "claimed_at": _now(), "n_words": n_words, "vocabulary": vocabulary,
+                  "statistics": statistics, "matrix": matrix, "n_bytes": len(vocabulary) + len(statistics) + len(matrix)}
+        with self._writing() as connection:
+            updated = connection.execute(
+                counts.update().where(counts.c.content == content, counts.c.options == options)
+                .values(**values, builds=counts.c.builds + 1)).rowcount
+            if not updated and connection.execute(
+                    sa.select(contents.c.hash).where(contents.c.hash == content)).first() is not None:
+                _insert_ignoring_duplicate(connection, counts, ("content", "options"),
+                                           {"content": content, "options": options, "builds": 1, **values})
+
+    def count_builds(self) -> dict[tuple[str, str], int]:
+        """How many times each (content, options) was counted, by any process: 1 when counted once for all."""
+        with self.engine.connect() as connection:
+            rows = connection.execute(sa.select(counts.c.content, counts.c.options, counts.c.builds)).all()
+        return {(row.content, row.options): row.builds for row in rows}
+
+    def content_corpus(self, content: str) -> Corpus | None:
+        """The records of ``content``, in order (without a name: entries that share it name it each their way)."""
+        with self.engine.connect() as connection:
+            docs = connection.execute(
+                sa.select(documents.c.doc_id, documents.c.label, documents.c.text)
+                .where(documents.c.content == content).order_by(documents.c.position)).all()
+        if not docs:
+            return None
+        return Corpus(texts=tuple(doc.text for doc in docs), labels=tuple(doc.label for doc in docs),
+                      ids=tuple(doc.doc_id for doc in docs))
+
+    def summary(self, corpus_id: str) -> CorpusSummary | None:
+        """The corpus entry without its documents, or None."""
+        with self.engine.connect() as connection:
+            row = connection.execute(sa.select(corpora).where(corpora.c.id == corpus_id)).one_or_none()
+        return None if row is None else _summary(row)
 
     # --- workspaces and retention ----------------------------------------------------------
 
@@ -369,10 +509,10 @@ class Storage:
         return True
 
     def stored_bytes(self) -> int:
-        """The bytes every stored corpus takes (see ``stored_size``)."""
-        size = _size()
+        """The bytes the stored records take (see ``stored_size``), each distinct content once, however many
+        entries use it. Their counted data (about a fifth more on real corpora) is derived and not counted."""
         with self.engine.connect() as connection:
-            return int(connection.execute(sa.select(sa.func.coalesce(sa.func.sum(size), 0))).scalar_one())
+            return int(connection.execute(sa.select(sa.func.coalesce(sa.func.sum(contents.c.n_bytes), 0))).scalar_one())
 
     def idle_workspaces(self, before: datetime) -> list[WorkspaceContents]:
         """The hosted workspaces last seen before ``before``, oldest first, with what they hold. A workspace that
@@ -399,11 +539,13 @@ class Storage:
                 return None  # seen again since it was listed, or already removed
             removed = _contents(connection, workspace, last_seen)
             owned = sa.select(corpora.c.id).where(corpora.c.workspace == workspace).scalar_subquery()
-            # Spelled out rather than left to ON DELETE CASCADE, which a database made by an older version or
-            # a SQLite connection without foreign keys would not do.
+            used = connection.execute(
+                sa.select(corpora.c.content).where(corpora.c.workspace == workspace).distinct()).scalars().all()
+            # Spelled out rather than left to ON DELETE CASCADE, which a SQLite connection without foreign keys
+            # would not do.
             connection.execute(shares.delete().where(shares.c.corpus_id.in_(owned)))
-            connection.execute(documents.delete().where(documents.c.corpus_id.in_(owned)))
             connection.execute(corpora.delete().where(corpora.c.workspace == workspace))
+            _remove_unused_contents(connection, used)
             connection.execute(jobs.delete().where(jobs.c.workspace == workspace))
             connection.execute(workspaces.delete().where(workspaces.c.id == workspace))
         return removed
@@ -423,7 +565,7 @@ class Storage:
                 return None
             docs = connection.execute(
                 sa.select(documents.c.doc_id, documents.c.label, documents.c.text)
-                .where(documents.c.corpus_id == corpus_id)
+                .where(documents.c.content == row.content)
                 .order_by(documents.c.position)
             ).all()
         summary = _summary(row)
@@ -443,6 +585,7 @@ class Storage:
             workspace=summary.workspace,
             n_characters=summary.n_characters,
             features=summary.features,
+            content=summary.content,
             corpus=corpus,
         )
 
@@ -471,7 +614,7 @@ class Storage:
         if offset < 0 or limit < 0:
             raise ValueError(f"offset and limit must not be negative (got offset={offset}, limit={limit})")
         query = sa.select(documents.c.position, documents.c.doc_id, documents.c.label, documents.c.text).where(
-            documents.c.corpus_id == corpus_id
+            documents.c.content == _content_of(corpus_id)
         )
         if label is not None:
             query = query.where(documents.c.label == label)
@@ -483,7 +626,7 @@ class Storage:
         """Documents per label, labels sorted as :attr:`Corpus.classes` sorts them; {} if no corpus."""
         query = (
             sa.select(documents.c.label, sa.func.count())
-            .where(documents.c.corpus_id == corpus_id)
+            .where(documents.c.content == _content_of(corpus_id))
             .group_by(documents.c.label)
         )
         with self.engine.connect() as connection:
@@ -515,6 +658,44 @@ def stored_size(corpus: Corpus) -> int:
     ``DOCUMENT_OVERHEAD_BYTES`` for each document."""
     return sum(len(text.encode()) + len(label.encode()) + len(doc_id.encode()) + DOCUMENT_OVERHEAD_BYTES
                for text, label, doc_id in zip(corpus.texts, corpus.labels, corpus.ids))
+
+
+def content_hash(corpus: Corpus) -> str:
+    """The name of a corpus's records: SHA-256 over each document's id, label and text, in order, each as its
+    UTF-8 bytes after their length (8 bytes, big-endian), so that no two different corpora run together alike."""
+    digest = hashlib.sha256()
+    for doc_id, label, text in zip(corpus.ids, corpus.labels, corpus.texts):
+        for value in (doc_id, label, text):
+            data = value.encode("utf-8")
+            digest.update(len(data).to_bytes(8, "big"))
+            digest.update(data)
+    return digest.hexdigest()
+
+
+def _content_of(corpus_id: str):
+    return sa.select(corpora.c.content).where(corpora.c.id == corpus_id).scalar_subquery()
+
+
+def _remove_unused_contents(connection, hashes) -> None:
+    """Delete the records (and counted data) of the contents in ``hashes`` that no corpus entry uses any more."""
+    for content in {h for h in hashes if h is not None}:
+        in_use = sa.exists().where(corpora.c.content == content)
+        if connection.execute(sa.select(in_use)).scalar():
+            continue
+        # Spelled out for the same reason as in remove_workspace.
+        connection.execute(counts.delete().where(counts.c.content == content))
+        connection.execute(documents.delete().where(documents.c.content == content))
+        connection.execute(contents.delete().where(contents.c.hash == content))
+
+
+def _insert_ignoring_duplicate(connection, table, key, values: dict) -> bool:
+    """Insert the row unless one with the same ``key`` exists (also when another process inserts it at the same
+    moment: PostgreSQL makes this one wait for the other's commit); True if it inserted."""
+    dialect = connection.dialect.name
+    insert = (sa.dialects.postgresql.insert if dialect == "postgresql" else sa.dialects.sqlite.insert)(table)
+    keys = [key] if isinstance(key, str) else list(key)
+    statement = insert.values(values).on_conflict_do_nothing(index_elements=keys).returning(table.c[keys[0]])
+    return connection.execute(statement).first() is not None
 
 
 def _size():
@@ -570,6 +751,7 @@ def _summary(row) -> CorpusSummary:
         workspace=row.workspace,
         n_characters=row.n_characters,
         features=None if row.features is None else tuple(json.loads(row.features)),
+        content=row.content,
     )
 
 

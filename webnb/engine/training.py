@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 import scipy.sparse as sp
@@ -16,23 +16,60 @@ from .models import NaiveBayes, fit_naive_bayes, parse_alpha
 from .statistics import ClassStatistics
 
 
-@dataclass(frozen=True, eq=False)
 class TrainingSet:
     """Everything learned from reading a corpus once.
 
     ``matrix`` holds counts, shape (n_docs, n_words); ``class_index[i]`` is the class number of document i.
     Models are derived from ``statistics`` only, so they are cheap to make for any α or prior.
+
+    A training set loaded from stored counts (:meth:`deferred`) holds only its vocabulary and statistics; its
+    documents and its matrix are asked from their loaders each time they are used (the loaders keep them in a
+    cache bounded in bytes), so the inference and parameters pages never load them.
     """
 
-    corpus: Corpus
-    bag: BagOfWords
-    matrix: sp.csr_matrix
-    class_index: np.ndarray
-    statistics: ClassStatistics
-    # The few models most recently derived from these counts: moving between steps, or several students on one
-    # corpus at the same α, derives a model's K × V parameter tables once instead of on every request.
-    _models: OrderedDict = field(default_factory=OrderedDict, init=False, repr=False, compare=False)
-    _models_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False, compare=False)
+    __slots__ = ("bag", "statistics", "_corpus", "_matrix", "_class_index", "_documents", "_rows",
+                 "_models", "_models_lock", "__weakref__")
+
+    def __init__(self, corpus: Corpus, bag: BagOfWords, matrix: sp.csr_matrix, class_index: np.ndarray,
+                 statistics: ClassStatistics):
+        self.bag, self.statistics = bag, statistics
+        self._corpus, self._matrix, self._class_index = corpus, matrix, class_index
+        self._documents = self._rows = None
+        # The few models most recently derived from these counts: moving between steps, or several students on
+        # one corpus at the same α, derives a model's K × V parameter tables once instead of on every request.
+        self._models: OrderedDict = OrderedDict()
+        self._models_lock = threading.Lock()
+
+    @classmethod
+    def deferred(cls, bag: BagOfWords, statistics: ClassStatistics, *, documents: Callable[[], Corpus],
+                 rows: Callable[[], tuple[sp.csr_matrix, np.ndarray]]) -> "TrainingSet":
+        """A training set whose corpus comes from ``documents()`` and whose matrix and class numbers come from
+        ``rows()``, when first needed and every time after (the callables cache them as they see fit)."""
+        training = cls(None, bag, None, None, statistics)
+        object.__setattr__(training, "_documents", documents)
+        object.__setattr__(training, "_rows", rows)
+        return training
+
+    def __setattr__(self, name, value):
+        if hasattr(self, "_models_lock"):  # set once in __init__, never changed after
+            raise AttributeError(f"a TrainingSet cannot be changed (tried to set {name!r})")
+        object.__setattr__(self, name, value)
+
+    @property
+    def corpus(self) -> Corpus:
+        return self._corpus if self._corpus is not None else self._documents()
+
+    @property
+    def matrix(self) -> sp.csr_matrix:
+        return self._matrix if self._matrix is not None else self._rows()[0]
+
+    @property
+    def class_index(self) -> np.ndarray:
+        return self._class_index if self._class_index is not None else self._rows()[1]
+
+    @property
+    def n_documents(self) -> int:
+        return self.statistics.n_documents
 
     @classmethod
     def build(

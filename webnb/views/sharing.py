@@ -43,9 +43,8 @@ def open_copy(token):
     """Store a copy of the shared corpus in the viewer's workspace and open it; the original never changes."""
     entry = _shared_entry(token)
     try:
-        # A table is copied as a table, with its feature names, not as its rows written out.
-        corpus_id = catalog().add(entry.table if entry.is_table else entry.corpus, name=entry.name,
-                                  source=f"a copy of a shared corpus ({entry.source})")
+        # A new entry for the same stored records (and counted data): nothing is read, stored or counted again.
+        corpus_id = catalog().copy(entry, name=entry.name, source=f"a copy of a shared corpus ({entry.source})")
     except CorpusError as error:
         return render_template("sharing/open.html", entry=entry, token=token, error=str(error)), 400
     return redirect(url_for("corpus.show", corpus_id=corpus_id), code=303)

@@ -1,0 +1,440 @@
+"""The schema's migrations (webnb/migrations), on SQLite and on PostgreSQL: a database written by the release before
+Alembic, with its data, upgrades in place and every corpus reads back unchanged; identical corpora end up sharing
+one content; a fresh database reaches the same schema; upgrading is a no-op the second time and safe from several
+processes at once.
+
+Today's schema is frozen here (not imported from webnb.storage, which moves on with the migrations).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+from datetime import datetime, timedelta, timezone
+
+import pytest
+import sqlalchemy as sa
+
+from webnb import migrations
+
+# --- the schema of the release before Alembic, as webnb/storage.py defined it ----------------------------------------
+
+TODAY = sa.MetaData()
+
+old_corpora = sa.Table(
+    "corpora", TODAY,
+    sa.Column("id", sa.Text, primary_key=True),
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("source", sa.Text, nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("n_documents", sa.Integer, nullable=False),
+    sa.Column("classes", sa.Text, nullable=False),
+    sa.Column("workspace", sa.Text, nullable=True),
+    sa.Column("n_characters", sa.BigInteger, nullable=True),
+    sa.Column("features", sa.Text, nullable=True),
+    sa.Column("n_bytes", sa.BigInteger, nullable=True),
+    sa.Index("ix_corpora_created_at", "created_at"),
+    sa.Index("ix_corpora_workspace", "workspace"),
+)
+old_documents = sa.Table(
+    "documents", TODAY,
+    sa.Column("corpus_id", sa.Text, sa.ForeignKey("corpora.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("position", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("doc_id", sa.Text, nullable=False),
+    sa.Column("label", sa.Text, nullable=False),
+    sa.Column("text", sa.Text, nullable=False),
+    sa.Index("ix_documents_corpus_label_position", "corpus_id", "label", "position"),
+)
+old_shares = sa.Table(
+    "shares", TODAY,
+    sa.Column("token", sa.Text, primary_key=True),
+    sa.Column("corpus_id", sa.Text, sa.ForeignKey("corpora.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+)
+old_jobs = sa.Table(
+    "jobs", TODAY,
+    sa.Column("id", sa.Text, primary_key=True),
+    sa.Column("workspace", sa.Text, nullable=True),
+    sa.Column("title", sa.Text, nullable=False),
+    sa.Column("unit", sa.Text, nullable=False),
+    sa.Column("done", sa.BigInteger, nullable=False),
+    sa.Column("total", sa.BigInteger, nullable=False),
+    sa.Column("state", sa.Text, nullable=False),
+    sa.Column("result_url", sa.Text, nullable=True),
+    sa.Column("error", sa.Text, nullable=True),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+)
+old_workspaces = sa.Table(
+    "workspaces", TODAY,
+    sa.Column("id", sa.Text, primary_key=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("last_seen_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("created_by", sa.Text, nullable=True),
+    sa.Index("ix_workspaces_last_seen_at", "last_seen_at"),
+)
+
+FIRST_RELEASE_SCHEMA = (  # as tests/test_tables_upload.py's OLD_SCHEMA: no workspace, counts, features, indexes
+    "CREATE TABLE corpora (id TEXT PRIMARY KEY, name TEXT NOT NULL, source TEXT NOT NULL, "
+    "created_at TIMESTAMP WITH TIME ZONE NOT NULL, n_documents INTEGER NOT NULL, classes TEXT NOT NULL)",
+    "CREATE TABLE documents (corpus_id TEXT NOT NULL REFERENCES corpora (id) ON DELETE CASCADE, "
+    "position INTEGER NOT NULL, doc_id TEXT NOT NULL, label TEXT NOT NULL, text TEXT NOT NULL, "
+    "PRIMARY KEY (corpus_id, position))",
+)
+
+# --- the schema after the migrations: (python type, nullable) per column, primary key, foreign keys, indexes ---------
+
+TEXT, INT, TIME, BYTES = str, int, datetime, bytes
+EXPECTED_SCHEMA = {
+    "alembic_version": {"columns": {"version_num": (TEXT, False)}, "primary_key": ["version_num"],
+                        "foreign_keys": [], "indexes": {}},
+    "contents": {
+        "columns": {"hash": (TEXT, False), "n_documents": (INT, False), "n_characters": (INT, False),
+                    "n_bytes": (INT, False), "classes": (TEXT, False), "created_at": (TIME, False)},
+        "primary_key": ["hash"], "foreign_keys": [], "indexes": {},
+    },
+    "corpora": {
+        "columns": {"id": (TEXT, False), "name": (TEXT, False), "source": (TEXT, False), "created_at": (TIME, False),
+                    "n_documents": (INT, False), "classes": (TEXT, False), "workspace": (TEXT, True),
+                    "n_characters": (INT, True), "features": (TEXT, True), "n_bytes": (INT, True),
+                    "content": (TEXT, True)},
+        "primary_key": ["id"],
+        "foreign_keys": [(("content",), "contents", ("hash",), None)],
+        "indexes": {"ix_corpora_created_at": ["created_at"], "ix_corpora_workspace": ["workspace"],
+                    "ix_corpora_content": ["content"]},
+    },
+    "documents": {
+        "columns": {"content": (TEXT, False), "position": (INT, False), "doc_id": (TEXT, False),
+                    "label": (TEXT, False), "text": (TEXT, False)},
+        "primary_key": ["content", "position"],
+        "foreign_keys": [(("content",), "contents", ("hash",), "CASCADE")],
+        "indexes": {"ix_documents_content_label_position": ["content", "label", "position"]},
+    },
+    "counts": {
+        "columns": {"content": (TEXT, False), "options": (TEXT, False), "state": (TEXT, False),
+                    "claimed_at": (TIME, False), "builds": (INT, False), "n_words": (INT, True),
+                    "vocabulary": (BYTES, True), "statistics": (BYTES, True), "matrix": (BYTES, True),
+                    "n_bytes": (INT, True)},
+        "primary_key": ["content", "options"],
+        "foreign_keys": [(("content",), "contents", ("hash",), "CASCADE")],
+        "indexes": {},
+    },
+    "shares": {
+        "columns": {"token": (TEXT, False), "corpus_id": (TEXT, False), "created_at": (TIME, False)},
+        "primary_key": ["token"], "foreign_keys": [(("corpus_id",), "corpora", ("id",), "CASCADE")], "indexes": {},
+    },
+    "jobs": {
+        "columns": {"id": (TEXT, False), "workspace": (TEXT, True), "title": (TEXT, False), "unit": (TEXT, False),
+                    "done": (INT, False), "total": (INT, False), "state": (TEXT, False),
+                    "result_url": (TEXT, True), "error": (TEXT, True), "updated_at": (TIME, False)},
+        "primary_key": ["id"], "foreign_keys": [], "indexes": {},
+    },
+    "workspaces": {
+        "columns": {"id": (TEXT, False), "created_at": (TIME, False), "last_seen_at": (TIME, False),
+                    "created_by": (TEXT, True)},
+        "primary_key": ["id"], "foreign_keys": [], "indexes": {"ix_workspaces_last_seen_at": ["last_seen_at"]},
+    },
+}
+
+
+def describe(engine) -> dict:
+    """The database's schema as EXPECTED_SCHEMA spells it, read back by SQLAlchemy's inspector."""
+    inspector = sa.inspect(engine)
+    described = {}
+    for table in inspector.get_table_names():
+        described[table] = {
+            "columns": {column["name"]: (column["type"].python_type, column["nullable"])
+                        for column in inspector.get_columns(table)},
+            "primary_key": inspector.get_pk_constraint(table)["constrained_columns"],
+            "foreign_keys": sorted((tuple(key["constrained_columns"]), key["referred_table"],
+                                    tuple(key["referred_columns"]), key["options"].get("ondelete"))
+                                   for key in inspector.get_foreign_keys(table)),
+            "indexes": {index["name"]: index["column_names"] for index in inspector.get_indexes(table)},
+        }
+    return described
+
+
+# --- today's data -----------------------------------------------------------------------------------------------------
+
+T0 = datetime(2026, 3, 1, 9, 30, 15, 123456, tzinfo=timezone.utc)
+
+TRICKY = [  # (doc_id, label, text)
+    ("1", "spam", "It's a \"great\" match; -- really'); DROP TABLE corpora; --"),
+    ("review's.txt", "ham", "Ünïcödé: naïve café, 東京, Ελληνικά, עברית, 🙂👍🏽, e\u0301 (combining)"),
+    ("pos/cv000_29590.txt", "spam", "line one\r\nline two\n\ttabbed\\backslash %s %(name)s ?"),
+    ("4", "ham", ""),
+    ("5", "ÄÖÜ", "five kilobytes " * 350),
+    ("6", "spam", "   surrounding spaces kept   "),
+    ("", "ham", "an empty id"),
+    ("8", "ham", "\u2028line separator\u00a0no-break space\ufeff"),
+]
+IRIS_FEATURES = ["sepal length", "sepal width", "petal length", "petal width"]
+IRIS = [(str(i), ("setosa", "versicolor", "virginica")[i % 3],
+         " ".join(f"{(i * 7 + k * 3) % 50 / 10 + 1:.1f}" for k in range(4))) for i in range(30)]
+# More documents than the migration fetches at a time, so that hashing streams over several batches.
+BIG = [(f"doc-{i:05d}", f"class {i % 7}", f"document {i}: " + "word%d " % (i % 97) * (i % 40 + 1))
+       for i in range(1234)]
+
+
+def stored_size(records) -> int:
+    return sum(len(text.encode()) + len(label.encode()) + len(doc_id.encode()) + 200 for doc_id, label, text in records)
+
+
+def expected_hash(records) -> str:
+    """The content hash as specified: each value as its UTF-8 length in 8 big-endian bytes, then its bytes."""
+    stream = b"".join(len(value.encode()).to_bytes(8, "big") + value.encode()
+                      for record in records for value in record)
+    return hashlib.sha256(stream).hexdigest()
+
+
+def classes_of(records) -> str:
+    return json.dumps(sorted({label for _, label, _ in records}))
+
+
+# id: (records, workspace, features, counted); "counted" False for a corpus stored before sizes were kept.
+CORPORA = {
+    "reviews": (TRICKY, "w1", None, True),
+    "reviews-copy": (TRICKY, "w2", None, True),  # "Open my copy" from a share link, in another workspace
+    "reviews-reversed": (TRICKY[::-1], "w1", None, True),
+    "reviews-relabelled": ([("1", "ham", TRICKY[0][2]), *TRICKY[1:]], None, None, False),
+    "iris": (IRIS, "w1", IRIS_FEATURES, True),
+    "big": (BIG, "w3", None, True),  # w3 stored before workspaces had rows: it has none
+    "big-again": (BIG, None, None, False),  # the same content, uploaded again in local mode
+}
+DISTINCT_CONTENTS = 5  # reviews (and its copy), reversed, relabelled, iris, big (and again)
+
+
+def write_todays_database(engine) -> None:
+    TODAY.create_all(engine)
+    with engine.begin() as connection:
+        for n, (corpus_id, (records, workspace, features, counted)) in enumerate(CORPORA.items()):
+            connection.execute(old_corpora.insert(), {
+                "id": corpus_id, "name": f"{corpus_id}: Jo's \"corpus\"", "source": "upload: data.csv",
+                "created_at": T0 + timedelta(hours=n), "n_documents": len(records), "classes": classes_of(records),
+                "workspace": workspace, "features": None if features is None else json.dumps(features),
+                "n_characters": sum(len(text) for _, _, text in records) if counted else None,
+                "n_bytes": stored_size(records) if counted else None,
+            })
+            connection.execute(old_documents.insert(), [
+                {"corpus_id": corpus_id, "position": position, "doc_id": doc_id, "label": label, "text": text}
+                for position, (doc_id, label, text) in enumerate(records)])
+        connection.execute(old_workspaces.insert(), [
+            {"id": "w1", "created_at": T0, "last_seen_at": T0 + timedelta(days=2), "created_by": "keyed-hash"},
+            {"id": "w2", "created_at": T0, "last_seen_at": T0 + timedelta(days=1), "created_by": None},
+        ])
+        connection.execute(old_shares.insert(), [
+            {"token": "token-reviews", "corpus_id": "reviews", "created_at": T0 + timedelta(minutes=5)},
+            {"token": "token-iris", "corpus_id": "iris", "created_at": T0 + timedelta(minutes=6)},
+        ])
+        connection.execute(old_jobs.insert(), [
+            {"id": "job-1", "workspace": "w1", "title": "Counting big", "unit": "documents", "done": 1234,
+             "total": 1234, "state": "done", "result_url": "/corpora/big", "error": None, "updated_at": T0},
+            {"id": "job-2", "workspace": None, "title": "Upload", "unit": "bytes", "done": 10, "total": 10**10,
+             "state": "failed", "result_url": None, "error": "The file is not UTF-8 (byte 0xff at 3).",
+             "updated_at": T0},
+        ])
+
+
+# --- reading back -----------------------------------------------------------------------------------------------------
+
+def utc(moment: datetime | str) -> datetime:
+    if isinstance(moment, str):  # SQLite's, read without SQLAlchemy's types
+        moment = datetime.fromisoformat(moment)
+    return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
+
+
+def plain(row) -> tuple:
+    return tuple(utc(value) if isinstance(value, datetime) else value for value in row)
+
+
+def rows(connection, table: str, order_by: str) -> list[tuple]:
+    return [plain(row) for row in connection.execute(sa.text(f"SELECT * FROM {table} ORDER BY {order_by}"))]
+
+
+def snapshot(engine) -> dict:
+    """Every row of every table, to compare before and after."""
+    with engine.connect() as connection:
+        # Every table's key is its first column or (documents, counts) its first two.
+        return {table: rows(connection, table, "1" if table == "alembic_version" else "1, 2")
+                for table in sa.inspect(connection).get_table_names()}
+
+
+def documents_of(connection, corpus_id: str) -> list[tuple]:
+    found = connection.execute(sa.text(
+        "SELECT d.position, d.doc_id, d.label, d.text FROM corpora c JOIN documents d ON d.content = c.content "
+        "WHERE c.id = :corpus_id ORDER BY d.position"), {"corpus_id": corpus_id}).all()
+    assert [position for position, *_ in found] == list(range(len(found)))
+    return [tuple(record) for _, *record in found]
+
+
+def count(connection, table: str) -> int:
+    return connection.execute(sa.text(f"SELECT count(*) FROM {table}")).scalar_one()
+
+
+@pytest.fixture
+def engine(database_url):
+    made = sa.create_engine(database_url)
+    yield made
+    made.dispose()
+
+
+# --- the tests --------------------------------------------------------------------------------------------------------
+
+def test_the_content_hash_is_as_specified():
+    content_hash = migrations.revision_module("0002").content_hash
+    assert content_hash(TRICKY) == expected_hash(TRICKY)
+    # Spelled out once: "1", "pos", "good" as 8-byte lengths and bytes.
+    assert content_hash([("1", "pos", "good")]) == hashlib.sha256(
+        b"\0\0\0\0\0\0\0\x011" b"\0\0\0\0\0\0\0\x03pos" b"\0\0\0\0\0\0\0\x04good").hexdigest()
+    # Lengths keep the boundaries: moving a character from one value to the next changes the hash.
+    assert content_hash([("ab", "c", "")]) != content_hash([("a", "bc", "")])
+    assert content_hash([("é", "x", "y")]) != content_hash([("e\u0301", "x", "y")])
+    assert content_hash([]) == hashlib.sha256().hexdigest()
+
+
+def test_an_empty_database_gets_the_newest_schema(engine):
+    assert migrations.current(engine) is None
+    migrations.upgrade(engine)
+    assert migrations.current(engine) == migrations.head() == "0002"
+    assert describe(engine) == EXPECTED_SCHEMA
+    with engine.connect() as connection:
+        assert [count(connection, table) for table in EXPECTED_SCHEMA if table != "alembic_version"] == [0] * 7
+
+
+def test_todays_database_upgrades_in_place_and_every_corpus_reads_back_unchanged(engine):
+    write_todays_database(engine)
+    before = snapshot(engine)
+    migrations.upgrade(engine)
+
+    assert migrations.current(engine) == "0002"
+    assert describe(engine) == EXPECTED_SCHEMA  # the same schema as a fresh database's (test above)
+    after = snapshot(engine)
+    with engine.connect() as connection:
+        for corpus_id, (records, *_) in CORPORA.items():
+            assert documents_of(connection, corpus_id) == records, corpus_id
+
+        # Identical corpora share one content and one set of document rows.
+        content_of = dict(connection.execute(sa.text("SELECT id, content FROM corpora")).all())
+        assert content_of["reviews"] == content_of["reviews-copy"]
+        assert content_of["big"] == content_of["big-again"]
+        assert len(set(content_of.values())) == count(connection, "contents") == DISTINCT_CONTENTS
+        assert count(connection, "documents") == 3 * len(TRICKY) + len(IRIS) + len(BIG)
+        assert count(connection, "counts") == 0
+
+        # Each content's row: its hash, counts and classes from its documents; as old as its first corpus.
+        contents = {row.hash: row for row in connection.execute(sa.text("SELECT * FROM contents"))}
+        for n, (corpus_id, (records, *_)) in enumerate(CORPORA.items()):
+            content = contents[content_of[corpus_id]]
+            assert content.hash == expected_hash(records)
+            assert (content.n_documents, content.n_characters, content.n_bytes, content.classes) == (
+                len(records), sum(len(text) for _, _, text in records), stored_size(records), classes_of(records))
+        assert utc(contents[content_of["reviews-copy"]].created_at) == T0  # the original's time, not the copy's
+        assert utc(contents[content_of["big-again"]].created_at) == T0 + timedelta(hours=5)
+
+    # Every corpus keeps its own columns; the sizes that were not counted are counted now.
+    old = {row[0]: row for row in before["corpora"]}
+    for row in after["corpora"]:
+        corpus_id, *columns, n_bytes, content = row
+        records, _, _, counted = CORPORA[corpus_id]
+        expected = list(old[corpus_id][1:])
+        if not counted:
+            expected[6], expected[8] = sum(len(text) for _, _, text in records), stored_size(records)
+        assert (*columns, n_bytes) == tuple(expected), corpus_id
+    assert [row[8] for row in after["corpora"] if row[0] == "iris"] == [json.dumps(IRIS_FEATURES)]
+    for table in ("shares", "jobs", "workspaces"):
+        assert after[table] == before[table], table
+
+
+def test_a_first_release_database_upgrades_in_place(engine):
+    with engine.begin() as connection:
+        for statement in FIRST_RELEASE_SCHEMA:
+            connection.execute(sa.text(statement))
+        insert_corpus = sa.text("INSERT INTO corpora VALUES (:id, :name, 'paste', :created_at, :n, :classes)")
+        insert_corpus = insert_corpus.bindparams(sa.bindparam("created_at", type_=sa.DateTime(timezone=True)))
+        for n, corpus_id in enumerate(["old", "old-again"]):
+            connection.execute(insert_corpus, {"id": corpus_id, "name": "Old", "created_at": T0 + timedelta(days=n),
+                                               "n": len(TRICKY), "classes": classes_of(TRICKY)})
+            for position, (doc_id, label, text) in enumerate(TRICKY):
+                connection.execute(sa.text("INSERT INTO documents VALUES (:c, :p, :i, :l, :t)"),
+                                   {"c": corpus_id, "p": position, "i": doc_id, "l": label, "t": text})
+    migrations.upgrade(engine)
+
+    described = describe(engine)
+    if engine.dialect.name == "sqlite":
+        # The first release's table is kept as its DDL made it: SQLite lets a PRIMARY KEY that is not an INTEGER
+        # hold NULL unless it says NOT NULL (ids never were NULL), and reads "TIMESTAMP WITH TIME ZONE" as NUMERIC.
+        columns = described["corpora"]["columns"]
+        assert (columns["id"], columns["created_at"][0].__name__) == ((str, True), "Decimal")
+        columns["id"], columns["created_at"] = (str, False), (datetime, False)
+    assert described == EXPECTED_SCHEMA
+    with engine.connect() as connection:
+        assert documents_of(connection, "old") == documents_of(connection, "old-again") == TRICKY
+        assert (count(connection, "contents"), count(connection, "documents")) == (1, len(TRICKY))
+        assert connection.execute(sa.text(
+            "SELECT workspace, n_characters, n_bytes, features FROM corpora ORDER BY id")).all() == [
+            (None, sum(len(text) for _, _, text in TRICKY), stored_size(TRICKY), None)] * 2
+
+
+def test_upgrading_again_changes_nothing(engine):
+    write_todays_database(engine)
+    migrations.upgrade(engine)
+    upgraded = snapshot(engine)
+    migrations.upgrade(engine)
+    assert snapshot(engine) == upgraded
+    assert migrations.current(engine) == "0002"
+
+
+def test_an_upgrade_that_fails_leaves_the_database_as_it_was(engine, monkeypatch):
+    """One transaction: tables made and corpora moved before the failure are all undone."""
+    write_todays_database(engine)
+    before = snapshot(engine)
+    calls = []
+
+    def sha256_failing_at_the_third_corpus():
+        calls.append(1)
+        if len(calls) == 3:
+            raise RuntimeError("the disk is full")
+        return hashlib.new("sha256")
+
+    monkeypatch.setattr(hashlib, "sha256", sha256_failing_at_the_third_corpus)
+    with pytest.raises(RuntimeError, match="the disk is full"):
+        migrations.upgrade(engine)
+    monkeypatch.undo()
+    assert migrations.current(engine) is None
+    assert snapshot(engine) == before
+    migrations.upgrade(engine)  # and the next start upgrades it
+    with engine.connect() as connection:
+        assert documents_of(connection, "reviews-copy") == TRICKY
+
+
+def test_0002_has_no_downgrade():
+    with pytest.raises(NotImplementedError, match="restore a backup"):
+        migrations.revision_module("0002").downgrade()
+
+
+@pytest.mark.parametrize("data", ["fresh", "today's data"])
+def test_processes_upgrading_at_once_end_at_the_head(database_url, engine, data):
+    """Workers starting at once on one database: one upgrades, the others wait for its lock and find the head."""
+    if data == "today's data":
+        write_todays_database(engine)
+    engine.dispose()  # no connection of the parent's crosses the fork
+    context = multiprocessing.get_context("fork")
+    start = context.Barrier(6)
+    workers = [context.Process(target=_upgrade, args=(database_url, start)) for _ in range(6)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(120)
+    assert [worker.exitcode for worker in workers] == [0] * 6
+    assert migrations.current(engine) == "0002"
+    assert describe(engine) == EXPECTED_SCHEMA
+    if data == "today's data":
+        with engine.connect() as connection:
+            assert count(connection, "contents") == DISTINCT_CONTENTS
+            assert documents_of(connection, "big-again") == BIG
+
+
+def _upgrade(url: str, start) -> None:
+    engine = sa.create_engine(url)
+    start.wait(60)
+    migrations.upgrade(engine)
+    engine.dispose()

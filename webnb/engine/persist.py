@@ -1,0 +1,85 @@
+"""A counted corpus as compact bytes, so that it is counted once and then loaded by every process.
+
+Three parts, stored and loaded separately: the vocabulary, the per-class statistics (all that inference and the
+parameters need) and the document × word counts with each document's class (for the pages that show documents).
+Arrays travel as ``.npz`` (NumPy's own format, read back without pickle); the class statistics keep only their
+non-zero (class, word) pairs, a small part of K × V on a real corpus.
+"""
+from __future__ import annotations
+
+import io
+import json
+import zlib
+from dataclasses import asdict
+
+import numpy as np
+import scipy.sparse as sp
+
+from .analysis import AnalysisOptions
+from .bag import VocabularyOptions
+from .statistics import ClassStatistics
+
+# Raised whenever counting or this format changes, so that data counted by an older release is counted again.
+FORMAT_VERSION = 1
+
+
+def options_key(analysis: AnalysisOptions, vocabulary: VocabularyOptions) -> str:
+    """The analysis and vocabulary options as canonical JSON: equal options, equal text (1 and 1.0 differ, as
+    they do for min_df)."""
+    return json.dumps({"format": FORMAT_VERSION, "analysis": asdict(analysis), "vocabulary": asdict(vocabulary)},
+                      sort_keys=True, separators=(",", ":"))
+
+
+def pack_vocabulary(vocabulary) -> bytes:
+    return zlib.compress(json.dumps(list(vocabulary), ensure_ascii=False).encode("utf-8"), 1)
+
+
+def unpack_vocabulary(data: bytes) -> tuple[str, ...]:
+    return tuple(json.loads(zlib.decompress(data).decode("utf-8")))
+
+
+def pack_statistics(statistics: ClassStatistics) -> bytes:
+    classes, words = np.nonzero(statistics.document_count_)
+    return _npz(
+        classes=np.frombuffer(json.dumps(list(statistics.classes), ensure_ascii=False).encode("utf-8"), np.uint8),
+        class_count=statistics.class_count_,
+        pair_classes=classes.astype(np.int32),
+        pair_words=words.astype(np.int32),
+        document_count=statistics.document_count_[classes, words],
+        word_count=statistics.word_count_[classes, words],
+    )
+
+
+def unpack_statistics(data: bytes, vocabulary: tuple[str, ...]) -> ClassStatistics:
+    arrays = _arrays(data)
+    classes = tuple(json.loads(arrays["classes"].tobytes().decode("utf-8")))
+    shape = (len(classes), len(vocabulary))
+    document_count, word_count = np.zeros(shape, dtype=np.int64), np.zeros(shape, dtype=np.int64)
+    pairs = (arrays["pair_classes"], arrays["pair_words"])
+    document_count[pairs] = arrays["document_count"]
+    word_count[pairs] = arrays["word_count"]
+    return ClassStatistics(classes=classes, vocabulary=vocabulary, class_count_=arrays["class_count"].astype(np.int64),
+                           document_count_=document_count, word_count_=word_count)
+
+
+def pack_rows(matrix: sp.csr_matrix, class_index: np.ndarray) -> bytes:
+    return _npz(indptr=matrix.indptr, indices=matrix.indices, data=matrix.data,
+                shape=np.array(matrix.shape, dtype=np.int64), class_index=class_index)
+
+
+def unpack_rows(data: bytes) -> tuple[sp.csr_matrix, np.ndarray]:
+    arrays = _arrays(data)
+    matrix = sp.csr_matrix((arrays["data"], arrays["indices"], arrays["indptr"]), shape=tuple(arrays["shape"]))
+    matrix.has_canonical_format = True  # stored as counted: sorted, no duplicates, no stored zeros
+    return matrix, arrays["class_index"]
+
+
+def _npz(**arrays) -> bytes:
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def _arrays(data: bytes) -> dict[str, np.ndarray]:
+    with np.load(io.BytesIO(data), allow_pickle=False) as archive:
+        return {name: archive[name] for name in archive.files}
