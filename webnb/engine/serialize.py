@@ -40,7 +40,7 @@ def ratio_text(ratio) -> str | None:
     (α = 0.5 gives 0.5/3) is written as its exact decimal, or as a bracketed fraction if it has none."""
     if ratio is None:
         return None
-    return "/".join(_part_text(Fraction(part)) for part in ratio)
+    return "/".join(_part_text(part if isinstance(part, Fraction) else Fraction(part)) for part in ratio)
 
 
 def _part_text(value: Fraction) -> str:
