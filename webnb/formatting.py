@@ -4,8 +4,6 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from markupsafe import Markup, escape
-
 from webnb.engine.serialize import fraction_text, ratio_text
 
 
@@ -92,45 +90,7 @@ def real(value: float | None, digits: int = 4) -> str:
     return f"{value:.{digits}g}".replace("-", "−")
 
 
-def parameter_cells(row, table: dict) -> Markup:
-    """The ψ or θ cells of one word's row on the parameters page, each a <details> with its value and the formula
-    that gives it. Written here rather than in the template: a page of 20 classes has 240 cells, and a template
-    expression (with its escaping) for each piece of each was most of the page's cost. ``table`` holds what every
-    row shares: symbol, functional, bernoulli, labels (the classes, escaped here), denominators, a (α), d (words).
-    The word, the labels and α are user text and are escaped; the numbers are written here from numbers (digits,
-    signs, fraction bars and superscripts only: nothing to escape)."""
-    word = escape(row.word)
-    symbol, a, d = escape(table["symbol"]), escape(table["a"]), table["d"]
-    labels = table.get("escaped labels")
-    if labels is None:  # once per page, not per cell
-        labels = table["escaped labels"] = [escape(label) for label in table["labels"]]
-    added = f"<mn>2</mn><mo>×</mo><mn>{a}</mn>" if table["bernoulli"] else f"<mn>{d}</mn><mo>×</mo><mn>{a}</mn>"
-    parts = []
-    for k, cell in enumerate(row.cells):
-        label = labels[k]
-        value = probability(cell.value)
-        flag = ' <span class="flag">0</span>' if cell.zero else ' <span class="flag">1</span>' if cell.one else ""
-        if cell.ratio:
-            fraction = ratio(cell.ratio)
-            if table["functional"]:
-                name = f"<mi>{symbol}</mi><mo>(</mo><mtext>{word}</mtext><mo>|</mo><mtext>{label}</mtext><mo>)</mo>"
-            else:
-                name = f"<msub><mi>{symbol}</mi><mrow><mtext>{word}</mtext><mo>,</mo><mtext>{label}</mtext></mrow></msub>"
-            summary = f'<span class="frac">{fraction}</span> ≈ <span class="dec">{value}</span>{flag}'
-            body = (f'<math display="block">{name}<mo>=</mo>\n              <mfrac><mrow><mn>{cell.count}</mn><mo>+</mo>'
-                    f'<mn>{a}</mn></mrow><mrow><mn>{table["denominators"][k]}</mn><mo>+</mo>{added}</mrow>'
-                    f'</mfrac>\n              <mo>=</mo><mn>{fraction}</mn><mo>≈</mo><mn>{value}</mn></math>')
-        else:
-            summary = f'<span class="dec">{value}</span>{flag}'
-            body = "<p>The exact value was clipped to the floor.</p>"
-        breaks = " breaks" if cell.zero or cell.one else ""
-        parts.append(f'<td class="num{breaks}">\n          <details>\n            <summary>{summary}</summary>\n'
-                     f'            {body}\n          </details>\n        </td>')
-    return Markup("\n        ".join(parts))
-
-
 FILTERS = {
-    "parameter_cells": parameter_cells,
     "real": real,
     "percent": percent,
     "loss": loss,
