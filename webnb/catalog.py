@@ -228,6 +228,12 @@ class Catalog:
             raise CorpusError("The shared corpus was removed meanwhile. Nothing was stored.")
         return corpus_id
 
+    def kept(self, entry: CorpusEntry, what: tuple, build: Callable[[], object], size: Callable | None = None):
+        """``build()``, made once per process for this corpus's records and ``what`` (the options and the part of
+        the corpus it depends on), then kept in the cache: a page's costly result that depends on the records only,
+        such as one page of documents analysed into words, which a whole class opens at once."""
+        return self.cache.get_or_build(("kept", entry.content or entry.id, *what), build, size)
+
     # -- counting once for all processes ---------------------------------------------------------------
 
     def cached_training_set(self, entry: CorpusEntry, analysis: AnalysisOptions, vocabulary: VocabularyOptions):
