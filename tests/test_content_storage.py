@@ -206,7 +206,7 @@ def test_inference_and_parameters_load_neither_matrix_nor_documents(tmp_path, da
     assert kinds == {"counted"}  # the statistics only: no ("rows", …), no ("documents", …)
     # The matrix page needs them, and loads them once.
     assert client.get(f"/corpora/{corpus_id}/matrix").status_code == 200
-    assert {key[0] for key in catalog_of(second).cache._entries} == {"counted", "rows", "documents"}
+    assert {key[0] for key in catalog_of(second).cache._entries} == {"counted", "rows", "documents", "named documents"}
     assert catalog_of(second).counted_here == []
 
 

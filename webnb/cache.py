@@ -70,7 +70,8 @@ class ByteCache:
             self._bytes = 0
 
     def get_or_build(self, key, build: Callable[[], object], size: Callable[[object], int] | None = None):
-        """The value for ``key``, built by ``build()`` when missing, by one thread at a time per key."""
+        """The value for ``key``, built by ``build()`` when missing, by one thread at a time per key. A build that
+        gives None (nothing to keep, e.g. not counted yet) is not kept."""
         value = self.get(key)
         if value is not None:
             return value
@@ -80,7 +81,8 @@ class ByteCache:
             value = self.get(key)
             if value is None:
                 value = build()
-                self.put(key, value, None if size is None else size(value))
+                if value is not None:
+                    self.put(key, value, None if size is None else size(value))
         with self._lock:
             if self._building.get(key) is building and not building.locked():
                 del self._building[key]

@@ -152,8 +152,10 @@ class Catalog:
         content, name, features = summary.content, summary.name, summary.features
 
         def load_corpus() -> Corpus:
-            corpus = self._content_corpus(content)
-            return corpus if corpus.name == name else dataclasses.replace(corpus, name=name)
+            # Under the entry's own name (copies may rename), kept too: a Corpus finds its classes once.
+            return self.cache.get_or_build(("named documents", content, name),
+                                           lambda: dataclasses.replace(self._content_corpus(content), name=name),
+                                           _corpus_size)
 
         def load_table() -> NumericTable:
             return self.cache.get_or_build(("table", content, features),
@@ -310,20 +312,17 @@ class Catalog:
         training = self.cache.get(key)
         if training is not None:
             return training
+
         def load():
             stored = self.storage.counted(content, options)
             if stored is None:
-                return _NOT_COUNTED
+                return None  # not counted yet: nothing kept
             words = persist.unpack_vocabulary(stored["vocabulary"])
             statistics = persist.unpack_statistics(stored["statistics"], words)
             analysis, vocabulary = _options_of(options)
             return self._deferred(content, options, BagOfWords(Analyzer(analysis), words, vocabulary), statistics)
 
-        training = self.cache.get_or_build(key, load, _training_size)  # one load per key at a time
-        if training is _NOT_COUNTED:
-            self.cache.discard(key)
-            return None
-        return training
+        return self.cache.get_or_build(key, load, _training_size)  # one load per key at a time
 
     def _deferred(self, content: str, options: str, bag: BagOfWords, statistics) -> TrainingSet:
         def documents() -> Corpus:
@@ -422,9 +421,6 @@ class Catalog:
         return self.cache.get_or_build(key, split, lambda held: 2 * _table_size(held.training))
 
 
-_NOT_COUNTED = object()
-
-
 def _options_of(options: str) -> tuple[AnalysisOptions, VocabularyOptions]:
     import json
 
@@ -448,8 +444,6 @@ def _table_size(table: NumericTable) -> int:
 
 
 def _training_size(training) -> int:
-    if training is _NOT_COUNTED:
-        return 0
     statistics = training.statistics
     # The vocabulary as str objects with its index dict (about 150 bytes a word), and the statistics' arrays
     # twice: the models derived from them (TrainingSet.model keeps a few) hold tables of the same shape.

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 
 
 class CorpusError(ValueError):
@@ -14,12 +15,17 @@ class Labelled:
 
     labels: tuple[str, ...]
 
-    @property
+    @cached_property
     def classes(self) -> tuple[str, ...]:
-        """The distinct labels, sorted (scikit-learn orders classes the same way)."""
+        """The distinct labels, sorted (scikit-learn orders classes the same way). Found once: the labels never
+        change, and pages ask often (20 Newsgroups has 11,314 labels)."""
         return tuple(sorted(set(self.labels)))
 
     def class_counts(self) -> dict[str, int]:
+        return dict(self._class_counts)
+
+    @cached_property
+    def _class_counts(self) -> dict[str, int]:
         counts = Counter(self.labels)
         return {label: counts[label] for label in self.classes}
 
