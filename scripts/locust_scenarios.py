@@ -126,8 +126,9 @@ class ScenarioStudent(FastHttpUser):
         if PLAN.get("paste"):
             self.own_id = self.paste_own_corpus(csrf_token)
         if self.copy_id is not None:
-            # The lesson's order: the documents, then the matrix they make.
+            # The lesson's order: the documents, then (once they are read) the matrix they make.
             self.get_page(f"/corpora/{self.copy_id}", "corpus page", 'id="documents"')
+            self.wait()
             self.get_page(f"/corpora/{self.copy_id}/matrix", "matrix page", 'id="matrix"')
         students[self.number] = {"cookies": self.cookies(), "copy_id": self.copy_id, "own_id": self.own_id}
 
