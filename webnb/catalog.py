@@ -188,31 +188,34 @@ class Catalog:
     # -- adding ----------------------------------------------------------------------------------------
 
     def add(
-        self, corpus: Corpus | NumericTable, *, name: str, source: str, progress=None, workspace=None, quota=None
+        self, corpus: Corpus | NumericTable, *, name: str, source: str, progress=None, workspace=None, quota=None,
+        content: str | None = None,
     ) -> str:
         """Store a user's corpus (or table of numbers) in ``workspace``, refusing one that cannot be trained on or
         that would take the workspace over its ``quota`` (and then storing nothing). Records stored already (the
-        same corpus uploaded again, a copy) are not stored again, nor counted again."""
+        same corpus uploaded again, a copy) are not stored again, nor counted again. ``content``: the records'
+        ``content_hash`` when the caller has it (it is computed once per corpus stored)."""
         if isinstance(corpus, NumericTable):
             # Stored as its rows written out, with the feature names; there are no words to count.
             corpus.require_trainable()
             rows = corpus.to_corpus()
             if quota is not None:
                 quota.check(self.storage.usage(workspace), rows)
-            return self.storage.add_corpus(rows, name=name, source=source, workspace=workspace, features=corpus.features)
+            return self.storage.add_corpus(rows, name=name, source=source, workspace=workspace, features=corpus.features,
+                                           content=content)
         corpus.require_trainable()
         if quota is not None:
             quota.check(self.storage.usage(workspace), corpus)
         # Counting it first refuses a corpus with no usable words; the count is kept for the first visit.
         analysis, vocabulary = AnalysisOptions(), VocabularyOptions()
-        content, options = content_hash(corpus), persist.options_key(analysis, vocabulary)
+        content, options = content or content_hash(corpus), persist.options_key(analysis, vocabulary)
         training = self._loaded(content, options)
         counted_now = training is None
         if counted_now:  # not a heavy slot: storing is already one (a background job, or a small paste)
             training = self._count(content, options, corpus, analysis, vocabulary, progress, heavy=False)
         if quota is not None:
             quota.check_vocabulary(len(training.vocabulary))
-        corpus_id = self.storage.add_corpus(corpus, name=name, source=source, workspace=workspace)
+        corpus_id = self.storage.add_corpus(corpus, name=name, source=source, workspace=workspace, content=content)
         if counted_now:
             self._save(content, options, training)
             self._keep(content, options, training, corpus)
@@ -319,7 +322,7 @@ class Catalog:
                 return None  # not counted yet: nothing kept
             words = persist.unpack_vocabulary(stored["vocabulary"])
             statistics = persist.unpack_statistics(stored["statistics"], words)
-            analysis, vocabulary = _options_of(options)
+            analysis, vocabulary = persist.options_from_key(options)
             return self._deferred(content, options, BagOfWords(Analyzer(analysis), words, vocabulary), statistics)
 
         return self.cache.get_or_build(key, load, _training_size)  # one load per key at a time
@@ -421,18 +424,6 @@ class Catalog:
         return self.cache.get_or_build(key, split, lambda held: 2 * _table_size(held.training))
 
 
-def _options_of(options: str) -> tuple[AnalysisOptions, VocabularyOptions]:
-    import json
-
-    data = json.loads(options)
-    analysis = dict(data["analysis"])
-    for name in ("ngram_range", "normalize"):
-        analysis[name] = tuple(analysis[name])
-    if isinstance(analysis["stop_words"], list):
-        analysis["stop_words"] = tuple(analysis["stop_words"])
-    return AnalysisOptions(**analysis), VocabularyOptions(**data["vocabulary"])
-
-
 # Python objects cost more than the characters they hold: a str has about 50 bytes of header.
 def _corpus_size(corpus: Corpus) -> int:
     return sum(len(text) + len(label) + len(doc_id) + 150
@@ -453,9 +444,8 @@ def _training_size(training) -> int:
 
 def _held_out_size(held: HeldOut) -> int:
     matrices = size_of(held.test_matrix)
-    if held.training._matrix is not None:  # counted for this split (a deferred one is counted elsewhere)
-        matrices += size_of(held.training._matrix)
-        matrices += _training_size(held.training)
+    if not held.training.deferred_matrix:  # counted for this split (a deferred one is kept under its own key)
+        matrices += size_of(held.training.matrix) + _training_size(held.training)
     return matrices + _corpus_size(held.test)
 
 
@@ -528,13 +518,14 @@ class ScopedCatalog:
         limits per address and the server's storage budget refuse it first, before any work, storing nothing."""
         workspace = None if self.workspace is ANY_WORKSPACE else self.workspace
         admission = self.quota.admission if self.quota is not None else None
-        admitted = None
+        admitted, content = None, None
         if admission is not None:
             rows = corpus.to_corpus() if isinstance(corpus, NumericTable) else corpus
-            stored_already = self._catalog.storage.has_content(content_hash(rows))  # the same records: no new bytes
+            content = content_hash(rows)
+            stored_already = self._catalog.storage.has_content(content)  # the same records: no new bytes
             admitted = admission.admit(self._catalog.storage, workspace, rows, size=0 if stored_already else None)
         corpus_id = self._catalog.add(corpus, name=name, source=source, progress=progress, workspace=workspace,
-                                      quota=self.quota)
+                                      quota=self.quota, content=content)
         if admitted is not None:
             admitted.stored()
         return corpus_id

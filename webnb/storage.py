@@ -11,6 +11,7 @@ SQL is built from user data.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
@@ -282,7 +283,8 @@ class Storage:
     # --- writing --------------------------------------------------------------------------
 
     def add_corpus(
-        self, corpus: Corpus, *, name: str, source: str, workspace: str | None = None, features=None
+        self, corpus: Corpus, *, name: str, source: str, workspace: str | None = None, features=None,
+        content: str | None = None,
     ) -> str:
         """Store the corpus in one transaction; return its new random id.
 
@@ -290,12 +292,13 @@ class Storage:
         same file uploaded again), the new entry refers to those records and no document is written again.
         ``features`` names the columns when the corpus is a table of numbers written out one row per document
         (see :meth:`NumericTable.to_corpus`); None for texts. Either everything is stored or nothing is. Text
-        containing a NUL character is refused (PostgreSQL cannot store it), naming the document.
+        containing a NUL character is refused (PostgreSQL cannot store it), naming the document. ``content``:
+        its ``content_hash``, when the caller has it already.
         """
         if len(corpus) == 0:
             raise CorpusError("The corpus has no documents; nothing was stored.")
         _refuse_nul(corpus, name, source)
-        content = content_hash(corpus)
+        content = content or content_hash(corpus)
         n_characters, n_bytes = sum(map(len, corpus.texts)), stored_size(corpus)
         now = _now()
         with self._writing() as connection:
@@ -458,15 +461,11 @@ class Storage:
         return {(row.content, row.options): row.builds for row in rows}
 
     def content_corpus(self, content: str) -> Corpus | None:
-        """The records of ``content``, in order (without a name: entries that share it name it each their way)."""
+        """The records of ``content``, in order (without a name: entries that share it name it each their way);
+        None if there are none (the content was removed)."""
         with self.engine.connect() as connection:
-            docs = connection.execute(
-                sa.select(documents.c.doc_id, documents.c.label, documents.c.text)
-                .where(documents.c.content == content).order_by(documents.c.position)).all()
-        if not docs:
-            return None
-        return Corpus(texts=tuple(doc.text for doc in docs), labels=tuple(doc.label for doc in docs),
-                      ids=tuple(doc.doc_id for doc in docs))
+            corpus = _records(connection, content)
+        return corpus if len(corpus) else None
 
     def summary(self, corpus_id: str) -> CorpusSummary | None:
         """The corpus entry without its documents, or None."""
@@ -563,31 +562,9 @@ class Storage:
             row = connection.execute(sa.select(corpora).where(corpora.c.id == corpus_id)).one_or_none()
             if row is None:
                 return None
-            docs = connection.execute(
-                sa.select(documents.c.doc_id, documents.c.label, documents.c.text)
-                .where(documents.c.content == row.content)
-                .order_by(documents.c.position)
-            ).all()
-        summary = _summary(row)
-        corpus = Corpus(
-            texts=tuple(doc.text for doc in docs),
-            labels=tuple(doc.label for doc in docs),
-            ids=tuple(doc.doc_id for doc in docs),
-            name=summary.name,
-        )
-        return StoredCorpus(
-            id=summary.id,
-            name=summary.name,
-            source=summary.source,
-            created_at=summary.created_at,
-            n_documents=summary.n_documents,
-            classes=summary.classes,
-            workspace=summary.workspace,
-            n_characters=summary.n_characters,
-            features=summary.features,
-            content=summary.content,
-            corpus=corpus,
-        )
+            summary = _summary(row)
+            corpus = dataclasses.replace(_records(connection, row.content), name=summary.name)
+        return StoredCorpus(**{f.name: getattr(summary, f.name) for f in dataclasses.fields(summary)}, corpus=corpus)
 
     def list_corpora(self, workspace=ANY_WORKSPACE) -> list[CorpusSummary]:
         """The stored corpora of ``workspace`` (every one by default), newest first, without documents."""
@@ -672,6 +649,14 @@ def content_hash(corpus: Corpus) -> str:
     return digest.hexdigest()
 
 
+def _records(connection, content: str | None) -> Corpus:
+    docs = connection.execute(
+        sa.select(documents.c.doc_id, documents.c.label, documents.c.text)
+        .where(documents.c.content == content).order_by(documents.c.position)).all()
+    return Corpus(texts=tuple(doc.text for doc in docs), labels=tuple(doc.label for doc in docs),
+                  ids=tuple(doc.doc_id for doc in docs))
+
+
 def _content_of(corpus_id: str):
     return sa.select(corpora.c.content).where(corpora.c.id == corpus_id).scalar_subquery()
 
@@ -706,15 +691,8 @@ def _size():
 
 def _insert_workspace(connection, workspace: str, *, created_at, last_seen_at, created_by=None) -> bool:
     """Insert the workspace's row unless it exists (also when another process inserts it at the same moment)."""
-    values = {"id": workspace, "created_at": created_at, "last_seen_at": last_seen_at, "created_by": created_by}
-    dialect = connection.dialect.name
-    if dialect in ("postgresql", "sqlite"):
-        insert = (sa.dialects.postgresql.insert if dialect == "postgresql" else sa.dialects.sqlite.insert)(workspaces)
-        return connection.execute(insert.values(values).on_conflict_do_nothing(index_elements=["id"])).rowcount == 1
-    exists = connection.execute(sa.select(workspaces.c.id).where(workspaces.c.id == workspace)).first()
-    if exists is None:
-        connection.execute(workspaces.insert(), values)
-    return exists is None
+    return _insert_ignoring_duplicate(connection, workspaces, "id", {
+        "id": workspace, "created_at": created_at, "last_seen_at": last_seen_at, "created_by": created_by})
 
 
 def _last_seen(connection, workspace: str) -> datetime | None:

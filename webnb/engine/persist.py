@@ -30,6 +30,17 @@ def options_key(analysis: AnalysisOptions, vocabulary: VocabularyOptions) -> str
                       sort_keys=True, separators=(",", ":"))
 
 
+def options_from_key(key: str) -> tuple[AnalysisOptions, VocabularyOptions]:
+    """The options that ``options_key`` wrote (JSON lists back to the tuples the options hold)."""
+    data = json.loads(key)
+    analysis = dict(data["analysis"])
+    for name in ("ngram_range", "normalize"):
+        analysis[name] = tuple(analysis[name])
+    if isinstance(analysis["stop_words"], list):
+        analysis["stop_words"] = tuple(analysis["stop_words"])
+    return AnalysisOptions(**analysis), VocabularyOptions(**data["vocabulary"])
+
+
 def pack_vocabulary(vocabulary) -> bytes:
     return zlib.compress(json.dumps(list(vocabulary), ensure_ascii=False).encode("utf-8"), 1)
 

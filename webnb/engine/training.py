@@ -68,8 +68,9 @@ class TrainingSet:
         return self._class_index if self._class_index is not None else self._rows()[1]
 
     @property
-    def n_documents(self) -> int:
-        return self.statistics.n_documents
+    def deferred_matrix(self) -> bool:
+        """Whether the matrix comes from a loader (see :meth:`deferred`) rather than being held here."""
+        return self._matrix is None
 
     @classmethod
     def build(
