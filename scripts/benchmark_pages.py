@@ -13,6 +13,10 @@ Each request is timed twice: wall-clock time, and the CPU time of the thread tha
 is what the request costs when other work shares the machine's cores (the wall-clock time then includes waiting).
 The step ``factors`` lists a factor per vocabulary word for Bernoulli (tens of thousands of rows on 20 Newsgroups),
 so it is shown but exempt from the target. Plain text on stdout; --json PATH also writes the figures.
+
+The review holds words of both vocabularies ("keeper", "sharp" and "was" are match-review words), so that both
+fragments teach the same lesson: a review whose every word is unseen in the match reviews leaves them nothing to
+multiply, zero, smooth or underflow, and the comparison would set a whole lesson against an empty one.
 """
 from __future__ import annotations
 
@@ -71,7 +75,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--train", default=str(TRAIN))
-    parser.add_argument("--text", default="the graphics card renders OpenGL fast")
+    parser.add_argument("--text", default="the keeper was sharp and the graphics card renders OpenGL fast")
     parser.add_argument("--json", dest="json_path")
     parser.add_argument("--judge", choices=("wall", "cpu"), default="wall", help="the clock PASS/FAIL is read from")
     args = parser.parse_args(argv)

@@ -34,6 +34,26 @@
     return field !== null && !(field.tagName === "INPUT" && BUTTON_INPUTS.test(field.type));
   }
 
+  // A cell of the parameters table, opened, loads its formula with the counts filled in: the link in the word's
+  // row header opens every class's formula (which works without JavaScript), and the cell asks for its own class.
+  // "toggle" does not bubble, so it is caught on the way down.
+  document.addEventListener("toggle", function (event) {
+    var details = event.target;
+    if (!(details instanceof HTMLDetailsElement) || !details.open || !window.htmx) return;
+    var cell = details.closest("table.params td");
+    if (!cell || details.querySelector(".cell-formula")) return;
+    var row = cell.parentElement;
+    var link = row.querySelector("th a");
+    var header = cell.closest("table").querySelectorAll("thead th")[cell.cellIndex];
+    if (!link || !header || !header.hasAttribute("data-class")) return;
+    var target = document.createElement("div");
+    target.className = "cell-formula";
+    target.setAttribute("aria-live", "polite");
+    details.appendChild(target);
+    var url = link.getAttribute("href") + "&class=" + encodeURIComponent(header.getAttribute("data-class"));
+    htmx.ajax("GET", url, { target: target, swap: "outerHTML" });
+  }, true);
+
   document.addEventListener("keydown", function (event) {
     if (event.defaultPrevented || event.isComposing) return;
     if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;

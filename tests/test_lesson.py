@@ -10,7 +10,9 @@ from fractions import Fraction
 import pytest
 
 from webnb.engine import SEED_EPSILON, AnalysisOptions, Corpus, TrainingSet, explain, read_corpus
-from webnb.engine.lesson import REPEAT_CAP, RepeatedProducts, build_lesson, find_underflow, lesson_dict, repeated
+from webnb.engine.lesson import (
+    REPEAT_CAP, RepeatedProducts, _first_true, build_lesson, find_underflow, lesson_dict, repeated,
+)
 from webnb.engine.trace import LISTED_ABSENT_LIMIT
 from webnb.examples import load_example_corpus
 
@@ -380,6 +382,37 @@ def test_newsgroups_repeat_count_is_found_quickly(newsgroups):
     assert_minimal_underflow(model, newsgroups.bag, text, underflow)
     assert underflow.trace.decision == "comp.graphics"
     assert underflow.log_space.naive.underflowed
+
+
+@pytest.mark.parametrize("threshold", [1, 2, 3, 7, 64, 65, 999, REPEAT_CAP, None])
+def test_first_true_finds_the_same_count_from_any_hint(threshold):
+    """The search for the first repeat count that underflows starts from a guess; the guess changes only the
+    steps, never the answer, and every step stays within 1..cap."""
+    for hint in (None, 0, 1, 2, 5, 63, 64, 65, 66, 1000, REPEAT_CAP - 1, REPEAT_CAP, REPEAT_CAP + 1):
+        asked = []
+
+        def reaches(r: int) -> bool:
+            asked.append(r)
+            return threshold is not None and r >= threshold
+
+        assert _first_true(reaches, REPEAT_CAP, hint=hint) == threshold, hint
+        assert all(1 <= r <= REPEAT_CAP for r in asked)
+
+
+@pytest.mark.corpora
+@pytest.mark.parametrize("text", ["OpenGL on the GPU is fast", "the graphics card renders OpenGL fast",
+                                  "God and the church in the bible"])
+def test_newsgroups_first_zeros_are_guessed_from_the_logs(newsgroups, text):
+    """Each class's first zero, searched from where its log says the product leaves float64, is the one a search
+    from 1 finds; the guess is off by at most a couple of copies (rounding in the subnormal range)."""
+    model = newsgroups.model("multinomial", 1)
+    products = RepeatedProducts.of_review(model, newsgroups.bag, text)
+    for k in range(len(model.classes)):
+        reaches = lambda r, k=k: products.of_class(k, r) == 0.0  # noqa: E731
+        plain = _first_true(reaches, REPEAT_CAP)
+        guess = products.estimated_first_zero(k)
+        assert plain is not None and guess is not None and abs(guess - plain) <= 2, (k, guess, plain)
+        assert _first_true(reaches, REPEAT_CAP, hint=guess) == plain
 
 
 @pytest.mark.corpora

@@ -152,6 +152,16 @@ def test_lesson_walk_through_on_match_reviews(browsing, page, server_url):
         expect(cell.locator(".flag")).to_have_text(flag)
         expect(cell.locator(".flag")).to_be_visible()
     expect(params_cell(page, "composed", "positive")).not_to_have_class(re.compile(r"\bbreaks\b"))
+    # Opening a cell brings in its formula, with the counts filled in (asked for only then).
+    with page.expect_response(lambda r: response_to(f"{path}/cell", word="not", alpha="0")(r)
+                              and query_of(r.url).get("class") == "positive"):
+        not_positive.locator("summary").click()
+    formula = not_positive.locator(".cell-formula")
+    expect(formula).to_contain_text("0 of the 3 documents of positive contain “not”")
+    expect(formula.locator("math mn").last).to_have_text("0")
+    expect(formula.locator(".warning")).to_contain_text("Exactly 0")
+    shot(page, "lesson-3-parameters-cell", full_page=False)
+    not_positive.locator("summary").click()  # closed again: the table as it was
     expect(page).to_have_url(re.compile(r"[?&]alpha=0(&|$)"))  # htmx pushed the new state into the address bar
     assert scroll_width(page) <= PROJECTOR["width"]
     shot(page, "lesson-3-parameters")

@@ -470,7 +470,7 @@ class Storage:
     def summary(self, corpus_id: str) -> CorpusSummary | None:
         """The corpus entry without its documents, or None."""
         with self.engine.connect() as connection:
-            row = connection.execute(sa.select(corpora).where(corpora.c.id == corpus_id)).one_or_none()
+            row = connection.execute(_SUMMARY, {"corpus_id": corpus_id}).one_or_none()
         return None if row is None else _summary(row)
 
     # --- workspaces and retention ----------------------------------------------------------
@@ -716,6 +716,11 @@ def _contents(connection, workspace: str, last_seen: datetime) -> WorkspaceConte
     n_jobs = connection.execute(sa.select(sa.func.count()).where(jobs.c.workspace == workspace)).scalar_one()
     return WorkspaceContents(workspace, last_seen, int(n_corpora), int(n_documents), int(n_shares), int(n_jobs),
                              int(n_bytes))
+
+
+# Read on every request that opens a stored corpus: built once, so a request pays for the query and not for
+# constructing it again.
+_SUMMARY = sa.select(corpora).where(corpora.c.id == sa.bindparam("corpus_id"))
 
 
 def _summary(row) -> CorpusSummary:

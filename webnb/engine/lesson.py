@@ -469,7 +469,8 @@ def find_underflow(
     _require_repeats(repeats)
     products = RepeatedProducts.of_review(model, bag, text, trace=trace)
     first_zeros = tuple(
-        _first_true(lambda r, k=k: products.of_class(k, r) == 0.0, REPEAT_CAP) for k in range(len(model.classes))
+        _first_true(lambda r, k=k: products.of_class(k, r) == 0.0, REPEAT_CAP, hint=products.estimated_first_zero(k))
+        for k in range(len(model.classes))
     )
     searched = repeats is None
     if searched and None not in first_zeros:
@@ -532,6 +533,23 @@ class RepeatedProducts:
         return _sequential_product(prior, ((p, first + (repeats - 1) * extra) for p, first, extra in factors))
 
 
+    def estimated_first_zero(self, k: int) -> int | None:
+        """Where class k's product should reach 0.0, from its log (exact but for rounding): the search for the
+        real first zero starts there instead of at 1. None when the logs do not say (the search then starts at 1)."""
+        if self.uses_presence:
+            return None
+        prior, factors = self.sequences[k]
+        if prior == 0.0 or any(p == 0.0 for p, _, _ in factors):
+            return None
+        once = math.log(prior) + math.fsum(first * math.log(p) for p, first, _ in factors)
+        per_copy = math.fsum(extra * math.log(p) for p, _, extra in factors)
+        if per_copy >= 0.0:
+            return None
+        # A float64 product rounds to 0.0 below half the smallest subnormal, 2^-1075.
+        copies = math.ceil((-1075 * math.log(2) - once) / per_copy)
+        return max(1, 1 + copies) if math.isfinite(copies) else None
+
+
 def _factor_sequence(once: ClassTrace, twice: ClassTrace) -> tuple[float, list[tuple[float, int, int]]]:
     """A class's prior, and (probability, power for one copy, extra power per copy) for each factor."""
     power_once = {f.index: f.power for f in once.factors}
@@ -553,21 +571,37 @@ def _sequential_product(start: float, factors) -> float:
     return product
 
 
-def _first_true(predicate: Callable[[int], bool], cap: int) -> int | None:
+def _first_true(predicate: Callable[[int], bool], cap: int, hint: int | None = None) -> int | None:
     """The smallest r in 1..cap with predicate(r), for a predicate that stays true once it is true:
-    doubling to bracket it, then bisection. None if predicate(cap) is false.
+    doubling steps to bracket it (from ``hint``, a guess of the answer, when one is given, else from 1), then
+    bisection. None if predicate(cap) is false. The answer does not depend on the hint, only the steps taken.
 
     A product of factors ≤ 1 never grows when factors are inserted (rounding is monotone), so
     "the product is 0.0" stays true as the review repeats more.
     """
-    if predicate(1):
-        return 1
-    low, high = 1, 2  # predicate(low) is false
-    while not predicate(high):
-        if high >= cap:
-            return None
-        low, high = high, min(2 * high, cap)
-    while high - low > 1:
+    if hint is None or not 1 < hint <= cap:
+        hint = 1
+    if predicate(hint):
+        low, high, step = hint, hint, 1  # predicate(high) is true; walk down to a false one
+        while True:
+            if high == 1:
+                return 1
+            low = max(1, high - step)
+            if not predicate(low):
+                break
+            if low == 1:
+                return 1
+            high, step = low, 2 * step
+    else:
+        low, high, step = hint, hint, 1  # predicate(low) is false; walk up to a true one
+        while True:
+            if low >= cap:
+                return None
+            high = min(cap, low + step)
+            if predicate(high):
+                break
+            low, step = high, 2 * step
+    while high - low > 1:  # predicate(low) is false, predicate(high) is true
         middle = (low + high) // 2
         if predicate(middle):
             high = middle

@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property, cmp_to_key
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -387,12 +388,39 @@ class NaiveBayes:
         total = int(stats.feature_total[self.binary][class_index]) + stats.n_words * alpha
         return int(counts[class_index, word_index]) + alpha, total
 
+    def feature_ratios(self, word_indices) -> tuple[list[list], list]:
+        """``feature_ratio(k, j)`` for every class k and each word j of ``word_indices``, at once: (numerators, one
+        list per class in the order of ``word_indices``; denominators, one per class). A table shows hundreds."""
+        stats, alpha = self.statistics, self._alpha_term
+        words = np.asarray(word_indices, dtype=np.int64)
+        if self.kind == "bernoulli":
+            counts = stats.document_count_[:, words]
+            denominators = [n_k + 2 * alpha for n_k in stats.class_count_.astype(np.int64).tolist()]
+        else:
+            counts = stats.feature_count(self.binary)[:, words]
+            totals = stats.feature_total[self.binary].astype(np.int64).tolist()
+            denominators = [total + stats.n_words * alpha for total in totals]
+        numerators = [[count + alpha for count in row] for row in counts.astype(np.int64).tolist()]
+        return numerators, denominators
+
     def exact_feature_prob(self, class_index: int, word_index: int, absent: bool = False) -> Fraction | None:
         """ψ_jk (1 − ψ_jk when ``absent``) or θ_jk as an exact fraction; None under an ε-floor."""
         if self.epsilon is not None:
             return None
         numerator, denominator = self.feature_ratio(class_index, word_index, absent)
         return Fraction(numerator) / Fraction(denominator)
+
+    @cached_property
+    def per_class(self) -> "_PerClass":
+        """What a trace reads once per class, as Python values (a trace on 20 classes reads each of them for each)."""
+        stats = self.statistics
+        ratios = [self.prior_ratio(k) for k in range(stats.n_classes)]
+        return _PerClass(
+            prior=self.class_prior_.tolist(),
+            log_prior=self.class_log_prior_.tolist(),
+            prior_ratio=ratios,
+            certain_words=self.certain_word_count_.tolist() if self.kind == "bernoulli" else [0] * stats.n_classes,
+        )
 
     def prior_ratio(self, class_index: int) -> tuple[int, int] | None:
         """φ_k as (documents of class k, all documents) when the prior is learned."""
@@ -408,6 +436,13 @@ class NaiveBayes:
             "binary": self.binary,
             "prior": self.prior_mode,
         }
+
+
+class _PerClass(NamedTuple):
+    prior: list[float]  # φ_k
+    log_prior: list[float]
+    prior_ratio: list[tuple[int, int] | None]
+    certain_words: list[int]  # words with ψ_jk = 1 (Bernoulli), 0 for multinomial
 
 
 def _compare_ratio(a: tuple[int, int], b: tuple[int, int]) -> int:

@@ -40,6 +40,8 @@ def ratio_text(ratio) -> str | None:
     (α = 0.5 gives 0.5/3) is written as its exact decimal, or as a bracketed fraction if it has none."""
     if ratio is None:
         return None
+    if len(ratio) == 2 and type(ratio[0]) is int and type(ratio[1]) is int:  # the usual case; a table shows hundreds
+        return f"{ratio[0]}/{ratio[1]}"
     return "/".join(_part_text(part if isinstance(part, Fraction) else Fraction(part)) for part in ratio)
 
 

@@ -98,7 +98,7 @@ class ClassStatistics:
             word_count_=(membership @ matrix).toarray(),
         )
 
-    @property
+    @cached_property
     def n_documents(self) -> int:
         return int(self.class_count_.sum())
 

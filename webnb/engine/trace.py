@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import NamedTuple
 
 import numpy as np
 
@@ -32,10 +33,10 @@ class FeatureValue:
     value: int  # x_j as the model sees it: count, or 1 for presence
 
 
-@dataclass(frozen=True)
-class Factor:
+class Factor(NamedTuple):
     """One factor P(x_j | k): ψ_jk for a present word, 1 − ψ_jk for an absent one (Bernoulli), or θ_jk
-    raised to the word's count (multinomial)."""
+    raised to the word's count (multinomial). Immutable like the other records; a named tuple because a trace
+    on 20 classes builds hundreds and a frozen dataclass is several times slower to build."""
 
     word: str
     index: int
@@ -64,15 +65,15 @@ class AbsentWords:
     exact: Fraction | None
 
 
-@dataclass(frozen=True)
-class ZeroFactor:
+class ZeroFactor(NamedTuple):
     word: str
     label: str
     present: bool  # True: the word is in the review but never in the class; False: absent but always there
 
 
-@dataclass(frozen=True)
-class ClassTrace:
+class ClassTrace(NamedTuple):
+    """One class's part of a trace (a named tuple, as ``Factor``: a trace on 20 classes builds one per class)."""
+
     label: str
     prior: float
     prior_ratio: tuple[int, int] | None
@@ -150,8 +151,9 @@ def explain(model: NaiveBayes, bag: BagOfWords, text: str) -> Trace:
 
     listed = range(len(bag.vocabulary)) if _lists_every_word(model) else (f.index for f in features)
     columns = _Columns.fetch(model, listed)
+    present = {f.index: f for f in features}
     per_class = tuple(
-        _class_trace(model, k, features, columns, log_joints[k], shift, log_evidence, exact)
+        _class_trace(model, k, features, columns, log_joints[k], shift, log_evidence, exact, present)
         for k in range(len(model.classes))
     )
     decision, tied = None, ()
@@ -202,29 +204,40 @@ def _log_joints(model: NaiveBayes, features) -> list[float]:
 
 @dataclass(frozen=True)
 class _Columns:
-    """The parameters of the words a trace looks at, fetched once for every class."""
+    """The parameters of the words a trace looks at, fetched once for every class, as lists indexed [k][column]
+    (a trace on 20 classes builds a factor per class and word: reading numpy scalars one by one cost more than
+    the rest of the factor)."""
 
     words: tuple[int, ...]
-    prob: np.ndarray  # (n_classes, len(words))
-    log_prob: np.ndarray
-    absent_log_prob: np.ndarray | None
+    prob: list[list[float]]
+    log_prob: list[list[float]]
+    absent_log_prob: list[list[float]] | None
+    numerators: list[list] | None  # of each ratio as ``NaiveBayes.feature_ratio`` writes it; None under a floor
+    denominators: list | None  # one per class
 
     @classmethod
     def fetch(cls, model: NaiveBayes, words) -> "_Columns":
         words = tuple(words)
-        return cls(words, *model.columns(words))
+        prob, log_prob, absent_log_prob = model.columns(words)
+        numerators, denominators = model.feature_ratios(words) if model.epsilon is None else (None, None)
+        return cls(words, prob.tolist(), log_prob.tolist(),
+                   None if absent_log_prob is None else absent_log_prob.tolist(), numerators, denominators)
 
 
 def _factor(model: NaiveBayes, columns: _Columns, k: int, column: int, present: bool, power: int) -> Factor:
     j = columns.words[column]
-    if model.kind == "bernoulli" and not present:
-        probability = 1.0 - float(columns.prob[k, column])
-        log_probability = float(columns.absent_log_prob[k, column])
+    absent = model.kind == "bernoulli" and not present
+    if absent:
+        probability = 1.0 - columns.prob[k][column]
+        log_probability = columns.absent_log_prob[k][column]
     else:
-        probability = float(columns.prob[k, column])
-        log_probability = float(columns.log_prob[k, column])
-    ratio = None if model.epsilon is not None else model.feature_ratio(k, j, absent=not present)
-    if ratio is not None:
+        probability = columns.prob[k][column]
+        log_probability = columns.log_prob[k][column]
+    ratio = None
+    if columns.numerators is not None:
+        numerator, denominator = columns.numerators[k][column], columns.denominators[k]
+        # 1 − ψ as the lecture writes it, (n_k − n_jk + α)/(n_k + 2α): the same as feature_ratio(absent=True)
+        ratio = (denominator - numerator, denominator) if absent else (numerator, denominator)
         probability = float(ratio[0]) / float(ratio[1])  # from the counts, not 1 − ψ: exact zeros stay exact
     return Factor(
         word=model.vocabulary[j],
@@ -234,6 +247,23 @@ def _factor(model: NaiveBayes, columns: _Columns, k: int, column: int, present: 
         ratio=ratio,
         power=power,
         log_value=power * log_probability if log_probability > -math.inf else -math.inf,
+    )
+
+
+def _present_factors(columns: _Columns, k: int, features) -> tuple[Factor, ...]:
+    """Class k's factor for each word of the review, the column of each word being its position in ``features``:
+    what ``_factor(model, columns, k, c, True, f.value)`` gives for each, written out for speed (a trace on 20
+    classes makes a factor per class and word)."""
+    prob, log_prob, minus_infinity = columns.prob[k], columns.log_prob[k], -math.inf
+    logs = [f.value * log_prob[c] if log_prob[c] > minus_infinity else minus_infinity for c, f in enumerate(features)]
+    if columns.numerators is None:
+        return tuple(Factor(f.word, f.index, True, prob[c], None, f.value, logs[c]) for c, f in enumerate(features))
+    numerators, denominator = columns.numerators[k], columns.denominators[k]
+    float_denominator = float(denominator)
+    return tuple(
+        Factor(f.word, f.index, True, float(numerators[c]) / float_denominator, (numerators[c], denominator), f.value,
+               logs[c])
+        for c, f in enumerate(features)
     )
 
 
@@ -252,24 +282,29 @@ def factors_of(model: NaiveBayes, cells) -> list[Factor]:
     return [_factor(model, columns, k, column_of[j], present, 1) for k, j, present in cells]
 
 
-def _class_trace(model: NaiveBayes, k: int, features, columns: _Columns, log_joint, shift, log_evidence, exact):
+def _class_trace(model: NaiveBayes, k: int, features, columns: _Columns, log_joint, shift, log_evidence, exact,
+                 present: dict | None = None):
+    """Class k's part of the trace. ``present`` maps the review's word indices to their features (made once per
+    trace when not given)."""
     label = model.classes[k]
-    present = {f.index: f for f in features}
+    if present is None:
+        present = {f.index: f for f in features}
     absent_words = None
     if _lists_every_word(model):
         factors = tuple(_factor(model, columns, k, j, j in present, 1) for j in range(len(model.vocabulary)))
     else:
-        factors = tuple(_factor(model, columns, k, c, True, f.value) for c, f in enumerate(features))
+        factors = _present_factors(columns, k, features)
         if model.kind == "bernoulli":
             absent_words = _absent_words(model, k, present, columns, exact)
 
-    zero_factors = [ZeroFactor(f.word, label, f.present) for f in factors if f.is_zero]
-    if absent_words is not None and model.certain_word_count_[k]:
+    per_class = model.per_class
+    zero_factors = [ZeroFactor(f.word, label, f.present) for f in factors if f.probability == 0.0]
+    if absent_words is not None and per_class.certain_words[k]:
         zero_factors += [
             ZeroFactor(model.vocabulary[j], label, False) for j in model.certain_words(k) if j not in present
         ]
 
-    prior = float(model.class_prior_[k])
+    prior = per_class.prior[k]
     joint = prior
     for factor in factors:
         for _ in range(factor.power):
@@ -289,9 +324,9 @@ def _class_trace(model: NaiveBayes, k: int, features, columns: _Columns, log_joi
     return ClassTrace(
         label=label,
         prior=prior,
-        prior_ratio=model.prior_ratio(k),
+        prior_ratio=per_class.prior_ratio[k],
         prior_exact=model.class_prior_exact[k],
-        log_prior=float(model.class_log_prior_[k]),
+        log_prior=per_class.log_prior[k],
         factors=factors,
         absent_words=absent_words,
         zero_factors=tuple(zero_factors),
@@ -321,9 +356,9 @@ def _exact_product_fits(prior: Fraction, factors, absent_words) -> bool:
 
 
 def _absent_words(model: NaiveBayes, k: int, present: dict, columns: _Columns, exact: bool) -> AbsentWords:
-    present_logs = columns.absent_log_prob[k].tolist()
+    present_logs = columns.absent_log_prob[k]
     certain_present = sum(1 for value in present_logs if value == -math.inf)
-    if model.certain_word_count_[k] - certain_present > 0:
+    if model.per_class.certain_words[k] - certain_present > 0:
         log_product = -math.inf  # an absent word with ψ = 1: the product is exactly 0
     else:
         log_product = float(model.absent_log_prob_sum_[k]) - math.fsum(v for v in present_logs if v > -math.inf)

@@ -11,7 +11,9 @@ import numpy as np
 from flask import Blueprint, current_app, request
 
 from webnb.engine import CorpusError
+from webnb.engine.estimate import estimate
 from webnb.engine.serialize import fraction_text, number, ratio_text
+from webnb.formatting import probability
 from webnb.notation import NOTATIONS
 from webnb.state import is_whole
 from webnb.views.common import load_lesson, page_number, respond, wants_json, word_filter, words_containing
@@ -19,24 +21,23 @@ from webnb.views.common import load_lesson, page_number, respond, wants_json, wo
 bp = Blueprint("parameters", __name__)
 
 WORDS_PER_PAGE = 25
-CELLS_PER_PAGE = 250  # with many classes, fewer words a page, so a page stays light
+CELLS_PER_PAGE = 160  # with many classes, fewer words a page (8 words of 20 classes), so a page stays light
 
 
 class Cell(NamedTuple):
-    """One (word, class) cell of the table. Records rather than dicts: a template reads a dict's keys only after
-    failing to find them as attributes, which a page of 240 cells pays for a few thousand times."""
+    """One (word, class) cell of the table, formatted once for the page and its JSON twin. A tuple, so that the
+    template unpacks it instead of looking up attributes: a page of 20 classes has 240 cells."""
 
-    ratio: tuple | None  # unreduced, as ``NaiveBayes.feature_ratio`` gives it; None under the ε-floor
+    ratio: str | None  # unreduced, as ``NaiveBayes.feature_ratio`` gives it ("0/3"); None under the ε-floor
+    text: str  # the value as the page writes it
+    flag: str  # "0" for an exact 0, "1" for a Bernoulli ψ = 1 (each breaks the product), else ""
     value: float
-    zero: bool
-    one: bool  # Bernoulli ψ = 1
-    count: int  # the count it is derived from: documents (Bernoulli, binary) or occurrences
 
 
 class Row(NamedTuple):
     index: int
     word: str
-    cells: list[Cell]
+    cells: tuple[Cell, ...]
 
 
 class Prior(NamedTuple):
@@ -132,6 +133,22 @@ def _order(table: _WholeTable, sort: str, words: np.ndarray) -> np.ndarray:
     return order[matching[order]]
 
 
+def _cells(model, shown: np.ndarray) -> list[tuple[Cell, ...]]:
+    """The cells of the words ``shown``: for each word, one cell per class. Built class by class, a list at a time
+    (a page of 20 classes has 240 cells)."""
+    probabilities = model.columns(shown)[0].tolist()  # (n_classes, len(shown)): only the rows shown
+    # Most words of a large vocabulary are unseen in most classes, which share one value per class.
+    texts = {value: probability(value) for value in {v for values in probabilities for v in values}}
+    numerators, denominators = model.feature_ratios(shown) if model.epsilon is None else (None, None)
+    breaks_at_one = model.kind == "bernoulli"
+    per_class = []
+    for k, values in enumerate(probabilities):
+        ratios = [ratio_text((n, denominators[k])) for n in numerators[k]] if numerators else [None] * len(values)
+        flags = ["0" if v == 0.0 else "1" if breaks_at_one and v == 1.0 else "" for v in values]
+        per_class.append(list(map(Cell, ratios, [texts[v] for v in values], flags, values)))
+    return list(zip(*per_class))
+
+
 @bp.get("/corpora/<corpus_id>/parameters")
 def show(corpus_id):
     lesson = load_lesson(corpus_id)
@@ -159,23 +176,7 @@ def show(corpus_id):
     shown = ordered[(page - 1) * per_page : page * per_page]
 
     stats = model.statistics
-    shown_prob = model.columns(shown)[0]  # (n_classes, len(shown)): only the rows shown
-    counts = stats.document_count_ if model.uses_presence else stats.word_count_
-    rows = []
-    for column, j in enumerate(shown.tolist()):
-        cells = []
-        for k in range(len(model.classes)):
-            probability = float(shown_prob[k, column])
-            cells.append(
-                Cell(
-                    ratio=model.feature_ratio(k, j) if model.epsilon is None else None,
-                    value=probability,
-                    zero=probability == 0.0,
-                    one=model.kind == "bernoulli" and probability == 1.0,
-                    count=int(counts[k, j]),
-                )
-            )
-        rows.append(Row(index=j, word=vocabulary[j], cells=cells))
+    rows = [Row(index=j, word=vocabulary[j], cells=cells) for j, cells in zip(shown.tolist(), _cells(model, shown))]
 
     priors = [
         Prior(
@@ -224,7 +225,7 @@ def show(corpus_id):
             {
                 "word": r.word,
                 "per_class": [
-                    {"ratio": ratio_text(c.ratio), "value": number(c.value), "zero": c.zero, "one": c.one}
+                    {"ratio": c.ratio, "value": number(c.value), "zero": c.flag == "0", "one": c.flag == "1"}
                     for c in r.cells
                 ],
             }
@@ -232,3 +233,42 @@ def show(corpus_id):
         ],
     }
     return respond("parameters/show.html", "parameters", context, data)
+
+
+@bp.get("/corpora/<corpus_id>/parameters/cell")
+def cell(corpus_id):
+    """A word's ψ or θ opened: how each comes from two counts and α, in one class (``class``) or in every class.
+    The table links each word here, and loads one class's into a cell when a student opens it, so that a page of
+    hundreds of cells does not carry hundreds of formulas."""
+    lesson = load_lesson(corpus_id)
+    state = lesson.state
+    context = {"lesson": lesson, "section": "parameters", "notation": NOTATIONS[state.notation], "estimates": (),
+               "cell_error": None}
+    model, status = None, 200
+    if lesson.training is not None:
+        try:
+            model = lesson.training.model(**state.model_options())
+        except (CorpusError, ValueError) as error:
+            context["cell_error"] = str(error)
+    word, label = request.args.get("word", ""), request.args.get("class")
+    if model is not None:
+        word_index = lesson.training.bag.index.get(word)
+        if not word:
+            context["cell_error"], status = "Which word? Name it with word=…, as the links of the table do.", 400
+        elif word_index is None:
+            context["cell_error"], status = f"“{word[:100]}” is not a word of this vocabulary.", 404
+        elif label is not None and label not in model.classes:
+            context["cell_error"], status = f"“{label[:100]}” is not a class of this corpus.", 404
+        else:
+            classes = range(len(model.classes)) if label is None else [model.classes.index(label)]
+            context["estimates"] = tuple(estimate(model, word_index, k) for k in classes)
+    estimates = context["estimates"]
+    if not estimates:
+        data = {"error": context["cell_error"] or lesson.error}
+    elif label is not None:
+        data = estimates[0].to_dict()
+    else:
+        data = {"word": word, "model": model.describe(), "classes": [e.to_dict() for e in estimates]}
+    response = respond("parameters/cell.html", "cell", context, data)
+    response.status_code = status
+    return response

@@ -1,0 +1,96 @@
+"""One learned word probability, ψ_jk (Bernoulli) or θ_jk (multinomial), with the counts it is made of.
+
+The parameters table shows hundreds of cells; a student opens one to see how its number comes about. This is
+what that cell says: the two counts, the pseudo-count α, the ratio as the lecture writes it, the value, and
+whether an ε-floor moved it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from .models import NaiveBayes
+from .serialize import fraction_text, number, ratio_text
+
+
+@dataclass(frozen=True)
+class Estimate:
+    word: str
+    label: str
+    kind: str  # "bernoulli" (ψ) or "multinomial" (θ)
+    alpha: Fraction
+    count: int  # documents of the class containing the word (Bernoulli, binary) or its occurrences there
+    total: int  # documents of the class (Bernoulli) or the words of the class in all (multinomial)
+    n_words: int  # |V|: multinomial smoothing adds α once per vocabulary word
+    ratio: tuple  # (count + α, total + 2α) or (count + α, total + |V|α), unreduced
+    value: float  # what the model uses: the ratio, or the ratio clipped to the ε-floor
+    epsilon: float | None
+    model: dict
+
+    @property
+    def exact(self) -> Fraction:
+        return Fraction(self.ratio[0]) / Fraction(self.ratio[1])
+
+    @property
+    def floored(self) -> bool:
+        """Whether the ε-floor moved the value away from the ratio."""
+        return self.epsilon is not None and self.value != float(self.exact)
+
+    @property
+    def zero(self) -> bool:
+        return self.value == 0.0
+
+    @property
+    def one(self) -> bool:
+        return self.kind == "bernoulli" and self.value == 1.0
+
+    def to_dict(self) -> dict:
+        return {
+            "word": self.word,
+            "class": self.label,
+            "model": self.model,
+            "count": self.count,
+            "total": self.total,
+            "vocabulary_size": self.n_words,
+            "ratio": ratio_text(self.ratio),
+            "exact": fraction_text(self.exact),
+            "value": number(self.value),
+            "floored": self.floored,
+            "zero": self.zero,
+            "one": self.one,
+        }
+
+
+def estimate(model: NaiveBayes, word_index: int, class_index: int) -> Estimate:
+    """The cell (word ``word_index``, class ``class_index``) of ``model``'s ψ or θ table."""
+    stats = model.statistics
+    if model.uses_presence:
+        count = int(stats.document_count_[class_index, word_index])
+    else:
+        count = int(stats.word_count_[class_index, word_index])
+    if model.kind == "bernoulli":
+        total = int(stats.class_count_[class_index])
+    else:
+        total = int(stats.feature_total[model.binary][class_index])
+    unfloored = model.epsilon is None
+    ratio = model.feature_ratio(class_index, word_index) if unfloored else _unfloored_ratio(model, count, total)
+    return Estimate(
+        word=model.vocabulary[word_index],
+        label=model.classes[class_index],
+        kind=model.kind,
+        alpha=model.alpha,
+        count=count,
+        total=total,
+        n_words=stats.n_words,
+        ratio=ratio,
+        value=float(model.columns([word_index])[0][class_index, 0]),
+        epsilon=model.epsilon,
+        model=model.describe(),
+    )
+
+
+def _unfloored_ratio(model: NaiveBayes, count: int, total: int) -> tuple:
+    """The ratio before the ε-floor clips it (the model under a floor gives no ratio of its own)."""
+    alpha = int(model.alpha) if model.alpha.denominator == 1 else model.alpha
+    added = 2 * alpha if model.kind == "bernoulli" else model.statistics.n_words * alpha
+    return count + alpha, total + added
