@@ -19,9 +19,14 @@ def probability(value: float | None) -> str:
     if value == 1:
         return "1"
     if abs(value) < 1e-3:
-        mantissa, exponent = f"{value:.3e}".split("e")
-        return f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+        text = f"{value:.3e}"
+        split = text.index("e")
+        return f"{text[:split]} × 10{_EXPONENTS[text[split + 1:]]}"
     return f"{value:.4g}"
+
+
+# "-05" → "⁻⁵", for every exponent a float64 below 10⁻³ can have (a table of hundreds of cells formats hundreds).
+_EXPONENTS = {f"{e:+03d}": str(e).translate(_SUPERSCRIPT) for e in range(-330, 0)}
 
 
 def logarithm(value: float | None) -> str:
