@@ -58,3 +58,44 @@ def test_held_out_settings_are_read_from_the_address():
 def test_digits_other_than_0_to_9_are_refused_not_crashed_on(name):
     assert name in parse_state({name: "²"}).errors
     assert name in parse_state({name: "١٢"}).errors  # Arabic-Indic digits
+
+
+def _query_by_the_rule(state: LessonState, defaults: LessonState | None, **changes) -> str:
+    """The documented rule, written plainly: every field in order, left out when it equals the default, except
+    model, α and the review, each value as the URL writes it."""
+    from dataclasses import fields, replace
+    from urllib.parse import urlencode
+
+    state, defaults = replace(state, **changes), defaults or LessonState()
+    pairs = []
+    for f in fields(state):
+        value = getattr(state, f.name)
+        if f.name == "errors" or (value == getattr(defaults, f.name) and f.name not in ("model", "alpha", "text")):
+            continue
+        pairs.append((f.name, "1" if value is True else "0" if value is False else
+                      ",".join(value) if isinstance(value, tuple) else str(value)))
+    return urlencode(pairs)
+
+
+def test_links_follow_the_rule_for_any_state_and_change():
+    """The query string that links carry (made once per state and changed field by field) is the rule's, for
+    thousands of random states, defaults and changes; an unknown field is refused."""
+    import random
+
+    from webnb.state import STEPS
+
+    values = {
+        "model": ["bernoulli", "multinomial"], "alpha": ["0", "1", "0.5"], "binary": [True, False],
+        "text": ["", "x y", "ü&=+% <b>"], "step": list(STEPS), "presenter": [True, False],
+        "normalize": [(), ("url",), ("url", "money")], "min_df": ["1", "2"], "floor": [True, False],
+        "test": ["split", "training", "abc"], "seed": ["0", "7"],
+    }
+    rng = random.Random(12)
+    for _ in range(2000):
+        state = LessonState(**{k: rng.choice(v) for k, v in values.items() if rng.random() < 0.5})
+        defaults = rng.choice([None, LessonState(model="multinomial", alpha="1"), LessonState()])
+        changes = {k: rng.choice(v) for k, v in values.items() if rng.random() < 0.15}
+        assert state.query(defaults, **changes) == _query_by_the_rule(state, defaults, **changes)
+        assert state.query(defaults) == _query_by_the_rule(state, defaults)
+    with pytest.raises(TypeError):
+        LessonState().query(no_such_field="1")

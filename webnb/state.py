@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, fields, replace
 from typing import Mapping
-from urllib.parse import urlencode
+from urllib.parse import quote_plus, urlencode
 
 from webnb.engine import AnalysisOptions, VocabularyOptions, parse_alpha
 from webnb.engine.analysis import PLACEHOLDERS, STEMMERS, STRIP_ACCENTS, TOKEN_PATTERNS
@@ -111,17 +111,38 @@ class LessonState:
     def query(self, defaults: "LessonState | None" = None, **changes) -> str:
         """The query string for this state with ``changes``, leaving out values equal to ``defaults``
         except the model, α and review, which every link carries so it means the same thing tomorrow."""
-        state = replace(self, **changes) if changes else self
-        defaults = defaults or LessonState()
-        pairs = []
-        for f in fields(state):
-            if f.name == "errors":
-                continue
-            value = getattr(state, f.name)
-            if value == getattr(defaults, f.name) and f.name not in ("model", "alpha", "text"):
-                continue
-            pairs.append((f.name, _encode(value)))
-        return urlencode(pairs)
+        defaults = defaults or _PLAIN_STATE
+        parts = self._query_parts(defaults)
+        if changes:
+            parts = dict(parts)
+            for name, value in changes.items():
+                if name not in parts:
+                    raise TypeError(f"LessonState has no field {name!r}")
+                parts[name] = _query_part(name, value, defaults)
+        return "&".join(part for part in parts.values() if part)
+
+    def _query_parts(self, defaults: "LessonState") -> dict[str, str]:
+        """Each field's "name=value" ("" when left out), in field order, made once per state and defaults: a page
+        links its state a few dozen times (every step, setting and download), each with one change or none."""
+        made = self.__dict__.setdefault("_query_parts_made", {})
+        parts = made.get(defaults)
+        if parts is None:
+            parts = made[defaults] = {
+                f.name: _query_part(f.name, getattr(self, f.name), defaults) for f in fields(self) if f.name != "errors"
+            }
+        return parts
+
+
+_ALWAYS_IN_LINKS = ("model", "alpha", "text")
+
+
+def _query_part(name: str, value, defaults: LessonState) -> str:
+    if value == getattr(defaults, name) and name not in _ALWAYS_IN_LINKS:
+        return ""
+    return f"{quote_plus(name)}={quote_plus(_encode(value))}"
+
+
+_PLAIN_STATE = LessonState()
 
 
 def _encode(value) -> str:
