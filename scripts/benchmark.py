@@ -12,6 +12,10 @@ affects both alike. Medians are reported, with PASS/FAIL against the targets:
                        (forced by scoring one row): median <= 20 ms per kind
   trace                explain(model, bag, review) for 20 short typed texts: median <= 5 ms per kind
   memory               RSS growth for the training set plus one model of each kind: <= 200 MB
+  reading              read_corpus of the training file   vs  gunzip + json.loads of each line:
+                       ratio ours / plain <= 1.5
+  analysis growth      CPU time of analysing 100 KB over 10 KB of the texts that once made the e-mail and money
+                       placeholders quadratic (tests/test_analysis_linear.py counts the work): <= 30 (linear ≈ 10)
 
 Plain text on stdout; --json PATH also writes the figures (and the raw samples) as JSON.
 """
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import gzip
 import hashlib
 import json
 import os
@@ -41,7 +46,7 @@ import sklearn  # noqa: E402
 from sklearn.feature_extraction.text import CountVectorizer  # noqa: E402
 from sklearn.naive_bayes import BernoulliNB, MultinomialNB  # noqa: E402
 
-from webnb.engine import TrainingSet, explain, read_corpus  # noqa: E402
+from webnb.engine import AnalysisOptions, Analyzer, TrainingSet, explain, read_corpus  # noqa: E402
 
 DEFAULT_TRAIN = REPO_ROOT.parent / "shared" / "corpora" / "20newsgroups-bydate" / "train.jsonl.gz"
 
@@ -49,6 +54,8 @@ TARGET_FIT_RATIO = 0.7
 TARGET_NEW_ALPHA_MS = 20.0
 TARGET_TRACE_MEDIAN_MS = 5.0
 TARGET_MEMORY_MB = 200.0
+TARGET_READ_RATIO = 1.5
+TARGET_ANALYSIS_GROWTH = 30.0
 
 KINDS = ("bernoulli", "multinomial")
 SKLEARN_MODELS = {"bernoulli": BernoulliNB, "multinomial": MultinomialNB}
@@ -79,6 +86,12 @@ REVIEWS = (
     "Loved the podcast about covid lockdowns, zoom fatigue and remote work, honestly the best episode of the "
     "season so far and I cannot wait for the next one.",
 )
+
+
+# (placeholder, head, repeated unit): texts on which the placeholders' patterns were quadratic before they were made
+# linear ("a." repeated under email, "1" then ",111" repeated under money), analysed at 10 KB and at 100 KB.
+CRAFTED_TEXTS = (("email", "", "a."), ("money", "1", ",111"))
+ANALYSIS_SIZES = (10_000, 100_000)
 
 
 # -- small helpers -------------------------------------------------------------------------------------------------
@@ -145,22 +158,30 @@ def owned_array_mb(owner, exclude=()) -> float:
         seen.add(id(value))
         if isinstance(value, np.ndarray):
             total += value.nbytes
-        elif sp.issparse(value):
-            for part in ("data", "indices", "indptr", "row", "col", "offsets"):
-                if isinstance(getattr(value, part, None), np.ndarray):
-                    visit(getattr(value, part), depth)
-        elif isinstance(value, (tuple, list)):
-            for item in value:
-                visit(item, depth)
-        elif isinstance(value, dict):
-            for item in value.values():
-                visit(item, depth)
-        elif depth < 3 and type(value).__module__.startswith("webnb.") and hasattr(value, "__dict__"):
-            for item in vars(value).values():
-                visit(item, depth + 1)
+            return
+        for item, item_depth in held_values(value, depth):
+            visit(item, item_depth)
 
     visit(owner, 0)
     return total / 1e6
+
+
+def held_values(value, depth: int):
+    """(value, depth) of what ``value`` holds that owned_array_mb looks into: a sparse matrix's arrays, a tuple's,
+    list's or dict's items, and (three levels deep at most) the attributes of an engine object."""
+    if sp.issparse(value):
+        for part in ("data", "indices", "indptr", "row", "col", "offsets"):
+            if isinstance(getattr(value, part, None), np.ndarray):
+                yield getattr(value, part), depth
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            yield item, depth
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield item, depth
+    elif depth < 3 and type(value).__module__.startswith("webnb.") and hasattr(value, "__dict__"):
+        for item in vars(value).values():
+            yield item, depth + 1
 
 
 def vocabulary_mb(bag) -> float:
@@ -347,7 +368,7 @@ def measure_trace(training_set, vectorizer, matrix, labels, repeat: int) -> dict
     figures["unseen_words"] = sorted({word for trace in first for word in trace.unseen})
     for kind in KINDS:
         theirs = theirs_models[kind].predict(vectorizer.transform(REVIEWS)).tolist()
-        figures[f"decisions_agree_{kind}"] = sum(t.decision == d for t, d in zip(traces[kind], theirs))
+        figures[f"decisions_agree_{kind}"] = sum(t.decision == d for t, d in zip(traces[kind], theirs, strict=True))
     del traces, first
 
     def ours(kind, review):
@@ -368,6 +389,50 @@ def measure_trace(training_set, vectorizer, matrix, labels, repeat: int) -> dict
         figures[f"{key}_p90_ms"] = p90(values)
     figures["samples_ms"] = samples
     return figures
+
+
+def measure_reading(train: Path, repeat: int) -> dict:
+    """read_corpus of the training file vs the least any reader does (gunzip if it is gzip, split the lines,
+    json.loads each), alternately."""
+
+    def ours():
+        return read_corpus(train)
+
+    def plain():
+        data = train.read_bytes()
+        text = (gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data).decode("utf-8")
+        return [json.loads(line) for line in text.split("\n") if line.strip()]
+
+    samples = {"ours": [], "plain": []}
+    for r in range(repeat):
+        for name, run in alternating(r, ("ours", ours), ("plain", plain)):
+            seconds, _ = timed(run, collect=True)
+            samples[name].append(seconds)
+    ours_median, plain_median = median(samples["ours"]), median(samples["plain"])
+    return {"ours_s": ours_median, "plain_s": plain_median, "ratio": ours_median / plain_median, "samples_s": samples}
+
+
+def measure_analysis_growth(repeat: int) -> dict:
+    """For each crafted text, the CPU time of this thread for one analysis at each size (best of ``repeat``), and
+    the growth: the time at 100 KB over the time at 10 KB."""
+    texts = {}
+    for kind, head, unit in CRAFTED_TEXTS:
+        analyzer = Analyzer(AnalysisOptions(normalize=(kind,)))
+        best = {}
+        for size in ANALYSIS_SIZES:
+            text = head + unit * ((size - len(head)) // len(unit))
+            samples = []
+            for _ in range(repeat):
+                gc.collect()
+                start = time.thread_time()
+                analyzer(text)
+                samples.append(time.thread_time() - start)
+            best[size] = min(samples)
+        small, large = ANALYSIS_SIZES
+        texts[f"{kind}: {head}{unit}…"] = {
+            "small_ms": best[small] * 1e3, "large_ms": best[large] * 1e3, "growth": best[large] / best[small],
+        }
+    return {"texts": texts, "largest_growth": max(figures["growth"] for figures in texts.values())}
 
 
 # -- report --------------------------------------------------------------------------------------------------------
@@ -460,6 +525,26 @@ def print_trace(trace: dict) -> None:
     print()
 
 
+def print_reading(reading: dict) -> None:
+    print("== reading the training file")
+    print(f"ours  read_corpus:                      median {reading['ours_s']:.3f} s  "
+          f"[{', '.join(f'{s:.3f}' for s in reading['samples_s']['ours'])}]")
+    print(f"plain gunzip + json.loads of each line: median {reading['plain_s']:.3f} s  "
+          f"[{', '.join(f'{s:.3f}' for s in reading['samples_s']['plain'])}]")
+    print(f"ratio ours / plain: {reading['ratio']:.2f} (target <= {TARGET_READ_RATIO})")
+    print()
+
+
+def print_analysis_growth(growth: dict) -> None:
+    small, large = (f"{size // 1000} KB" for size in ANALYSIS_SIZES)
+    print(f"== text analysis of crafted texts, {small} and {large} (CPU time, best of the repeats)")
+    for name, figures in growth["texts"].items():
+        print(f"{name:<16} {small} {figures['small_ms']:8.2f} ms   {large} {figures['large_ms']:8.2f} ms   "
+              f"growth {figures['growth']:5.1f}")
+    print(f"target: growth <= {TARGET_ANALYSIS_GROWTH:g} for 10 times the text (linear ≈ 10, quadratic ≈ 100)")
+    print()
+
+
 def summary_rows(fit: dict, alpha: dict, trace: dict, memory: dict) -> list[tuple]:
     """(measure, ours, sklearn, target, result) rows of the final table."""
     rows = [(
@@ -491,7 +576,7 @@ def print_summary(rows: list[tuple]) -> None:
     widths = [max(len(str(row[i])) for row in (header, *rows)) for i in range(len(header))]
     print("== summary")
     for row in (header, *rows):
-        print("  ".join(str(cell).ljust(width) for cell, width in zip(row, widths)).rstrip())
+        print("  ".join(str(cell).ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
     failed = sum(row[-1] == "FAIL" for row in rows)
     print(f"{len(rows) - failed} of {len(rows)} targets met")
 
@@ -533,7 +618,21 @@ def main(argv=None) -> int:
     trace = measure_trace(training_set, vectorizer, matrix, labels, arguments.repeat)
     print_trace(trace)
 
+    reading = measure_reading(arguments.train, arguments.repeat)
+    print_reading(reading)
+
+    growth = measure_analysis_growth(arguments.repeat)
+    print_analysis_growth(growth)
+
     rows = summary_rows(fit, alpha, trace, memory)
+    rows.append((
+        "read the corpus (s)", f"{reading['ours_s']:.3f}", "-",
+        f"ratio {reading['ratio']:.2f} to plain <= {TARGET_READ_RATIO}", verdict(reading["ratio"], TARGET_READ_RATIO),
+    ))
+    rows.append((
+        "analysis growth, 10x text", f"{growth['largest_growth']:.1f}", "-",
+        f"<= {TARGET_ANALYSIS_GROWTH:g}", verdict(growth["largest_growth"], TARGET_ANALYSIS_GROWTH),
+    ))
     print_summary(rows)
     facts["load_average_at_end"] = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
     if facts["load_average_at_end"]:
@@ -549,12 +648,18 @@ def main(argv=None) -> int:
                 "new_alpha_ms": TARGET_NEW_ALPHA_MS,
                 "trace_median_ms": TARGET_TRACE_MEDIAN_MS,
                 "memory_mb": TARGET_MEMORY_MB,
+                "read_ratio": TARGET_READ_RATIO,
+                "analysis_growth": TARGET_ANALYSIS_GROWTH,
             },
             "memory": memory,
             "vectorise_fit": fit,
             "new_alpha": alpha,
             "trace": trace,
-            "summary": [dict(zip(("measure", "ours", "sklearn", "target", "result"), row)) for row in rows],
+            "reading": reading,
+            "analysis_growth": growth,
+            "summary": [
+                dict(zip(("measure", "ours", "sklearn", "target", "result"), row, strict=True)) for row in rows
+            ],
         }
         arguments.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
         print(f"figures written to {arguments.json}")

@@ -80,7 +80,9 @@ def main(argv=None) -> int:
     parser.add_argument("--judge", choices=("wall", "cpu"), default="wall", help="the clock PASS/FAIL is read from")
     args = parser.parse_args(argv)
 
-    app = create_app({"TESTING": True, "WTF_CSRF_ENABLED": False}, instance_path=tempfile.mkdtemp(prefix="webnb-pages-"))
+    app = create_app(
+        {"TESTING": True, "WTF_CSRF_ENABLED": False}, instance_path=tempfile.mkdtemp(prefix="webnb-pages-")
+    )
     catalog = app.extensions["webnb"]["catalog"]
     client = app.test_client()
 
@@ -123,18 +125,25 @@ def main(argv=None) -> int:
         for clock, position in (("wall", 0), ("cpu", 1)):
             big = statistics.median(t[position] for t in measured["20ng"])
             small = statistics.median(t[position] for t in measured[BUILT_IN])
-            row[clock] = {"ms_20ng": round(big * 1000, 2), f"ms_{BUILT_IN}": round(small * 1000, 2), "ratio": round(big / small, 2)}
+            row[clock] = {
+                "ms_20ng": round(big * 1000, 2),
+                f"ms_{BUILT_IN}": round(small * 1000, 2),
+                "ratio": round(big / small, 2),
+            }
         row["pass"] = row[args.judge]["ratio"] <= TARGET_RATIO
         rows.append(row)
 
     print(f"20 Newsgroups stored in {storing:.1f} s, counted in {counting:.1f} s; {args.repeat} repeats, medians")
     print(f"review: {args.text!r}; verdict on {args.judge} time")
     print(f"{'':<43}{'wall-clock':^27}{'CPU (thread)':^27}")
-    print(f"{'model':<16} {'page':<11} {'step':<14}" + f" {'20NG ms':>9} {'match ms':>9} {'ratio':>6}" * 2 + "  verdict")
+    print(
+        f"{'model':<16} {'page':<11} {'step':<14}" + f" {'20NG ms':>9} {'match ms':>9} {'ratio':>6}" * 2 + "  verdict"
+    )
     for r in rows:
         verdict = ("pass" if r["pass"] else "over") + " (exempt)" if r["exempt"] else ("PASS" if r["pass"] else "FAIL")
         figures = "".join(
-            f" {r[clock]['ms_20ng']:>9.2f} {r[clock][f'ms_{BUILT_IN}']:>9.2f} {r[clock]['ratio']:>6.2f}" for clock in ("wall", "cpu")
+            f" {r[clock]['ms_20ng']:>9.2f} {r[clock][f'ms_{BUILT_IN}']:>9.2f} {r[clock]['ratio']:>6.2f}"
+            for clock in ("wall", "cpu")
         )
         print(f"{r['model']:<16} {r['page']:<11} {r['step'] or '-':<14}{figures}  {verdict}")
     judged = [r for r in rows if not r["exempt"]]

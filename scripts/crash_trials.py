@@ -136,7 +136,9 @@ def write_instance_config(instance: Path, database_url: str | None) -> None:
 class Server:
     """The app in a process group of its own, so that one SIGKILL takes the master and all its workers."""
 
-    def __init__(self, instance: Path, kind: str = "gunicorn", log: Path | None = None, pause_marker: Path | None = None):
+    def __init__(
+        self, instance: Path, kind: str = "gunicorn", log: Path | None = None, pause_marker: Path | None = None
+    ):
         self.port = _free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         app = f"webnb:create_app(instance_path={str(instance)!r})"
@@ -285,7 +287,8 @@ def fit_client(base: str, corpus_id: str, rng: random.Random, stop: threading.Ev
     while not stop.is_set():
         alpha = rng.choice(["0", "0.5", "1", "2"])
         query = urllib.parse.urlencode({"alpha": alpha, "test": "split", "test_size": rng.choice(["0.2", "0.3"]),
-                                        "seed": rng.randint(0, 10_000), "model": rng.choice(["multinomial", "bernoulli"])})
+                                        "seed": rng.randint(0, 10_000),
+                                        "model": rng.choice(["multinomial", "bernoulli"])})
         page = rng.choice(["evaluation", "compare"])
         url = f"{base}/corpora/{corpus_id}/{page}?{query}"
         try:
@@ -539,7 +542,7 @@ def run_trial(number: int, rng: random.Random, instance: Path, database: Databas
         trial.startup_seconds = round(server.wait_ready(), 2)
         stop = threading.Event()
         threads = [threading.Thread(target=upload_client, args=(server.base, upload, body, content_type, stop))
-                   for upload, (content_type, body) in zip(trial.uploads, bodies)]
+                   for upload, (content_type, body) in zip(trial.uploads, bodies, strict=True)]
         threads.append(threading.Thread(target=fit_client,
                                         args=(server.base, fit_corpus, random.Random(rng.random()), stop, trial.fits)))
         started = time.monotonic()

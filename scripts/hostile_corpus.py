@@ -55,7 +55,9 @@ def documents(n_documents: int, n_words: int, n_classes: int, tokens_per_documen
         yield f"c{labels[i]:0{width}d}", " ".join(words[chunk])
 
 
-def write_corpus(path: Path, n_documents: int, n_words: int, n_classes: int, tokens_per_document: int, seed: int) -> int:
+def write_corpus(
+    path: Path, n_documents: int, n_words: int, n_classes: int, tokens_per_document: int, seed: int
+) -> int:
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "wt", encoding="utf-8", newline="\n") as out:
         for i, (label, text) in enumerate(documents(n_documents, n_words, n_classes, tokens_per_document, seed)):

@@ -56,7 +56,8 @@ def main() -> None:
                         for value in values:
                             timings.setdefault((name, kind), []).append(
                                 measure(client, url, {name: value, **suffix}, args.repeats))
-    print(f"{'parameter':<14} {'hostile median':>15} {'hostile slowest':>16} {'ordinary median':>16} {'ordinary slowest':>17}")
+    print(f"{'parameter':<14} {'hostile median':>15} {'hostile slowest':>16} "
+          f"{'ordinary median':>16} {'ordinary slowest':>17}")
     for name in sorted({name for name, _ in timings}):
         hostile, ordinary = timings[(name, "hostile")], timings[(name, "ordinary")]
         print(f"{name:<14} {statistics.median(hostile) * 1e3:>12.2f} ms {max(hostile) * 1e3:>13.2f} ms "

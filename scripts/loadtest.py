@@ -157,7 +157,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--burst-target", type=float, default=DEFAULT_BURST_TARGET_S,
                         help="seconds until the last burst request is answered (default 2)")
     parser.add_argument("--inference-p95-ms", type=float,
-                        help=f"target p95 of the inference fragment (default {DEFAULT_TARGETS['inference fragment']:g}; "
+                        help="target p95 of the inference fragment "
+                             f"(default {DEFAULT_TARGETS['inference fragment']:g}; "
                              f"{SCENARIO_TARGETS['inference fragment']:g} for the scenarios)")
     parser.add_argument("--matrix-p95-ms", type=float,
                         help=f"target p95 of the matrix page (default {DEFAULT_TARGETS['matrix page']:g}; "
@@ -631,8 +632,10 @@ def prepare_lecture(port: int, corpus: Path) -> dict:
         raise RuntimeError(f"the upload of {corpus.name} ended on {corpus_path}, not on a corpus page")
     corpus_id = match.group(1)
     teacher.open(f"/corpora/{corpus_id}/matrix", deadline)
-    status, _, page = teacher.request("POST", f"/corpora/{corpus_id}/share", b"",
-                                      {"X-CSRFToken": csrf.group(1), "Content-Type": "application/x-www-form-urlencoded"})
+    status, _, page = teacher.request(
+        "POST", f"/corpora/{corpus_id}/share", b"",
+        {"X-CSRFToken": csrf.group(1), "Content-Type": "application/x-www-form-urlencoded"},
+    )
     link = SHARE_LINK.search(page) if status == 200 else None
     if link is None:
         raise RuntimeError(f"sharing {corpus_id} answered {status} without a link:\n{page[:1000]}")
@@ -726,7 +729,9 @@ def run_scenarios(args, folder: Path) -> int:
             else:
                 scenario_folder = folder / letter
                 scenario_folder.mkdir()
-                database, secret, resume_from = Database(args.database_url, scenario_folder), secrets.token_urlsafe(48), None
+                database, secret, resume_from = (
+                    Database(args.database_url, scenario_folder), secrets.token_urlsafe(48), None
+                )
             continues = any(other.restart_of == letter for other in map(SCENARIOS.get, letters))
             students = folder / f"students-{letter}.json"
             try:
@@ -928,7 +933,7 @@ def print_summary(results: list[dict], database: str) -> None:
     headings = ("scenario", "students", "requests", "errors", "inference p50/p95 ms", "matrix p95 ms",
                 "progress pages", "max(builds) / rows", "peak worker RSS MB", "verdict")
     widths = (10, 10, 10, 8, 22, 15, 16, 20, 20, 8)
-    print("".join(f"{heading:<{width}}" for heading, width in zip(headings, widths)))
+    print("".join(f"{heading:<{width}}" for heading, width in zip(headings, widths, strict=True)))
     for result in results:
         if "skipped" in result or "error" in result:
             note = f"skipped: {result['skipped']}" if "skipped" in result else f"FAIL: {result['error'][:200]}"
@@ -945,7 +950,7 @@ def print_summary(results: list[dict], database: str) -> None:
             f"{_cell(inference.get('p50_ms'))} / {_cell(inference.get('p95_ms'))}", _cell(matrix.get("p95_ms")),
             progress, counted, _cell(result["memory"]["max_mb"]), "PASS" if result["passed"] else "FAIL",
         )
-        print("".join(f"{str(cell):<{width}}" for cell, width in zip(cells, widths)))
+        print("".join(f"{str(cell):<{width}}" for cell, width in zip(cells, widths, strict=True)))
     print()
 
 

@@ -1,9 +1,9 @@
 """Simulated students in a lecture, for locust: ``locust -f scripts/locustfile.py --host http://127.0.0.1:8000``.
 
 Each student opens the corpus list, opens one of the built-in corpora and its matrix, then, while the lecturer
-talks, now and then types a review (one inference fragment per pause in typing, as htmx sends it after 400 ms of quiet), steps
-through the explanation, moves α on the parameters page and opens the matrix page again. Every fifth student
-(the first included, so that even a short run has one) also types a small corpus of their own (POST
+talks, now and then types a review (one inference fragment per pause in typing, as htmx sends it after 400 ms of
+quiet), steps through the explanation, moves α on the parameters page and opens the matrix page again. Every fifth
+student (the first included, so that even a short run has one) also types a small corpus of their own (POST
 /corpora/paste with the CSRF token) and works with it instead.
 
 Requests are named by kind ("inference fragment", "matrix page", ...) so that locust reports percentiles per

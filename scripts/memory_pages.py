@@ -1,7 +1,9 @@
 """Peak resident memory of every page on one corpus, each page in a fresh process, in local and hosted mode.
 
-    python scripts/hostile_corpus.py /tmp/hostile.jsonl && python scripts/hostile_corpus.py /tmp/bomb.jsonl.gz --gzip-bomb
-    python scripts/memory_pages.py /tmp/hostile.jsonl [--bomb /tmp/bomb.jsonl.gz] [--mode local|hosted|both] [--only WORD]
+    python scripts/hostile_corpus.py /tmp/hostile.jsonl
+    python scripts/hostile_corpus.py /tmp/bomb.jsonl.gz --gzip-bomb
+    python scripts/memory_pages.py /tmp/hostile.jsonl [--bomb /tmp/bomb.jsonl.gz] [--mode local|hosted|both]
+        [--only WORD]
 
 The corpus is stored once per mode (straight into a temporary SQLite database, without counting it). Then each
 page runs in a new Python process that creates the app, reads the corpus from the database, opens the same page
@@ -15,7 +17,6 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -29,8 +30,14 @@ if str(REPO_ROOT) not in sys.path:
 WORKSPACE = "memory-pages-workspace"
 SECRET = "memory-pages-" + "x" * 40
 REVIEW = "qab qac qad qae qaf qag qah qai"  # frequent words of the hostile corpus
-STEPS = ("tokens", "vector", "factors", "product", "decision", "zeros", "smoothing", "underflow", "logspace", "contributions")
-EXPORTS = ("matrix.csv", "parameters.csv", "priors.csv", "evaluation.csv", "confusion.csv", "predictions.csv", "notebook.ipynb")
+STEPS = (
+    "tokens", "vector", "factors", "product", "decision",
+    "zeros", "smoothing", "underflow", "logspace", "contributions",
+)
+EXPORTS = (
+    "matrix.csv", "parameters.csv", "priors.csv", "evaluation.csv",
+    "confusion.csv", "predictions.csv", "notebook.ipynb",
+)
 
 
 def pages() -> list[tuple[str, str]]:
@@ -39,7 +46,10 @@ def pages() -> list[tuple[str, str]]:
         ("corpus", "/corpora/{id}"),
         ("matrix", "/corpora/{id}/matrix"),
         ("parameters", "/corpora/{id}/parameters"),
-        *[(f"inference {step}", f"/corpora/{{id}}/inference?step={step}&text={REVIEW.replace(' ', '+')}") for step in STEPS],
+        *[
+            (f"inference {step}", f"/corpora/{{id}}/inference?step={step}&text={REVIEW.replace(' ', '+')}")
+            for step in STEPS
+        ],
         ("evaluation", "/corpora/{id}/evaluation"),
         ("sweep", "/corpora/{id}/evaluation/sweep"),
         ("compare", "/corpora/{id}/compare"),
@@ -138,7 +148,8 @@ def child(args) -> dict:
         kwargs = {"data": {"file": (io.BytesIO(data), Path(args.upload).name)}}
         url, method = path, "POST"
     else:
-        catalog.get(args.corpus_id).corpus  # its documents read from the database and cached, as a worker keeps them
+        # Its documents read from the database and cached, as a worker keeps them.
+        _ = catalog.get(args.corpus_id).corpus
         url, method = args.url.format(id=args.corpus_id), "GET"
         warm = args.url.format(id="match-reviews").replace("max_features=13000", "")
         client.get(warm)

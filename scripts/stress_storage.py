@@ -49,7 +49,8 @@ def _worker(storage: Storage, clients: int, seconds: float, process: int, result
     tally, lock = Counter(), threading.Lock()
     deadline = time.monotonic() + seconds
     threads = [
-        threading.Thread(target=_client, args=(storage, deadline, process * 1000 + i, tally, lock)) for i in range(clients)
+        threading.Thread(target=_client, args=(storage, deadline, process * 1000 + i, tally, lock))
+        for i in range(clients)
     ]
     for thread in threads:
         thread.start()

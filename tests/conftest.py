@@ -1,4 +1,4 @@
-"""Shared fixtures.
+"""Shared fixtures and helpers; those of the browser tests are in tests/browser/conftest.py.
 
 Tests that need something outside the repository (the shared corpora, Chromium) skip with a reason on a
 machine that lacks it, but fail in CI (``CI=true``), where a missing dependency is a broken setup.
@@ -35,33 +35,6 @@ def shared_corpora() -> Path:
     if not SHARED_CORPORA.is_dir():
         skip_unless_ci(f"the shared corpora are not at {SHARED_CORPORA}")
     return SHARED_CORPORA
-
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
-
-@pytest.fixture(scope="session")
-def browser():
-    """Debian's Chromium driven by Playwright; never `playwright install`. One per test run: Playwright's
-    sync API allows only one instance at a time."""
-    if not CHROMIUM.exists():
-        skip_unless_ci(f"Chromium is not at {CHROMIUM}")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        skip_unless_ci("playwright is not installed")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 @contextmanager
@@ -116,12 +89,14 @@ def client(app):
     return app.test_client()
 
 
-def htmx_settled(page) -> None:
-    """Wait until htmx has no request in flight and nothing left to swap or settle, so that the next keystroke
-    lands on the element that stays (a fill right after a response can hit the element being replaced)."""
-    page.wait_for_function(
-        "() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling, .htmx-added')"
-    )
+def soup_of(response, status: int | None = 200):
+    """A test client's HTML response, parsed, once its status is the expected one (``status=None`` takes any)."""
+    from bs4 import BeautifulSoup
+
+    text = response.get_data(as_text=True)
+    if status is not None:
+        assert response.status_code == status, f"status {response.status_code}, not {status}: {text[:500]}"
+    return BeautifulSoup(text, "html.parser")
 
 
 # -- PostgreSQL: the storage and view tests run against it as well as SQLite -----------------------------------------

@@ -36,7 +36,9 @@ def brute_force(old_training, new_training, kind, alpha, **options):
     """Every parameter of the new model that is new or differs from the old model's, found cell by cell
     with the models' exact fractions: {(word or None for a prior, class)}."""
     old, new = old_training.model(kind, alpha, **options), new_training.model(kind, alpha, **options)
-    changed = {(None, label) for k, label in enumerate(new.classes) if old.class_prior_exact[k] != new.class_prior_exact[k]}
+    changed = {
+        (None, label) for k, label in enumerate(new.classes) if old.class_prior_exact[k] != new.class_prior_exact[k]
+    }
     old_index = old_training.bag.index
     for j, word in enumerate(new.vocabulary):
         for k, label in enumerate(new.classes):
@@ -64,7 +66,10 @@ def test_bernoulli_without_smoothing_matches_the_hand_computation(match_reviews)
     assert (priors["positive"].prior_old, priors["positive"].prior_new) == (F(3, 5), F(1, 2))
     assert priors["negative"].prior_ratio_new == (3, 6) and priors["positive"].prior_ratio_new == (3, 6)
     # The seed's ψ table, negative column, before and after (n_jk / n_k with α = 0).
-    assert [(w.word, w.documents_old, w.documents_new, w.occurrences_old, w.occurrences_new, w.new_to_vocabulary) for w in addition.words] == [
+    assert [
+        (w.word, w.documents_old, w.documents_new, w.occurrences_old, w.occurrences_new, w.new_to_vocabulary)
+        for w in addition.words
+    ] == [
         ("not", 2, 3, 2, 3, False),
         ("sharp", 1, 2, 1, 2, False),
     ]
@@ -79,7 +84,8 @@ def test_bernoulli_without_smoothing_matches_the_hand_computation(match_reviews)
     assert not parameter(addition, "sharp", "positive").changed
     # Outside the document: was 2/2 → 2/3, match 2/2 → 2/3, composed 1/2 → 1/3; keeper, and, brilliant 0/2 → 0/3 = 0.
     count = addition.count
-    assert (count.total, count.priors, count.document_words, count.other_words, count.new_parameters) == (18, 2, 1, 3, 0)
+    assert (count.total, count.priors, count.document_words, count.other_words, count.new_parameters) == (
+        18, 2, 1, 3, 0)
     assert count.changed == 6 and count.unchanged == 12 and count.per_class == (4, 0)
     class_size = next(r for r in addition.reasons if r.kind == "class-size")
     assert (class_size.label, class_size.parameters, class_size.group) == ("negative", 3, 6)
@@ -98,9 +104,11 @@ def test_bernoulli_without_smoothing_matches_the_hand_computation(match_reviews)
 def test_bernoulli_with_laplace_smoothing_moves_every_psi_of_the_class(match_reviews):
     addition = add_document(match_reviews, "negative", "not sharp", "bernoulli", 1)
     # ψ = (n_jk + 1)/(n_k + 2): negative 4 → 5 below the line.
-    assert (parameter(addition, "sharp", "negative").exact_old, parameter(addition, "sharp", "negative").exact_new) == (F(2, 4), F(3, 5))
+    sharp = parameter(addition, "sharp", "negative")
+    assert (sharp.exact_old, sharp.exact_new) == (F(2, 4), F(3, 5))
     assert parameter(addition, "not", "negative").ratio_new == (4, 5)
-    assert parameter(addition, "not", "positive").ratio_new == (1, 5) and not parameter(addition, "not", "positive").changed
+    not_positive = parameter(addition, "not", "positive")
+    assert not_positive.ratio_new == (1, 5) and not not_positive.changed
     example = next(r for r in addition.reasons if r.kind == "class-size").example
     assert example.ratio_old[1] == 4 and example.ratio_new[1] == 5
     assert addition.count.per_class == (8, 0) and addition.count.changed == 10
@@ -116,7 +124,8 @@ def test_bernoulli_with_a_fractional_alpha_keeps_exact_fractions(match_reviews):
 def test_multinomial_with_laplace_smoothing(match_reviews):
     addition = add_document(match_reviews, "negative", "not sharp", "multinomial", 1)
     # Negative words: match 2, was 2, not 2, sharp 1, composed 1 → 8, plus |V|·α = 8; after: 10 + 8.
-    assert (parameter(addition, "not", "negative").ratio_old, parameter(addition, "not", "negative").ratio_new) == ((3, 16), (4, 18))
+    not_negative = parameter(addition, "not", "negative")
+    assert (not_negative.ratio_old, not_negative.ratio_new) == ((3, 16), (4, 18))
     assert parameter(addition, "sharp", "negative").exact_new == F(3, 18)
     total = next(r for r in addition.reasons if r.kind == "class-total")
     assert (total.example.total_old, total.example.total_new) == (8, 10) and total.parameters == total.group == 6
@@ -133,15 +142,18 @@ def test_a_new_word_moves_every_theta_of_every_class(match_reviews):
     # Positive: 10 words + 8α → 13 words + 9α; negative: 8 + 8α → 8 + 9α.
     keeper = parameter(addition, "keeper", "positive")
     assert (keeper.ratio_old, keeper.ratio_new) == ((2, 18), (3, 22))
-    assert parameter(addition, "superb", "positive").ratio_new == (3, 22) and parameter(addition, "superb", "positive").is_new
+    superb = parameter(addition, "superb", "positive")
+    assert superb.ratio_new == (3, 22) and superb.is_new
     assert parameter(addition, "superb", "negative").exact_new == F(1, 17)
-    assert parameter(addition, "keeper", "negative").ratio_old == (1, 16) and parameter(addition, "keeper", "negative").ratio_new == (1, 17)
+    keeper_negative = parameter(addition, "keeper", "negative")
+    assert keeper_negative.ratio_old == (1, 16) and keeper_negative.ratio_new == (1, 17)
     count = addition.count
     assert (count.vocabulary_old, count.vocabulary_new, count.total) == (8, 9, 20)
     assert count.changed == 20 and count.new_parameters == 2
     vocabulary = next(r for r in addition.reasons if r.kind == "vocabulary")
     assert vocabulary.parameters == vocabulary.group == 7
-    assert (vocabulary.example.ratio_old, vocabulary.example.ratio_new) == ((2, 16), (2, 17))  # composed: c = 1 in negative
+    # composed: c = 1 in negative
+    assert (vocabulary.example.ratio_old, vocabulary.example.ratio_new) == ((2, 16), (2, 17))
 
 
 def test_without_smoothing_a_new_word_adds_a_zero_and_the_other_class_does_not_move(match_reviews):
@@ -151,7 +163,8 @@ def test_without_smoothing_a_new_word_adds_a_zero_and_the_other_class_does_not_m
     assert parameter(addition, "superb", "negative").exact_new == 0
     assert addition.count.per_class == (0, 7)  # "not" stays 0/10 → 0/12
     assert addition.count.changed == 2 + 7 + 2
-    assert addition.appeared_count == 1 and [(c.word, c.label, c.value_old) for c in addition.appeared] == [("superb", "negative", None)]
+    assert addition.appeared_count == 1
+    assert [(c.word, c.label, c.value_old) for c in addition.appeared] == [("superb", "negative", None)]
     assert addition.repaired_count == 0
     vocabulary = next(r for r in addition.reasons if r.kind == "vocabulary")
     assert vocabulary.parameters == 0 and vocabulary.group == 7
@@ -168,7 +181,8 @@ def test_without_smoothing_a_zero_is_repaired(match_reviews):
 
 def test_a_document_without_counted_words_still_moves_the_bernoulli_class(match_reviews):
     addition = add_document(match_reviews, "positive", "a I ! .", "bernoulli", 1)
-    assert addition.features == () and addition.words == () and [d.reason for d in addition.dropped] == ["one-letter word", "one-letter word"]
+    assert addition.features == () and addition.words == ()
+    assert [d.reason for d in addition.dropped] == ["one-letter word", "one-letter word"]
     assert addition.count.per_class == (0, 8) and addition.count.changed == 10
     multinomial = add_document(match_reviews, "positive", "a I ! .", "multinomial", 1)
     assert multinomial.count.changed == 2  # only the priors: the class's word total did not grow
@@ -205,7 +219,7 @@ def test_the_changed_count_is_the_brute_force_comparison(corpus_id, label, text,
     assert count.priors == sum(1 for word, _ in expected if word is None)
     assert count.total == len(training.classes) * (len(addition.training.vocabulary) + 1)
     for k, label_k in enumerate(training.classes):
-        shared = {(w, l) for w, l in expected if w is not None and l == label_k and w in training.bag.index}
+        shared = {(w, c) for w, c in expected if w is not None and c == label_k and w in training.bag.index}
         assert count.per_class[k] == len(shared)
     # The table's flags agree with the brute force, cell by cell.
     for row in addition.parameters:
@@ -265,7 +279,8 @@ def test_incremental_equals_rebuild_on_a_shared_corpus(shared_corpora):
     assert set(incremental.vocabulary) - set(training.vocabulary) == {"quokka", "zzyzx"}
     # The comparison is the same whichever way the new counts were made.
     addition = add_document(training, "spam", text, "multinomial", 1)
-    assert addition.method == "incremental" and addition.count.changed == len(brute_force(training, rebuilt, "multinomial", 1))
+    assert addition.method == "incremental"
+    assert addition.count.changed == len(brute_force(training, rebuilt, "multinomial", 1))
     old_model, new_model = training.model("multinomial", 1), rebuilt.model("multinomial", 1)
     looked_up = compare(training, rebuilt, old_model, new_model, training.classes.index("spam"), text, "rebuild")
     assert looked_up.count == addition.count and looked_up.entered == addition.entered
@@ -290,7 +305,8 @@ def test_pruning_options_count_the_corpus_again():
 @pytest.mark.parametrize(
     "options, incremental",
     [(VocabularyOptions(), True), (VocabularyOptions(min_df=0.1), True), (VocabularyOptions(max_df=100), True),
-     (VocabularyOptions(min_df=0.5), False), (VocabularyOptions(max_df=5), False), (VocabularyOptions(max_features=50), False)],
+     (VocabularyOptions(min_df=0.5), False), (VocabularyOptions(max_df=5), False),
+     (VocabularyOptions(max_features=50), False)],
 )
 def test_when_counting_can_be_incremental(options, incremental):
     training = TrainingSet.build(load_example_corpus("match-reviews"), vocabulary=options)

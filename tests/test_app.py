@@ -62,7 +62,7 @@ def test_home_shows_example_corpus(client, example_id, title, n_documents, class
     assert len(rows) == n_documents
     corpus = load_example_corpus(example_id)
     assert [cell_texts(row) for row in rows] == [
-        [doc_id, label, text] for doc_id, label, text in zip(corpus.ids, corpus.labels, corpus.texts)
+        [doc_id, label, text] for doc_id, label, text in zip(corpus.ids, corpus.labels, corpus.texts, strict=True)
     ]
 
 
@@ -77,7 +77,8 @@ def test_corpus_text_is_escaped(client, monkeypatch):
     monkeypatch.setattr(webnb.home, "load_example_corpus", lambda example_id: corpus)
 
     soup = get_soup(client)
-    assert [script.get("src") for script in soup.find_all("script")] == ["/static/vendor/htmx.min.js", "/static/webnb.js"]
+    assert [script.get("src") for script in soup.find_all("script")] == [
+        "/static/vendor/htmx.min.js", "/static/webnb.js"]
     assert soup.find("b") is None
     assert soup.find("h2").get_text() == hostile  # shown as text, not run
     assert cell_texts(soup.find("table", class_="documents").tbody.tr) == ["1", hostile, hostile]

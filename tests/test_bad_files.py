@@ -54,7 +54,7 @@ def refusal(response) -> str:
 
 
 def table(line_end="\n", texts=TEXTS, labels=LABELS) -> str:
-    rows = ["label\ttext", *(f"{label}\t{text}" for label, text in zip(labels, texts))]
+    rows = ["label\ttext", *(f"{label}\t{text}" for label, text in zip(labels, texts, strict=True))]
     return line_end.join(rows) + line_end
 
 
@@ -95,7 +95,8 @@ def test_a_200_kb_field_is_kept_whole(app):
 @pytest.mark.parametrize(
     "data, message",
     [
-        ("label\ttext\nspam\tÇa coûte 1 € — naïve café\nham\tok\n".encode("cp1252"), r"line 2: byte 0xc7 is not UTF-8 text"),
+        ("label\ttext\nspam\tÇa coûte 1 € — naïve café\nham\tok\n".encode("cp1252"),
+         r"line 2: byte 0xc7 is not UTF-8 text"),
         (b"label\ttext\nspam\tok\nham\tbad \xff\xfe byte\n", r"line 3: byte 0xff is not UTF-8 text"),
         (b"label\ttext\nspam\tcut \xe2\x82\n", r"line 2: byte 0xe2 is not UTF-8 text"),
         (b"label\ttext\nspam\tnul\x00inside\nham\tok\n", r"line 2: a NUL character"),
@@ -209,7 +210,9 @@ def test_zip_slip_is_refused_and_writes_nothing(app, private_tmp, tmp_path):
         f"..\\..\\{marker}",
         f"C:/{marker}",
     ]
-    places = [Path("/tmp"), tmp_path, tmp_path.parent, tmp_path.parent.parent, Path.cwd(), Path.cwd().parent, private_tmp]
+    places = [
+        Path("/tmp"), tmp_path, tmp_path.parent, tmp_path.parent.parent, Path.cwd(), Path.cwd().parent, private_tmp
+    ]
     for target in targets:
         buffer = io.BytesIO()
         with zipfile.ZipFile(buffer, "w") as archive:

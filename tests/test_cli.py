@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from webnb.cli import build_parser, main
 from webnb import examples
+from webnb.cli import build_parser, main
 from webnb.examples import load_example_corpus
 
 EXAMPLES_DIR = Path(examples.__file__).parent
@@ -26,7 +26,8 @@ def run(*argv) -> tuple[int, str]:
 
 
 def test_explain_json_match_was_sharp():
-    code, text = run("explain", "--train", MATCH, "--model", "bernoulli", "--alpha", "0", "--text", "match was sharp", "--json")
+    code, text = run(
+        "explain", "--train", MATCH, "--model", "bernoulli", "--alpha", "0", "--text", "match was sharp", "--json")
     assert code == 0
     report = json.loads(text)
     assert report["tokens"] == ["match", "was", "sharp"]
@@ -42,7 +43,8 @@ def test_explain_json_match_was_sharp():
 
 
 def test_explain_json_cannot_decide():
-    code, text = run("explain", "--train", MATCH, "--model", "bernoulli", "--alpha", "0", "--text", "not sharp match", "--json")
+    code, text = run(
+        "explain", "--train", MATCH, "--model", "bernoulli", "--alpha", "0", "--text", "not sharp match", "--json")
     report = json.loads(text)
     assert report["decision"] is None and report["cannot_decide"] is True
     assert [c["posterior"] for c in report["per_class"]] == [None, None]
@@ -60,7 +62,9 @@ def test_explain_text_output_shows_the_factors():
 def test_evaluate_json_on_the_training_corpus():
     code, text = run("evaluate", "--train", MATCH, "--model", "bernoulli", "--alpha", "1", "--json")
     report = json.loads(text)
-    for key in ("accuracy", "n_train", "n_test", "classes", "class_prior", "vocabulary_size", "confusion", "undecidable"):
+    for key in (
+        "accuracy", "n_train", "n_test", "classes", "class_prior", "vocabulary_size", "confusion", "undecidable"
+    ):
         assert key in report
     assert report["n_train"] == report["n_test"] == 5
     assert report["classes"] == ["negative", "positive"] and report["class_prior"] == [0.4, 0.6]
@@ -70,8 +74,10 @@ def test_evaluate_json_on_the_training_corpus():
 
 def test_evaluate_with_a_test_file_counts_undecidable(tmp_path):
     test_file = tmp_path / "test.csv"
-    test_file.write_text('label,text\npositive,brilliant keeper\nnegative,not sharp match\npositive,"match was sharp"\n')
-    code, text = run("evaluate", "--train", MATCH, "--test", str(test_file), "--model", "bernoulli", "--alpha", "0", "--json")
+    test_file.write_text(
+        'label,text\npositive,brilliant keeper\nnegative,not sharp match\npositive,"match was sharp"\n')
+    code, text = run(
+        "evaluate", "--train", MATCH, "--test", str(test_file), "--model", "bernoulli", "--alpha", "0", "--json")
     report = json.loads(text)
     assert report["n_test"] == 3 and report["undecidable"] == 1
     assert report["confusion"] == [[0, 0], [0, 2]] and report["undecidable_by_class"] == [1, 0]

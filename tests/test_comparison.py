@@ -118,12 +118,14 @@ def test_spam_ham_accuracies(spam_ham):
 def test_logistic_regression_agrees_with_scikit_learn(spam_ham, C):
     training = spam_ham.training
     comparison = compare_models(spam_ham, 1, C)
-    theirs = LogisticRegression(C=C, tol=1e-10, max_iter=10_000).fit(training.matrix.astype(float), training.class_index)
+    theirs = LogisticRegression(C=C, tol=1e-10, max_iter=10_000).fit(
+        training.matrix.astype(float), training.class_index)
     test = spam_ham.test_matrix.astype(float)
     true = spam_ham.true_class
     logistic = comparison.score("logistic")
     assert logistic.correct == int((theirs.predict(test) == true).sum())
-    assert logistic.undecidable == 0 and logistic.converged and 0 < logistic.iterations <= PRECISE_STOPPING.max_iterations
+    assert logistic.undecidable == 0 and logistic.converged
+    assert 0 < logistic.iterations <= PRECISE_STOPPING.max_iterations
     assert comparison.tolerance == PRECISE_STOPPING.tolerance  # a small problem is fitted precisely
     # the comparison stops at scikit-learn's default tolerance, looser than this reference fit: close, not equal
     expected_loss = -np.mean(theirs.predict_log_proba(test)[np.arange(len(true)), true])
@@ -161,7 +163,7 @@ def test_records_and_their_json(spam_ham):
     assert [m["key"] for m in data["models"]] == [spec.key for spec in MODELS]
     assert [m["family"] for m in data["models"]] == ["generative"] * 3 + ["discriminative"]
     assert data["best"] == list(comparison.best)
-    for model, score in zip(data["models"], comparison.models):
+    for model, score in zip(data["models"], comparison.models, strict=True):
         assert model["accuracy"] == score.accuracy and model["correct"] == score.correct
         assert model["fit_seconds"] > 0 and model["predict_seconds"] > 0
     logistic = data["models"][3]
@@ -278,6 +280,7 @@ def test_all_twenty_newsgroups_against_scikit_learn(shared_corpora):
     held = on_test_corpus(training, read_corpus(root / "test.jsonl"))
     assert (len(training.corpus), len(held.test), len(training.classes)) == (11_314, 7_532, 20)
     comparison, theirs_accuracy = check_against_scikit_learn(held, 1.0, 1.0, tol=1e-3)
-    assert (comparison.tolerance, comparison.max_iterations) == (QUICK_STOPPING.tolerance, QUICK_STOPPING.max_iterations)
+    assert (comparison.tolerance, comparison.max_iterations) == (
+        QUICK_STOPPING.tolerance, QUICK_STOPPING.max_iterations)
     assert comparison.score("logistic").converged
     assert abs(comparison.score("logistic").accuracy - 0.7896) <= 0.01  # the converged reference, measured once

@@ -9,7 +9,6 @@ import sys
 
 import pytest
 import sqlalchemy as sa
-
 from conftest import POSTGRES_URL, REPO_ROOT
 
 

@@ -3,8 +3,7 @@ before any cache is asked, so caches warmed by the owner never answer another wo
 from __future__ import annotations
 
 import pytest
-
-from test_workspaces import hosted_app, paste, student  # noqa: F401 - the fixture is used by name
+from test_workspaces import paste, student
 
 # Alice's private corpus has the classes of the built-in match reviews, so it is a valid test corpus for them;
 # its labels are the opposite of what the match reviews teach, so every document is misclassified and listed.
@@ -20,9 +19,17 @@ ALICE_CORPUS = "\n".join(
 )
 
 
+@pytest.fixture()
+def hosted_app(make_hosted_app, database_url):
+    """Hosted-mode apps on SQLite and on PostgreSQL, as in test_workspaces."""
+    return lambda **config: make_hosted_app(**{"DATABASE_URL": database_url, **config})
+
+
 def lesson_routes(app) -> list[str]:
     """Every GET route of a corpus (pages, fragments' pages, JSON twins and downloads)."""
-    return sorted(rule.rule for rule in app.url_map.iter_rules() if "corpus_id" in rule.arguments and "GET" in rule.methods)
+    return sorted(
+        rule.rule for rule in app.url_map.iter_rules() if "corpus_id" in rule.arguments and "GET" in rule.methods
+    )
 
 
 def test_a_test_corpus_id_is_authorised_before_any_cache(hosted_app):
@@ -63,7 +70,8 @@ def test_the_owner_still_sees_her_test_corpus_after_another_workspace_asked(host
     alice, bob = student(app), student(app)
     alice_id = paste(alice, "Alice's private corpus", ALICE_CORPUS)
     # Bob asks first (nothing cached for him), then Alice: she sees her four documents scored.
-    assert "There is no test corpus" in bob.get(f"/corpora/match-reviews/evaluation?test={alice_id}&format=json").get_json()["error"]
+    refused = bob.get(f"/corpora/match-reviews/evaluation?test={alice_id}&format=json").get_json()
+    assert "There is no test corpus" in refused["error"]
     data = alice.get(f"/corpora/match-reviews/evaluation?test={alice_id}&format=json").get_json()
     assert data["error"] is None if "error" in data else True
     assert data["test"]["source"] == "corpus" and data["test"]["n_test"] == 4

@@ -18,7 +18,7 @@ LABELS = np.array(list("abacabcabaabdabcabaa"))
 
 def class_sizes(labels) -> dict[str, int]:
     values, counts = np.unique(labels, return_counts=True)
-    return dict(zip(values.tolist(), counts.tolist()))
+    return dict(zip(values.tolist(), counts.tolist(), strict=True))
 
 
 # --- stratified_split ---------------------------------------------------------------------------
@@ -209,7 +209,8 @@ def test_describe(match_reviews):
     assert described["undecidable"] == 2
     assert described["confusion"] == [[1, 1], [0, 2]]
     assert described["undecidable_by_class"] == [1, 1]
-    assert described["per_class"][0] == {"class": "negative", "support": 3, "precision": 1.0, "recall": 1 / 3, "f1": 0.5}
+    assert described["per_class"][0] == {
+        "class": "negative", "support": 3, "precision": 1.0, "recall": 1 / 3, "f1": 0.5}
 
 
 # --- agreement with scikit-learn's metrics ------------------------------------------------------

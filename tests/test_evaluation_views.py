@@ -7,7 +7,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import pytest
-from bs4 import BeautifulSoup
+from conftest import soup_of
 from sklearn.naive_bayes import BernoulliNB, MultinomialNB
 
 from webnb.engine import Corpus, evaluate
@@ -23,11 +23,6 @@ def catalog(app):
     return app.extensions["webnb"]["catalog"]
 
 
-def page(response) -> BeautifulSoup:
-    assert response.status_code == 200, response.get_data(as_text=True)[:500]
-    return BeautifulSoup(response.get_data(as_text=True), "html.parser")
-
-
 def test_split_scores_match_scikit_learn(client):
     corpus = load_example_corpus("spam-ham")
     held = hold_out(corpus, test_size=0.25, seed=0)
@@ -40,7 +35,7 @@ def test_split_scores_match_scikit_learn(client):
         assert data["n_test"] == 4 and data["test"]["n_train"] == 12
         assert data["correct"] == right and data["accuracy"] == right / 4
         confusion = np.zeros((2, 2), dtype=int)
-        for truth, said in zip(held.test.labels, theirs):
+        for truth, said in zip(held.test.labels, theirs, strict=True):
             confusion[list(estimator.classes_).index(truth), list(estimator.classes_).index(said)] += 1
         assert data["confusion"] == confusion.tolist()
         log_loss = -np.mean(estimator.predict_log_proba(held.test_matrix)[
@@ -51,12 +46,16 @@ def test_split_scores_match_scikit_learn(client):
 def test_page_shows_the_numbers_of_the_json_twin(client):
     query = {"model": "multinomial", "alpha": "1", "test_size": "0.5", "seed": "3"}
     data = client.get("/corpora/spam-ham/evaluation", query_string={**query, "format": "json"}).get_json()
-    soup = page(client.get("/corpora/spam-ham/evaluation", query_string=query))
+    soup = soup_of(client.get("/corpora/spam-ham/evaluation", query_string=query))
     assert soup.select_one("#accuracy").text == f"{data['accuracy'] * 100:.1f} %"
     assert soup.select_one("#undecidable").text == str(data["undecidable"])
-    assert data["n_test"] == 8 and data["test"] == {"source": "split", "test_size": 0.5, "seed": 3, "n_train": 8, "n_test": 8}
+    assert data["n_test"] == 8
+    assert data["test"] == {"source": "split", "test_size": 0.5, "seed": 3, "n_train": 8, "n_test": 8}
     cells = [[td.text for td in row.select("td")] for row in soup.select("table.confusion tbody tr")]
-    assert cells == [[str(v) for v in row] + [str(u)] for row, u in zip(data["confusion"], data["undecidable_by_class"])]
+    assert cells == [
+        [str(v) for v in row] + [str(u)]
+        for row, u in zip(data["confusion"], data["undecidable_by_class"], strict=True)
+    ]
     # the same seed gives the same split as the engine's
     _, test_index = stratified_split(load_example_corpus("spam-ham").labels, 0.5, 3)
     wrong = data["misclassified"]["documents"]
@@ -68,7 +67,7 @@ def test_alpha_zero_shows_the_documents_it_cannot_decide(client):
                       query_string={"model": "bernoulli", "alpha": "0", "format": "json"}).get_json()
     assert data["undecidable"] == 3 and data["correct"] == 1 and data["decided_accuracy"] == 1.0
     assert data["log_loss"] == "inf" and data["infinite_loss_documents"] == 3
-    soup = page(client.get("/corpora/spam-ham/evaluation", query_string={"model": "bernoulli", "alpha": "0"}))
+    soup = soup_of(client.get("/corpora/spam-ham/evaluation", query_string={"model": "bernoulli", "alpha": "0"}))
     assert soup.select_one("#undecidable").text == "3"
     assert "cannot decide" in soup.select_one(".warning").text
     said = [row.select("td")[2].text.strip() for row in soup.select("table.mistakes tbody tr")]
@@ -77,18 +76,19 @@ def test_alpha_zero_shows_the_documents_it_cannot_decide(client):
 
 def test_a_misclassified_document_opens_in_bayes_rule_with_the_same_model(client):
     query = {"model": "bernoulli", "alpha": "1"}
-    soup = page(client.get("/corpora/spam-ham/evaluation", query_string=query))
+    soup = soup_of(client.get("/corpora/spam-ham/evaluation", query_string=query))
     evaluation = client.get("/corpora/spam-ham/evaluation", query_string={**query, "format": "json"}).get_json()
     links = [a["href"] for a in soup.select("table.mistakes a")]
     assert len(links) == evaluation["misclassified"]["count"] == 2
     corpus = load_example_corpus("spam-ham")
-    for link, wrong in zip(links, evaluation["misclassified"]["documents"]):
+    for link, wrong in zip(links, evaluation["misclassified"]["documents"], strict=True):
         args = parse_qs(urlsplit(link).query)
-        assert args["document"] == [str(wrong["position"])] and args["train"] == ["split"] and args["step"] == ["decision"]
+        assert args["document"] == [str(wrong["position"])]
+        assert args["train"] == ["split"] and args["step"] == ["decision"]
         opened = client.get(link + "&format=json").get_json()
         assert opened["trace"]["text"] == corpus.texts[wrong["position"]]
         assert opened["trace"]["decision"] == wrong["predicted"] != wrong["true"]
-        inference = page(client.get(link))
+        inference = soup_of(client.get(link))
         assert "trained on the 12 training documents" in inference.select_one(".notice").text.lower()
         assert inference.select_one("#review").text == corpus.texts[wrong["position"]]
 
@@ -106,25 +106,25 @@ def test_training_documents_and_another_corpus_as_test_documents(app, client):
     expected = evaluate(training.model("bernoulli", 1), training.transform(corpus.texts[0:16:2]), corpus.labels[0:16:2])
     assert data["correct"] == expected.correct and data["confusion"] == [list(r) for r in expected.confusion]
     # a misclassified document of the test corpus opens from that corpus
-    soup = page(client.get("/corpora/spam-ham/evaluation", query_string={"test": test_id, "alpha": "0"}))
+    soup = soup_of(client.get("/corpora/spam-ham/evaluation", query_string={"test": test_id, "alpha": "0"}))
     for link in [a["href"] for a in soup.select("table.mistakes a")]:
         assert "from=test" in link and "train=all" in link
         assert client.get(link + "&format=json").get_json()["trace"]["text"] in corpus.texts[0:16:2]
     other = catalog(app).add(Corpus.from_pairs([("news", "rates rise"), ("sport", "cup final")]), name="x", source="t")
     response = client.get("/corpora/spam-ham/evaluation", query_string={"test": other})
-    assert "classes the training corpus does not" in page(response).select_one(".errors").text
-    assert "There is no test corpus" in page(client.get("/corpora/spam-ham/evaluation?test=nosuch")).text
+    assert "classes the training corpus does not" in soup_of(response).select_one(".errors").text
+    assert "There is no test corpus" in soup_of(client.get("/corpora/spam-ham/evaluation?test=nosuch")).text
 
 
 @pytest.mark.parametrize("name, value", [("test_size", "2"), ("test_size", "x"), ("seed", "-1"), ("test", "<b>")])
 def test_bad_split_settings_fall_back_with_a_message(client, name, value):
-    soup = page(client.get("/corpora/spam-ham/evaluation", query_string={name: value}))
+    soup = soup_of(client.get("/corpora/spam-ham/evaluation", query_string={name: value}))
     assert name in soup.select_one(".errors").text
     assert soup.select_one("#accuracy").text == "50.0 %"  # the default split, seed 0, α = 1
 
 
 def test_a_split_that_leaves_nothing_to_test_says_so(client):
-    soup = page(client.get("/corpora/folgers-students/evaluation", query_string={"test": "split"}))
+    soup = soup_of(client.get("/corpora/folgers-students/evaluation", query_string={"test": "split"}))
     assert "test on the training documents" in soup.select_one(".errors").text
     assert soup.select_one("#accuracy") is None
 
@@ -142,8 +142,8 @@ def test_sweep_is_computed_from_kept_counts_and_marks_the_best_and_current_alpha
     assert data["current"] == {"alpha": 0.0, "accuracy": 0.25, "log_loss": "inf"}
 
     def marker(alpha):
-        soup = page(client.get("/corpora/spam-ham/evaluation/sweep",
-                               query_string={"model": "bernoulli", "alpha": alpha}, headers={"HX-Request": "true"}))
+        soup = soup_of(client.get("/corpora/spam-ham/evaluation/sweep",
+                                  query_string={"model": "bernoulli", "alpha": alpha}, headers={"HX-Request": "true"}))
         assert soup.select_one("html") is None  # a fragment
         return soup.select_one("line.current-line")["x1"], soup.select_one("#best-alpha").text
 
@@ -168,7 +168,7 @@ def test_exports_of_the_evaluation(app, client):
     assert [int(r[4]) for r in scores[1:]] == [s["support"] for s in data["per_class"]]
     confusion = rows("confusion")
     assert [[int(v) for v in r[1:]] for r in confusion[1:]] == [
-        row + [u] for row, u in zip(data["confusion"], data["undecidable_by_class"])]
+        row + [u] for row, u in zip(data["confusion"], data["undecidable_by_class"], strict=True)]
     predictions = rows("predictions")
     assert len(predictions) == 1 + data["n_test"] and all(r[1].startswith("'") for r in predictions[1:])
     assert sum(r[4] == "yes" for r in predictions[1:]) == data["correct"]
@@ -181,14 +181,14 @@ def test_hostile_labels_and_texts_are_escaped(app, client):
                          (f"/corpora/{corpus_id}/evaluation?alpha=0", {"HX-Request": "true"}),
                          (f"/corpora/{corpus_id}/evaluation/sweep", {}),
                          (f"/corpora/{corpus_id}/evaluation/sweep", {"HX-Request": "true"})):
-        soup = page(client.get(url, headers=headers))
+        soup = soup_of(client.get(url, headers=headers))
         assert soup.find("script", string=lambda s: s and "alert" in s) is None
         assert not [tag for tag in soup.find_all(True) if any(a.startswith("on") for a in tag.attrs)]
         assert HOSTILE in soup.text or (url.endswith("sweep") and headers)  # the sweep fragment shows no user text
 
 
 def test_notebook_link_carries_the_split(client):
-    soup = page(client.get("/corpora/spam-ham/evaluation", query_string={"seed": "5"}))
+    soup = soup_of(client.get("/corpora/spam-ham/evaluation", query_string={"seed": "5"}))
     link = [a["href"] for a in soup.select(".downloads a") if "notebook" in a["href"]][0]
     notebook = client.get(link).get_json()
     assert notebook["metadata"]["webnb"]["test_size"] == 0.25 and notebook["metadata"]["webnb"]["seed"] == 5
@@ -203,7 +203,7 @@ def test_the_notebook_of_the_evaluation_page_reproduces_the_pages(client):
     from test_export import run_in_kernel
 
     query = {"model": "bernoulli", "alpha": "0.5", "seed": "2", "text": "free prize, call now"}
-    soup = page(client.get("/corpora/spam-ham/evaluation", query_string=query))
+    soup = soup_of(client.get("/corpora/spam-ham/evaluation", query_string=query))
     link = [a["href"] for a in soup.select(".downloads a") if "notebook" in a["href"]][0]
     summary, _ = run_in_kernel(client.get(link).get_json())
 
@@ -214,12 +214,13 @@ def test_the_notebook_of_the_evaluation_page_reproduces_the_pages(client):
     assert summary["class_prior"] == [p["value"] for p in parameters["priors"]]
     column = {word: j for j, word in enumerate(summary["vocabulary"])}
     for pages in range(1, parameters["pages"] + 1):
-        shown = client.get("/corpora/spam-ham/parameters", query_string={**query, "page": pages, "format": "json"}).get_json()
+        shown = client.get(
+            "/corpora/spam-ham/parameters", query_string={**query, "page": pages, "format": "json"}).get_json()
         for row in shown["words"]:
             j = column[row["word"]]
             assert [c["value"] for c in row["per_class"]] == pytest.approx(
                 [summary["feature_prob"][k][j] for k in range(2)], abs=1e-15)
     inference = client.get("/corpora/spam-ham/inference", query_string={**query, "format": "json"}).get_json()
     assert summary["trace"]["decision"] == inference["trace"]["decision"]
-    for printed, shown in zip(summary["trace"]["per_class"], inference["trace"]["per_class"]):
+    for printed, shown in zip(summary["trace"]["per_class"], inference["trace"]["per_class"], strict=True):
         assert printed["posterior"] == pytest.approx(shown["posterior"], abs=1e-12)

@@ -17,8 +17,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-
 from conftest import skip_unless_ci
+
 from webnb.engine import (
     AnalysisOptions,
     Corpus,
@@ -27,9 +27,9 @@ from webnb.engine import (
     VocabularyOptions,
     evaluate,
     explain,
+    export,
     stratified_split,
 )
-from webnb.engine import export
 from webnb.engine.export import (
     confusion_table,
     csv_text,
@@ -140,7 +140,7 @@ def test_every_table_of_a_hostile_corpus_is_safe(hostile):
         rows = list(rows)
         parsed = assert_safe(csv_text(header, rows))
         assert len(parsed) == len(rows) + 1, name
-        for original, back in zip([header, *rows], parsed):
+        for original, back in zip([header, *rows], parsed, strict=True):
             assert [unquote(cell) for cell in back] == [_written(value) for value in original], name
     assert {"=hyperlink(\"http://x\")", "+1", "-2+3", "@sum(a1)"} <= set(hostile.vocabulary)
     # The neutralised cells are the ones that needed it, wherever they are.
@@ -164,7 +164,8 @@ def _written(value) -> str:
 def test_parameters_table_of_the_match_reviews(match_reviews):
     model = match_reviews.model("bernoulli", 0)
     header, rows = parameters_table(model)
-    assert header == ["word", "ψ given negative", "ψ given negative (ratio)", "ψ given positive", "ψ given positive (ratio)"]
+    assert header == [
+        "word", "ψ given negative", "ψ given negative (ratio)", "ψ given positive", "ψ given positive (ratio)"]
     parsed = parse(csv_text(header, rows))
     by_word = {row[0]: row[1:] for row in parsed[1:]}
     assert by_word["not"] == ["1.0", "2/2", "0.0", "0/3"]
@@ -196,7 +197,8 @@ def test_matrix_table_is_the_window_asked_for(china_japan):
     header, rows = matrix_table(china_japan, [0, 3], columns, presence=False)
     assert header == ["id", "label", "chinese", "tokyo"]
     assert rows == [["1", "China", 2, 0], ["4", "not China", 1, 1]]
-    assert matrix_table(china_japan, [0, 3], columns, presence=True)[1] == [["1", "China", 1, 0], ["4", "not China", 1, 1]]
+    assert matrix_table(china_japan, [0, 3], columns, presence=True)[1] == [
+        ["1", "China", 1, 0], ["4", "not China", 1, 1]]
     assert parse(csv_text(header, rows))[1] == ["1", "China", "2", "0"]
 
 
@@ -234,7 +236,8 @@ KERNEL_CASES = {
     "match-reviews alpha=0": ("match-reviews", None, None, settings("bernoulli", 0, "not sharp match")),
     "match-reviews alpha=1": ("match-reviews", None, None, settings("bernoulli", 1, "not sharp match")),
     "china-japan": ("china-japan", None, None, settings("multinomial", 1, "Chinese Chinese Chinese Tokyo Japan")),
-    "spam-ham held out": ("spam-ham", SPAM_ANALYSIS, None, settings("bernoulli", 1, SPAM_REVIEW, test_size=0.3, seed=3)),
+    "spam-ham held out": ("spam-ham", SPAM_ANALYSIS, None,
+                          settings("bernoulli", 1, SPAM_REVIEW, test_size=0.3, seed=3)),
 }
 
 # More settings, run in-process: every option the notebook implements.
@@ -242,26 +245,33 @@ MORE_CASES = {
     "match was sharp": ("match-reviews", None, None, settings("bernoulli", 0, "match was sharp")),
     "fractional alpha": ("match-reviews", None, None, settings("bernoulli", "0.5", "not sharp match")),
     "uniform prior": ("china-japan", None, None, settings("multinomial", 1, "Tokyo Japan", fit_prior=False)),
-    "bernoulli epsilon-floor": ("match-reviews", None, None, settings("bernoulli", 0, "not sharp match", epsilon=1e-14)),
-    "multinomial epsilon-floor": ("china-japan", None, None, settings("multinomial", 0, "Chinese Tokyo", epsilon=1e-14)),
+    "bernoulli epsilon-floor": ("match-reviews", None, None,
+                                settings("bernoulli", 0, "not sharp match", epsilon=1e-14)),
+    "multinomial epsilon-floor": ("china-japan", None, None,
+                                  settings("multinomial", 0, "Chinese Tokyo", epsilon=1e-14)),
     "multinomial alpha=0 undecided": ("china-japan", None, None, settings("multinomial", 0, "Tokyo Beijing")),
-    "binary multinomial": ("folgers-students", None, None, settings("multinomial", 1, "Fill your cup, great great students students", binary=True)),
+    "binary multinomial": ("folgers-students", None, None,
+                           settings("multinomial", 1, "Fill your cup, great great students students", binary=True)),
     "placeholders": ("spam-ham", AnalysisOptions(normalize=("url", "email", "money", "phone", "number")), None,
                      settings("multinomial", 1, "WIN $100now at www.win.example or call 0800 555 0199")),
-    "trigrams only": ("spam-ham", AnalysisOptions(ngram_range=(2, 3)), None, settings("bernoulli", 1, "free cash today")),
+    "trigrams only": ("spam-ham", AnalysisOptions(ngram_range=(2, 3)), None,
+                      settings("bernoulli", 1, "free cash today")),
     "accents and case": ("spam-ham", AnalysisOptions(lowercase=False, strip_accents="ascii"), None,
                          settings("multinomial", "1/3", "Café Crème at NOON")),
-    "unicode accents": ("spam-ham", AnalysisOptions(strip_accents="unicode"), None, settings("bernoulli", 1, "naïve café")),
+    "unicode accents": ("spam-ham", AnalysisOptions(strip_accents="unicode"), None,
+                        settings("bernoulli", 1, "naïve café")),
     "own pattern and stop words": ("spam-ham", AnalysisOptions(token_pattern=r"(?u)\b(\w)\w*", stop_words=("c", "w")),
                                    None, settings("multinomial", 1, "Can we win cash")),
-    "pruned vocabulary": ("spam-ham", SPAM_ANALYSIS, VocabularyOptions(min_df=2, max_df=0.5), settings("bernoulli", 0, SPAM_REVIEW)),
+    "pruned vocabulary": ("spam-ham", SPAM_ANALYSIS, VocabularyOptions(min_df=2, max_df=0.5),
+                          settings("bernoulli", 0, SPAM_REVIEW)),
     "most frequent words": ("spam-ham", None, VocabularyOptions(max_features=12, binary=True),
                             settings("multinomial", 1, SPAM_REVIEW, test_size=0.25, seed=11)),
     "held out, alpha=0": ("spam-ham", None, None, settings("bernoulli", 0, SPAM_REVIEW, test_size=0.5, seed=1)),
     # Equal log joints: the first class wins, as in the engine.
     "tie": ("tie", None, None, settings("multinomial", 1, "same words", fit_prior=False)),
     # "alpha" occurs most often, "beta" and "gamma" are in most documents.
-    "ranked by occurrences": ("ranking", None, VocabularyOptions(max_features=1), settings("multinomial", 1, "alpha beta")),
+    "ranked by occurrences": ("ranking", None, VocabularyOptions(max_features=1),
+                              settings("multinomial", 1, "alpha beta")),
     "ranked by documents": ("ranking", None, VocabularyOptions(max_features=1, binary=True),
                             settings("multinomial", 1, "alpha beta")),
 }
@@ -269,7 +279,8 @@ MORE_CASES = {
 SMALL_CORPORA = {
     "tie": [("x", "same words"), ("y", "same words")],
     # Unequal classes, so that no document is an exact tie (which rounding could break either way).
-    "ranking": [("a", "alpha alpha alpha beta"), ("b", "beta gamma"), ("a", "gamma delta"), ("b", "delta beta"), ("a", "epsilon")],
+    "ranking": [("a", "alpha alpha alpha beta"), ("b", "beta gamma"), ("a", "gamma delta"), ("b", "delta beta"),
+                ("a", "epsilon")],
 }
 
 
@@ -326,7 +337,7 @@ def assert_matches_engine(summary: dict, expected: dict) -> None:
     np.testing.assert_allclose(np.array(summary["feature_prob"]), model.feature_prob_, rtol=0, atol=1e-12)
     assert summary["trace"]["features"] == list(trace.analysis.features)
     assert [c["class"] for c in summary["trace"]["per_class"]] == [c.label for c in trace.per_class]
-    for printed, engine in zip(summary["trace"]["per_class"], trace.per_class):
+    for printed, engine in zip(summary["trace"]["per_class"], trace.per_class, strict=True):
         if engine.log_joint == -math.inf:
             assert printed["log_joint"] == "-inf"
         else:
@@ -414,7 +425,8 @@ def test_the_corpus_travels_as_json_in_the_notebook():
     corpus_cell = next(source for source in code_of(notebook) if "CORPUS_JSON = " in source)
     exec(corpus_cell.split("\ndocuments = ")[0], namespace)
     documents = json.loads(namespace["CORPUS_JSON"])
-    assert [(d["id"], d["label"], d["text"]) for d in documents] == list(zip(corpus.ids, corpus.labels, corpus.texts))
+    assert [(d["id"], d["label"], d["text"]) for d in documents] == list(
+        zip(corpus.ids, corpus.labels, corpus.texts, strict=True))
 
 
 def test_english_stop_words_travel_with_the_notebook():
@@ -436,7 +448,8 @@ def test_markdown_explains_each_step():
                  "posterior", "Accuracy", "Summary"):
         assert any(step in heading for heading in headings), step
     multinomial = [cell["source"] for cell in make_notebook(KERNEL_CASES["china-japan"])["cells"]]
-    assert any(source.startswith("## 4. The word probabilities θ") and "multinomial" in source for source in multinomial)
+    assert any(
+        source.startswith("## 4. The word probabilities θ") and "multinomial" in source for source in multinomial)
 
 
 def test_stemming_is_refused_with_the_reason():

@@ -25,20 +25,23 @@ def rows_of(response) -> list[list[str]]:
 def test_parameters_and_priors_csv(client):
     query = {"model": "bernoulli", "alpha": "0"}
     rows = rows_of(client.get("/corpora/match-reviews/export/parameters.csv", query_string=query))
-    assert rows[0] == ["word", "ψ given negative", "ψ given negative (ratio)", "ψ given positive", "ψ given positive (ratio)"]
+    assert rows[0] == [
+        "word", "ψ given negative", "ψ given negative (ratio)", "ψ given positive", "ψ given positive (ratio)"]
     by_word = {row[0]: row[1:] for row in rows[1:]}
     assert by_word["not"] == ["1.0", "2/2", "0.0", "0/3"] and by_word["keeper"][1] == "0/2" and len(by_word) == 8
     filtered = rows_of(client.get("/corpora/match-reviews/export/parameters.csv", query_string={**query, "q": "sh"}))
     assert [row[0] for row in filtered[1:]] == ["sharp"]
     priors = rows_of(client.get("/corpora/match-reviews/export/priors.csv", query_string=query))
-    assert priors == [["class", "documents", "φ", "φ (ratio)"], ["negative", "2", "0.4", "2/5"], ["positive", "3", "0.6", "3/5"]]
+    assert priors == [
+        ["class", "documents", "φ", "φ (ratio)"], ["negative", "2", "0.4", "2/5"], ["positive", "3", "0.6", "3/5"]]
 
 
 def test_matrix_csv_is_the_window_of_the_page(client):
     query = {"values": "counts", "q": "cup"}
     rows = rows_of(client.get("/corpora/folgers-students/export/matrix.csv", query_string=query))
     assert rows == [["id", "label", "cup"], ["1", "advert", "2"], ["2", "teacher", "0"]]
-    page = BeautifulSoup(client.get("/corpora/folgers-students/matrix", query_string=query).get_data(as_text=True), "html.parser")
+    page = BeautifulSoup(
+        client.get("/corpora/folgers-students/matrix", query_string=query).get_data(as_text=True), "html.parser")
     link = page.find("p", class_="downloads").a["href"]
     assert link.startswith("/corpora/folgers-students/export/matrix.csv?") and "q=cup" in link
 
@@ -59,7 +62,8 @@ def test_exported_cells_cannot_become_formulas(client):
 def test_notebook_download(client):
     response = client.get("/corpora/china-japan/export/notebook.ipynb",
                           query_string={"model": "multinomial", "alpha": "1", "text": "Chinese Tokyo Japan"})
-    assert response.status_code == 200 and response.headers["Content-Disposition"] == 'attachment; filename="china-japan-lesson.ipynb"'
+    assert response.status_code == 200
+    assert response.headers["Content-Disposition"] == 'attachment; filename="china-japan-lesson.ipynb"'
     notebook = json.loads(response.get_data(as_text=True))
     assert notebook["nbformat"] == 4 and notebook["metadata"]["kernelspec"]["name"] == "python3"
     source = "".join("".join(cell["source"]) for cell in notebook["cells"])

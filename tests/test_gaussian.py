@@ -1,4 +1,5 @@
-"""Gaussian Naive Bayes: exact statistics, scikit-learn parity, underflow without warnings, zero variance without NaN."""
+"""Gaussian Naive Bayes: exact statistics, scikit-learn parity, underflow without warnings, zero variance
+without NaN."""
 from __future__ import annotations
 
 import math

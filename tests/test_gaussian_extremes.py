@@ -17,8 +17,8 @@ from bs4 import BeautifulSoup
 
 from webnb.engine.corpus import CorpusError
 from webnb.engine.gaussian import GaussianStatistics, explain
-from webnb.engine.table import NumericTable, read_numeric_csv
 from webnb.engine.numbers import parse_decimal
+from webnb.engine.table import NumericTable, read_numeric_csv
 from webnb.state import GAUSSIAN_STEPS
 
 LARGEST = "1.7976931348623157e308"
@@ -132,7 +132,11 @@ ACCEPTED = {
     "one class at each end of the widest span": ["6.5e153"] * 10 + ["-6.5e153"] * 10,
 }
 SETTINGS = ("", "var_smoothing=0", "var_smoothing=1000000", "train=split", "test=training")
-TYPED = (f"value={LARGEST}&value=1", f"value=-{LARGEST}&value={SMALLEST_SUBNORMAL}", f"value={SMALLEST_NORMAL}&value=-0")
+TYPED = (
+    f"value={LARGEST}&value=1",
+    f"value=-{LARGEST}&value={SMALLEST_SUBNORMAL}",
+    f"value={SMALLEST_NORMAL}&value=-0",
+)
 PAGES = ("", "/parameters", "/evaluation", "/parity?of=parameters", "/parity?of=evaluation",
          *(f"/inference?step={step}" for step in GAUSSIAN_STEPS))
 DOWNLOADS = ("/rows.csv", "/parameters.csv", "/evaluation.csv", "/confusion.csv", "/predictions.csv", "/notebook.ipynb")
@@ -151,7 +155,7 @@ def extreme_tables(app):
 
 def test_every_page_fragment_twin_and_download_of_an_extreme_table_works(extreme_tables):
     client, ids = extreme_tables
-    for name, corpus_id in ids.items():
+    for corpus_id in ids.values():
         base = f"/corpora/{corpus_id}/gaussian"
         for query in SETTINGS + TYPED:
             for page in PAGES:
@@ -211,10 +215,12 @@ def test_too_much_smoothing_for_the_largest_variance_is_said_not_computed(extrem
 def test_the_scikit_learn_check_says_why_it_cannot_compare(extreme_tables):
     client, ids = extreme_tables
     for of in ("parameters", "evaluation"):
-        data = strict_json(client.get(f"/corpora/{ids['the largest float in every row']}/gaussian/parity?of={of}&format=json"))
+        largest_id = ids["the largest float in every row"]
+        data = strict_json(client.get(f"/corpora/{largest_id}/gaussian/parity?of={of}&format=json"))
         assert data["status"] == "error" and "scikit-learn's GaussianNB overflows" in data["error"]
     # Where scikit-learn's numbers are finite (subnormals), it is compared as usual.
-    data = strict_json(client.get(f"/corpora/{ids['the smallest normal float']}/gaussian/parity?of=parameters&format=json"))
+    smallest_normal_id = ids["the smallest normal float"]
+    data = strict_json(client.get(f"/corpora/{smallest_normal_id}/gaussian/parity?of=parameters&format=json"))
     assert data["status"] == "agrees", data
 
 
@@ -244,7 +250,8 @@ def test_a_typed_value_far_from_a_huge_bell_keeps_a_finite_log_density():
     term = explained.classes[0].terms[0]
     sd = math.sqrt(float(model.smoothed_variances[0, 0]))
     assert sd == pytest.approx(1e150)
-    assert term.log_density == pytest.approx(-0.5 * (1e300 / sd) ** 2 - math.log(sd * math.sqrt(2 * math.pi)), rel=1e-12)
+    assert term.log_density == pytest.approx(
+        -0.5 * (1e300 / sd) ** 2 - math.log(sd * math.sqrt(2 * math.pi)), rel=1e-12)
     assert term.z == pytest.approx(1e300 / sd, rel=1e-12)
     assert explained.decision == "y"  # the wider bell
 
@@ -307,7 +314,8 @@ def test_every_hostile_number_in_every_gaussian_page_gets_a_message(client, para
                 continue
             assert parameter in errors, (url[:200], errors)
             assert re.search(MESSAGES[parameter], errors[parameter], re.IGNORECASE), errors[parameter]
-            assert re.search(MESSAGES[parameter], BeautifulSoup(body, "html.parser").get_text(" "), re.IGNORECASE), url[:200]
+            page_text = BeautifulSoup(body, "html.parser").get_text(" ")
+            assert re.search(MESSAGES[parameter], page_text, re.IGNORECASE), url[:200]
             assert "1" * 1000 not in body  # a 10,000-digit value is not echoed back
 
 
@@ -399,4 +407,5 @@ def test_a_table_stored_before_the_check_shows_the_reason_on_every_page(app):
         strict_json(client.get(url + ("&" if "?" in url else "?") + "format=json"))
     for download in DOWNLOADS[1:]:
         response = client.get(base + download)
-        assert response.status_code == 400 and "span more than float64 can square" in html.unescape(assert_clean(response, download))
+        assert response.status_code == 400
+        assert "span more than float64 can square" in html.unescape(assert_clean(response, download))

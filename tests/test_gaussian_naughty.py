@@ -6,8 +6,8 @@ an event attribute, an htmx attribute, a script URL or a 500, whole page, htmx f
 from __future__ import annotations
 
 import numpy as np
-
 from test_naughty_strings import CHECKS, STRINGS, fetch, hx_signature, inert, make_app
+
 from webnb.engine.table import NumericTable
 from webnb.state import GAUSSIAN_STEPS
 
@@ -33,7 +33,8 @@ def check(client, corpus_id, reference, query=None) -> int:
         url = f"/corpora/{corpus_id}/gaussian{suffix}"
         for fragment in (False, True):
             page = fetch(client, url, {**(query or {}), **extra}, fragment)
-            inert(page.get_data(as_text=True), reference[suffix, tuple(extra.items()), fragment], f"{url} {extra} hx={fragment}")
+            inert(page.get_data(as_text=True), reference[suffix, tuple(extra.items()), fragment],
+                  f"{url} {extra} hx={fragment}")
             pages += 1
         twin = fetch(client, url, {**(query or {}), **extra, "format": "json"})
         assert twin.is_json and isinstance(twin.get_json(), dict)
@@ -91,6 +92,7 @@ def test_every_string_typed_as_a_value(tmp_path):
             for fragment in (False, True):
                 query = {**extra, "value": [typed, "3", "1.4", "0.2"]}
                 page = fetch(client, f"/corpora/iris/gaussian{suffix}", query, fragment)
-                inert(page.get_data(as_text=True), reference[suffix, tuple(extra.items()), fragment], f"value {typed!r}")
+                inert(page.get_data(as_text=True), reference[suffix, tuple(extra.items()), fragment],
+                      f"value {typed!r}")
                 pages += 1
     CHECKS["typed value"] += pages

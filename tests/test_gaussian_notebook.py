@@ -4,8 +4,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import skip_unless_ci
+
 from webnb.engine import CorpusError
 from webnb.engine.gaussian_notebook import gaussian_notebook
 from webnb.examples import load_example_table
@@ -49,7 +49,8 @@ def test_the_downloaded_notebook_reproduces_the_pages(client):
     assert summary["accuracy"] == pytest.approx(evaluation["evaluation"]["accuracy"], abs=1e-15)
     assert summary["confusion"] == evaluation["evaluation"]["confusion"]
     # The step-through trained on the same split: the split's training rows.
-    explained = client.get(f"/corpora/iris/gaussian/inference?format=json&train=split&{query}").get_json()["explanation"]
+    inference = client.get(f"/corpora/iris/gaussian/inference?format=json&train=split&{query}").get_json()
+    explained = inference["explanation"]
     assert summary["classes"] == [c["class"] for c in explained["classes"]]
     assert summary["decision"] == explained["decision"] == "virginica"
     assert summary["naive_decision"] is None and explained["naive_decision"] is None

@@ -78,7 +78,8 @@ def test_var_smoothing_changes_epsilon_without_touching_the_means(client):
     big = client.get("/corpora/red-cards/gaussian/parameters?format=json&var_smoothing=0.5").get_json()
     assert zero["epsilon"] == 0
     assert big["epsilon"] == pytest.approx(0.5 * float(np.var(load_example_table("red-cards").values[:, 0])))
-    assert [f["mean"] for f in zero["parameters"][0]["features"]] == [f["mean"] for f in big["parameters"][0]["features"]]
+    assert [f["mean"] for f in zero["parameters"][0]["features"]] == [
+        f["mean"] for f in big["parameters"][0]["features"]]
     page = _text(client.get("/corpora/red-cards/gaussian/parameters?var_smoothing=0"))
     assert "σ = 0" in page and "exactly 0 before smoothing" in page
 
@@ -108,7 +109,8 @@ def test_a_typical_row_needs_no_rescue(client):
 
 
 def test_zero_variance_step_with_and_without_smoothing(client):
-    without = _text(client.get("/corpora/red-cards/gaussian/inference?step=zero-width&var_smoothing=0&value=7.5&value=1"))
+    without = _text(
+        client.get("/corpora/red-cards/gaussian/inference?step=zero-width&var_smoothing=0&value=7.5&value=1"))
     assert "the class is impossible" in without and "var_smoothing is 0" in without
     data = client.get("/corpora/red-cards/gaussian/inference?format=json&var_smoothing=0&value=7.5&value=1").get_json()
     assert data["explanation"]["decision"] == "won"
@@ -127,7 +129,8 @@ def test_bad_settings_are_named_and_replaced(client):
         response = client.get(f"/corpora/iris/gaussian/inference?{query}")
         assert response.status_code == 200, query
         assert re.search(rf"<strong>{name}</strong>", response.get_data(as_text=True)), query
-    assert client.get("/corpora/iris/gaussian/inference?format=json&value=1&value=2").get_json()["explanation"]["values"] == [5.1, 3.5, 1.4, 0.2]
+    too_few = client.get("/corpora/iris/gaussian/inference?format=json&value=1&value=2").get_json()
+    assert too_few["explanation"]["values"] == [5.1, 3.5, 1.4, 0.2]
 
 
 def test_htmx_gets_only_the_step(client):
@@ -175,7 +178,8 @@ def test_downloads(client):
     table_rows = list(csv.reader(io.StringIO(client.get("/corpora/iris/gaussian/rows.csv").get_data(as_text=True))))
     # Each row's id is its line in the file (line 1 is the header).
     assert len(table_rows) == 151 and table_rows[1] == ["2", "5.1", "3.5", "1.4", "0.2", "setosa"]
-    predictions = list(csv.reader(io.StringIO(client.get("/corpora/iris/gaussian/predictions.csv").get_data(as_text=True))))
+    predictions_csv = client.get("/corpora/iris/gaussian/predictions.csv").get_data(as_text=True)
+    predictions = list(csv.reader(io.StringIO(predictions_csv)))
     data = client.get("/corpora/iris/gaussian/evaluation?format=json").get_json()
     assert len(predictions) == 1 + data["n_test"] and "petal width (cm)" in predictions[0]
     confusion = list(csv.reader(io.StringIO(client.get("/corpora/iris/gaussian/confusion.csv").get_data(as_text=True))))
@@ -192,11 +196,13 @@ def test_the_scikit_learn_badge(client):
     assert parameters["status"] == "agrees" and parameters["compared"] == 3 + 12 + 12 + 1
     evaluation = client.get("/corpora/iris/gaussian/parity?of=evaluation&format=json&test_size=0.4&seed=2").get_json()
     assert evaluation["status"] == "agrees" and evaluation["matched"] == {"predictions": 60}
-    assert {c["name"] for c in evaluation["checks"]} == {"predictions", "log posteriors", "accuracy", "confusion matrix"}
+    assert {c["name"] for c in evaluation["checks"]} == {
+        "predictions", "log posteriors", "accuracy", "confusion matrix"}
     far = client.get("/corpora/match-ratings/gaussian/parity?of=parameters&var_smoothing=0.3&prior=uniform&format=json")
     assert far.get_json()["status"] == "agrees"
     # With var_smoothing = 0 and a variance of 0, scikit-learn's scores are NaN: said, not hidden.
-    zero = client.get("/corpora/red-cards/gaussian/parity?of=evaluation&test=training&var_smoothing=0&format=json").get_json()
+    zero = client.get(
+        "/corpora/red-cards/gaussian/parity?of=evaluation&test=training&var_smoothing=0&format=json").get_json()
     assert zero["status"] == "not comparable" and zero["left_out"] == 14
     fragment = client.get("/corpora/iris/gaussian/parity?of=parameters", headers={"HX-Request": "true"})
     assert fragment.get_data(as_text=True).lstrip().startswith('<div class="parity parity-agrees"')

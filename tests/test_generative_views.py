@@ -11,6 +11,7 @@ from urllib.parse import parse_qs, urlsplit
 import numpy as np
 import pytest
 from bs4 import BeautifulSoup
+from conftest import soup_of
 
 from webnb.engine import Corpus, evaluate
 from webnb.engine.heldout import hold_out
@@ -45,11 +46,6 @@ def theta(counts, tokens, label, word, alpha, vocabulary):
 
 def psi(label, word, alpha):
     return F(MATCH_COUNTS[label][word] + alpha, MATCH_DOCUMENTS[label] + 2 * alpha)
-
-
-def soup_of(response) -> BeautifulSoup:
-    assert response.status_code == 200, response.get_data(as_text=True)[:500]
-    return BeautifulSoup(response.get_data(as_text=True), "html.parser")
 
 
 def alerts(soup) -> str:
@@ -105,9 +101,12 @@ def test_bernoulli_sample_shows_the_drawn_class_and_each_words_psi(client):
 
     soup = soup_of(client.get("/corpora/match-reviews/sample?draw=0"))
     assert soup.find(id="sample-text").get_text(strip=True) == data["text"]
-    shown = [(li.find(class_="token").get_text(), li.find(class_="num").get_text(" ", strip=True)) for li in soup.select("ol.drawn-words > li")]
+    shown = [
+        (li.find(class_="token").get_text(), li.find(class_="num").get_text(" ", strip=True))
+        for li in soup.select("ol.drawn-words > li")
+    ]
     assert [word for word, _ in shown] == [w["word"] for w in data["words"]]
-    for (_, number), word in zip(shown, data["words"]):
+    for (_, number), word in zip(shown, data["words"], strict=True):
         assert number.startswith(word["ratio"] + " =")
     drawn_row = soup.select_one("table.priors tr.chosen th").get_text()
     assert drawn_row.startswith(label)
@@ -126,7 +125,8 @@ def test_multinomial_sample_with_a_chosen_class_and_length(client):
     expected_log = sum(math.log(theta(CHINA_COUNTS, CHINA_TOKENS, "China", w["word"], 1, 6)) for w in data["words"])
     assert data["log_probability"] == pytest.approx(expected_log, abs=1e-12)
     # The default length is the class's mean training length.
-    default = client.get("/corpora/china-japan/sample?model=multinomial&alpha=1&draw=5&class=China&format=json").get_json()
+    default = client.get(
+        "/corpora/china-japan/sample?model=multinomial&alpha=1&draw=5&class=China&format=json").get_json()
     assert len(default["words"]) == 3
 
     soup = soup_of(client.get(url))
@@ -156,7 +156,7 @@ def test_same_draw_same_sample_and_other_draws_differ(client):
     assert len(texts) == 8
     # The real documents are picked with the same draw too, all of the drawn class.
     corpus = load_example_corpus("spam-ham")
-    by_id = dict(zip(corpus.ids, corpus.labels))
+    by_id = dict(zip(corpus.ids, corpus.labels, strict=True))
     assert first["real_documents"] == again["real_documents"] and len(first["real_documents"]) == 3
     assert {by_id[d["id"]] for d in first["real_documents"]} == {first["class"]}
 
@@ -165,15 +165,18 @@ def test_another_sample_link_moves_the_draw_and_keeps_the_class(client):
     soup = soup_of(client.get("/corpora/spam-ham/sample?draw=4&class=spam&model=multinomial&alpha=1"))
     following = soup.find("a", attrs={"data-step": "next"})
     previous = soup.find("a", attrs={"data-step": "prev"})
-    assert query_of(following["href"])["draw"] == ["5"] and "class=spam" in following["href"] and following["hx-get"] == following["href"]
+    assert query_of(following["href"])["draw"] == ["5"] and "class=spam" in following["href"]
+    assert following["hx-get"] == following["href"]
     assert query_of(previous["href"])["draw"] == ["3"]
     data = client.get(following["href"] + "&format=json").get_json()
     assert data["draw"] == 5 and data["class"] == "spam"
     # Draw 0 has no previous one; the last possible draw has no next one.
     first = soup_of(client.get("/corpora/spam-ham/sample?draw=0"))
-    assert first.find("a", attrs={"data-step": "prev"}) is None and first.find("a", attrs={"data-step": "next"}) is not None
+    assert first.find("a", attrs={"data-step": "prev"}) is None
+    assert first.find("a", attrs={"data-step": "next"}) is not None
     last = soup_of(client.get(f"/corpora/spam-ham/sample?draw={2**32 - 1}"))
-    assert last.find("a", attrs={"data-step": "next"}) is None and last.find(id="sample-draw")["value"] == str(2**32 - 1)
+    assert last.find("a", attrs={"data-step": "next"}) is None
+    assert last.find(id="sample-draw")["value"] == str(2**32 - 1)
 
 
 def query_of(url: str) -> dict:
@@ -188,7 +191,8 @@ def test_paging_through_samples_leaves_the_split_seed_alone(client):
         draw = int(query_of(url)["draw"][0])
         assert soup.find(id="sample-draw")["value"] == str(draw)
         for form in soup.select("#sample form"):
-            assert [field["value"] for field in form.find_all("input", attrs={"name": "seed"})] == ["7"], form.get("aria-label")
+            seeds = [field["value"] for field in form.find_all("input", attrs={"name": "seed"})]
+            assert seeds == ["7"], form.get("aria-label")
         for link in soup.select(".step-buttons a[href], .lesson-nav a[href]"):
             assert query_of(link["href"])["seed"] == ["7"], link["href"]
         assert soup.select_one("#sample-keep input[name=draw]")["value"] == str(draw)  # a model change keeps the draw
@@ -253,7 +257,8 @@ def test_a_bad_draw_is_explained_beside_its_input_and_draw_0_is_shown(client, ra
     assert soup.select_one("form.sample-options input[name=seed]")["value"] == "3"  # the split seed is untouched
     data = client.get(f"/corpora/match-reviews/sample?seed=3&draw={raw}&format=json").get_json()
     assert data["draw"] == 0 and any("draw is a whole number" in m for m in data["messages"])
-    assert data == {**client.get("/corpora/match-reviews/sample?draw=0&format=json").get_json(), "messages": data["messages"]}
+    draw_zero = client.get("/corpora/match-reviews/sample?draw=0&format=json").get_json()
+    assert data == {**draw_zero, "messages": data["messages"]}
 
 
 # -- 2. overconfidence -----------------------------------------------------------------------------------------------
@@ -304,18 +309,23 @@ def test_multinomial_posterior_after_n_repeats_by_hand(client):
     soup = soup_of(client.get(url))
     verdict = soup.select_one("p.verdict").get_text(" ", strip=True)
     assert "Once: positive" in verdict and "runs to negative" in verdict and "From 108 repeats" in verdict
-    rows = {row.th.get_text(strip=True): [td.get_text(" ", strip=True) for td in row.find_all("td")] for row in soup.select("table.repeats tbody tr")}
+    rows = {
+        row.th.get_text(strip=True): [td.get_text(" ", strip=True) for td in row.find_all("td")]
+        for row in soup.select("table.repeats tbody tr")
+    }
     assert rows["108"][0] == "1.0 in float64" and "chosen" in soup.find("th", string="108").parent["class"]
     one = multinomial_match_posteriors(1)
     assert rows["1"][0] == f"{float(one['negative']):.4g}" and rows["1"][1] == f"{float(one['positive']):.4g}"
     # Close to 1, the top posterior is written as 1 − the doubt, from the exact doubt.
     doubt_50 = 1 - max(multinomial_match_posteriors(50).values())
     exponent = math.floor(log10_of(doubt_50))
-    assert rows["50"][0].startswith("1 − ") and rows["50"][0].endswith("10⁻" + str(-exponent).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")))
+    superscript = str(-exponent).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    assert rows["50"][0].startswith("1 − ") and rows["50"][0].endswith("10⁻" + superscript)
 
 
 def test_bernoulli_posterior_after_n_repeats_by_hand(client):
-    data = client.get("/corpora/match-reviews/confidence?model=bernoulli&alpha=1&text=match+was+sharp&format=json").get_json()
+    data = client.get(
+        "/corpora/match-reviews/confidence?model=bernoulli&alpha=1&text=match+was+sharp&format=json").get_json()
     curve = data["overconfidence"]
     assert data["repeats"] == 50 and len(curve["points"]) == 50
     for n in (1, 5, 25, 50):
@@ -338,7 +348,8 @@ def test_china_japan_matches_the_textbook_example(client):
 
 
 def test_the_svg_plots_the_curves(client):
-    soup = soup_of(client.get("/corpora/match-reviews/confidence?model=multinomial&alpha=1&text=match+was+sharp&repeats=200"))
+    soup = soup_of(
+        client.get("/corpora/match-reviews/confidence?model=multinomial&alpha=1&text=match+was+sharp&repeats=200"))
     charts = soup.select("svg.chart")
     assert len(charts) == 2
     for svg in charts:
@@ -354,7 +365,8 @@ def test_the_svg_plots_the_curves(client):
     # The positive line starts at P ≈ 0.513 and the negative line ends at 1 (y = top of the plot).
     top, bottom = 20, 350
     start = float(lines[1]["points"].split()[0].split(",")[1])
-    assert (bottom - start) / (bottom - top) == pytest.approx(float(multinomial_match_posteriors(1)["positive"]), abs=0.002)
+    once_positive = float(multinomial_match_posteriors(1)["positive"])
+    assert (bottom - start) / (bottom - top) == pytest.approx(once_positive, abs=0.002)
     assert float(lines[0]["points"].split()[-1].split(",")[1]) == pytest.approx(top, abs=0.1)
     assert len(posterior_chart.select("line.saturation")) == 1
     assert [t.get_text() for t in posterior_chart.select("text.tick")][-1] == "200"
@@ -471,11 +483,12 @@ def test_hostile_unknown_class_is_escaped_in_the_message(client):
     response = client.get("/corpora/match-reviews/sample", query_string={"class": HOSTILE})
     soup = assert_nothing_injected(response)
     assert HOSTILE in alerts(soup)
-    fragment = client.get("/corpora/match-reviews/sample", query_string={"class": HOSTILE}, headers={"HX-Request": "true"})
+    fragment = client.get(
+        "/corpora/match-reviews/sample", query_string={"class": HOSTILE}, headers={"HX-Request": "true"})
     assert HOSTILE in alerts(assert_nothing_injected(fragment))
 
 
-# -- a real corpus -------------------------------------------------------------------------------------------------------
+# -- a real corpus ---------------------------------------------------------------------------------------------------
 
 
 @pytest.mark.corpora
@@ -485,7 +498,10 @@ def test_20_newsgroups_is_more_sure_than_right(app, client, shared_corpora):
 
     corpus = read_corpus(shared_corpora / "20newsgroups-bydate" / "train.jsonl.gz")
     corpus_id = app.extensions["webnb"]["catalog"].add(corpus, name="20 Newsgroups", source="test")
-    data = client.get(f"/corpora/{corpus_id}/confidence", query_string={"text": "the space shuttle launch orbit nasa", "format": "json"}).get_json()
+    data = client.get(
+        f"/corpora/{corpus_id}/confidence",
+        query_string={"text": "the space shuttle launch orbit nasa", "format": "json"},
+    ).get_json()
     held = hold_out(corpus, test_size=0.25, seed=0)
     model = held.training.model("multinomial", 1)
     evaluation = evaluate(model, held.test_matrix, held.test_labels)
@@ -496,7 +512,8 @@ def test_20_newsgroups_is_more_sure_than_right(app, client, shared_corpora):
     curve = data["overconfidence"]
     assert curve["decision"] == "sci.space" and curve["saturates_at"] is not None and curve["saturates_at"] <= 10
 
-    sample = client.get(f"/corpora/{corpus_id}/sample", query_string={"draw": "7", "class": "sci.space", "format": "json"}).get_json()
+    sample = client.get(
+        f"/corpora/{corpus_id}/sample", query_string={"draw": "7", "class": "sci.space", "format": "json"}).get_json()
     full = client.application.extensions["webnb"]["catalog"].get(corpus_id)
     training = client.application.extensions["webnb"]["catalog"].cached_training_set(full, *_default_options())
     space = training.classes.index("sci.space")

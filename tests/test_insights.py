@@ -6,8 +6,8 @@ import json
 import math
 import subprocess
 import sys
-import time
 from fractions import Fraction
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -25,6 +25,8 @@ from webnb.engine import (
     read_corpus,
     stratified_split,
 )
+from webnb.engine import training as training_module
+from webnb.engine.bag import BagOfWords
 from webnb.engine.insights import (
     DEFAULT_ALPHAS,
     alpha_sweep,
@@ -36,6 +38,8 @@ from webnb.engine.insights import (
     top_words,
     unique_top_words,
 )
+from webnb.engine.models import NaiveBayes
+from webnb.engine.statistics import ClassStatistics
 from webnb.examples import load_example_corpus
 
 # -- a small corpus, worked by hand -------------------------------------------------------------------------------
@@ -278,16 +282,35 @@ def newsgroups_train(shared_corpora) -> Corpus:
 
 @pytest.mark.corpora
 @pytest.mark.slow
-def test_sweep_on_all_of_20_newsgroups_is_fast(shared_corpora, newsgroups_train):
+def test_sweep_on_all_of_20_newsgroups_fits_and_scores_once_per_alpha(shared_corpora, newsgroups_train, monkeypatch):
+    """What keeps the sweep fast: each α's model comes from the kept counts and scores the test set once; no word
+    is counted again. scripts/benchmark_evaluation.py times it against scikit-learn."""
     test = read_corpus(shared_corpora / "20newsgroups-bydate" / "test.jsonl")
     training = TrainingSet.build(newsgroups_train)
     matrix = training.transform(test.texts)
     assert (len(newsgroups_train), matrix.shape[0], len(training.classes)) == (11314, 7532, 20)
-    started = time.perf_counter()
+    fitted, scored = [], []
+    fit, score = training_module.fit_naive_bayes, NaiveBayes.joint_log_likelihood
+
+    def fitting(statistics, kind, alpha, **options):
+        fitted.append(alpha)
+        return fit(statistics, kind, alpha, **options)
+
+    def scoring(model, rows, **options):
+        scored.append(rows.shape)
+        return score(model, rows, **options)
+
+    def counting_again(*args, **kwargs):
+        raise AssertionError("the sweep counted words again")
+
+    monkeypatch.setattr(training_module, "fit_naive_bayes", fitting)
+    monkeypatch.setattr(NaiveBayes, "joint_log_likelihood", scoring)
+    monkeypatch.setattr(BagOfWords, "transform", counting_again)
+    monkeypatch.setattr(BagOfWords, "fit_transform", counting_again)
+    monkeypatch.setattr(ClassStatistics, "from_matrix", counting_again)
     sweep = alpha_sweep(training, matrix, test.labels)
-    elapsed = time.perf_counter() - started
-    print(f"\n20 Newsgroups, 20-value α sweep: {elapsed:.2f} s")
-    assert elapsed <= 10.0  # ≈ 2 s on a 2-core machine; generous for a busy CI runner
+    assert len(fitted) == len(set(fitted)) == len(sweep.points) == len(DEFAULT_ALPHAS) == 20
+    assert scored == [matrix.shape] * 20
     zero = sweep.points[0]
     assert zero.alpha == 0 and zero.log_loss == math.inf and zero.undecidable > 0
     assert all(math.isfinite(p.log_loss) for p in sweep.points[1:])
@@ -318,7 +341,7 @@ def test_top_words_equal_a_sort_of_every_word(spam_ham):
     for kind in ("bernoulli", "multinomial"):
         model = spam_ham.model(kind, "0.5")
         table = model.feature_prob_
-        for entry, k in zip(top_words(model, k=12).per_class, range(len(model.classes))):
+        for entry, k in zip(top_words(model, k=12).per_class, range(len(model.classes)), strict=True):
             expected = sorted(range(len(model.vocabulary)), key=lambda j: (-table[k, j], model.vocabulary[j]))[:12]
             assert [w.index for w in entry.words] == expected
             assert entry.names == tuple(model.vocabulary[j] for j in expected)
@@ -374,7 +397,7 @@ def test_unique_top_words_reproduce_the_notebook(newsgroups_4):
     assert newsgroups_4.statistics.n_documents == 2257 and newsgroups_4.statistics.n_words == 1000
     words = unique_top_words(model, top=200, k=10)
     assert [c.label for c in words.per_class] == list(NOTEBOOK_UNIQUE)
-    psi = dict(zip(model.classes, model.feature_prob_))
+    psi = dict(zip(model.classes, model.feature_prob_, strict=True))
     index = {word: j for j, word in enumerate(model.vocabulary)}
     for entry in words.per_class:
         printed = NOTEBOOK_UNIQUE[entry.label]
@@ -518,7 +541,7 @@ def test_decided_posterior_runs_monotonically_to_one(spam_ham, kind):
     curve = overconfidence(spam_ham, "Claim your free prize now, call 0800 555 0199", kind=kind, alpha=1)
     assert curve.decision == curve.converges_to == "spam"
     spam = curve.posterior_of("spam")
-    assert all(later >= earlier for earlier, later in zip(spam, spam[1:]))
+    assert all(later >= earlier for earlier, later in pairwise(spam))
     assert spam[0] < 1.0 and spam[-1] == 1.0
     n = curve.saturates_at
     assert n is not None and spam[n - 2] < 1.0 and spam[n - 1] == 1.0
@@ -539,7 +562,7 @@ def test_repeating_can_overturn_a_decision_made_by_the_prior(match_reviews):
     assert curve.points[0].posteriors[1] == pytest.approx(1.5 * 4096 / 5832 / (1 + 1.5 * 4096 / 5832), rel=1e-13)
     assert curve.points[1].decision == "negative"
     negative_posterior = curve.posterior_of("negative")
-    assert all(later >= earlier for earlier, later in zip(negative_posterior, negative_posterior[1:]))
+    assert all(later >= earlier for earlier, later in pairwise(negative_posterior))
     # It saturates where the exact posterior 1/(1 + r), r = (3/2)(4096/5832)ⁿ, rounds to 1.0 in float64: r < 2⁻⁵⁴.
     # (1.0 / (1.0 + r) computed in floats would say n = 106 already: 1 + r rounds to 1 from r < 2⁻⁵³.)
     exact = [1 / (1 + Fraction(3, 2) * Fraction(4096, 5832) ** n) for n in range(1, 201)]
@@ -633,7 +656,7 @@ def test_alpha_zero_never_draws_a_word_of_probability_zero(match_reviews):
     bernoulli = match_reviews.model("bernoulli", 0)
     multinomial = match_reviews.model("multinomial", 0)
     for model in (bernoulli, multinomial):
-        table = dict(zip(model.classes, model.feature_prob_))
+        table = dict(zip(model.classes, model.feature_prob_, strict=True))
         index = {word: j for j, word in enumerate(model.vocabulary)}
         for seed in range(500):
             document = sample_document(model, seed=seed)
@@ -696,7 +719,8 @@ def test_insights_dict_refuses_other_objects():
 def test_log10_doubt_equals_exact_fractions_on_china_japan(china_japan):
     """1 − P(top | x⁽ⁿ⁾) by hand for the textbook review, multinomial α = 1: θ(Chinese | China) = 6/14,
     θ(Tokyo | China) = θ(Japan | China) = 1/14; θ(Chinese | not China) = θ(Tokyo | …) = θ(Japan | …) = 2/9."""
-    curve = overconfidence(china_japan, "Chinese Chinese Chinese Tokyo Japan", kind="multinomial", alpha=1, max_repeats=300)
+    curve = overconfidence(
+        china_japan, "Chinese Chinese Chinese Tokyo Japan", kind="multinomial", alpha=1, max_repeats=300)
     for n in (1, 2, 10, 100, 300):
         china = Fraction(3, 4) * (Fraction(3, 7) ** 3 * Fraction(1, 14) ** 2) ** n
         other = Fraction(1, 4) * (Fraction(2, 9) ** 5) ** n
@@ -743,7 +767,8 @@ def test_calibration_leaves_undecidable_documents_out_of_the_mean(hand, hand_tes
     # See the table at the top: two documents correct at probability 1, two undecidable, two wrong.
     assert (result.correct, result.undecidable, result.n_test) == (2, 2, 6)
     assert result.accuracy == pytest.approx(2 / 6) and result.decided_accuracy == pytest.approx(2 / 4)
-    spam_share = (Fraction(2, 10) * Fraction(1, 2)) / (Fraction(2, 10) * Fraction(1, 2) + Fraction(1, 11) * Fraction(1, 2))
+    spam_joint, ham_joint = Fraction(2, 10) * Fraction(1, 2), Fraction(1, 11) * Fraction(1, 2)
+    spam_share = spam_joint / (spam_joint + ham_joint)
     assert result.mean_top_posterior == pytest.approx((1 + 1 + 1 + float(spam_share)) / 4, rel=1e-12)
     with pytest.raises(ValueError, match="threshold"):
         calibration(hand.model("multinomial", 1), matrix, labels, threshold=0)

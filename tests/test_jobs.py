@@ -25,7 +25,8 @@ def app(tmp_path):
 
 def big_corpus(n: int) -> Corpus:
     return Corpus.from_pairs(
-        (("spam", f"win cash prize number{i} now") if i % 2 else ("ham", f"lunch at noon with friend{i}")) for i in range(n)
+        ("spam", f"win cash prize number{i} now") if i % 2 else ("ham", f"lunch at noon with friend{i}")
+        for i in range(n)
     )
 
 
@@ -52,10 +53,14 @@ def test_a_big_corpus_page_shows_progress_then_itself(app):
 
 def test_a_big_upload_is_stored_in_the_background(app):
     client = app.test_client()
-    lines = [json.dumps({"label": "spam" if i % 2 else "ham", "text": f"message number {i} " + "filler " * 3}) for i in range(3000)]
+    lines = [
+        json.dumps({"label": "spam" if i % 2 else "ham", "text": f"message number {i} " + "filler " * 3})
+        for i in range(3000)
+    ]
     payload = ("\n".join(lines) + "\n").encode()
     assert 50_000 < len(payload) < 400_000
-    response = client.post("/corpora/upload", data={"file": (io.BytesIO(payload), "big.jsonl")}, content_type="multipart/form-data")
+    response = client.post(
+        "/corpora/upload", data={"file": (io.BytesIO(payload), "big.jsonl")}, content_type="multipart/form-data")
     assert response.status_code == 303 and "/jobs/" in response.headers["Location"]
     job_id = response.headers["Location"].rsplit("/", 1)[1]
     job = app.extensions["webnb"]["jobs"].wait(job_id, timeout=60)
@@ -68,7 +73,8 @@ def test_a_big_upload_is_stored_in_the_background(app):
 def test_a_failed_background_upload_says_why_and_stores_nothing(app):
     client = app.test_client()
     payload = b'{"label": "spam", "text": "x"}\n' * 4000
-    response = client.post("/corpora/upload", data={"file": (io.BytesIO(payload), "one-class.jsonl")}, content_type="multipart/form-data")
+    response = client.post(
+        "/corpora/upload", data={"file": (io.BytesIO(payload), "one-class.jsonl")}, content_type="multipart/form-data")
     job_id = response.headers["Location"].rsplit("/", 1)[1]
     job = app.extensions["webnb"]["jobs"].wait(job_id, timeout=60)
     assert job.state == "failed" and "one-class.jsonl" in job.error and "two classes" in job.error

@@ -322,7 +322,7 @@ def test_todays_database_upgrades_in_place_and_every_corpus_reads_back_unchanged
 
         # Each content's row: its hash, counts and classes from its documents; as old as its first corpus.
         contents = {row.hash: row for row in connection.execute(sa.text("SELECT * FROM contents"))}
-        for n, (corpus_id, (records, *_)) in enumerate(CORPORA.items()):
+        for corpus_id, (records, *_) in CORPORA.items():
             content = contents[content_of[corpus_id]]
             assert content.hash == expected_hash(records)
             assert (content.n_documents, content.n_characters, content.n_bytes, content.classes) == (

@@ -94,7 +94,7 @@ def test_undecidable_rows_have_no_posterior(training, test_matrix):
     assert (~decidable).any()
     assert not np.isnan(log_posterior).any()
     assert (model.predict_index(test_matrix)[~decidable] == -1).all()
-    assert all(label is None for label, ok in zip(model.predict(test_matrix), decidable) if not ok)
+    assert all(label is None for label, ok in zip(model.predict(test_matrix), decidable, strict=True) if not ok)
     np.testing.assert_allclose(np.exp(log_posterior[decidable]).sum(axis=1), 1.0, atol=1e-12)
 
 
@@ -112,14 +112,16 @@ def test_a_new_alpha_needs_only_the_statistics(training, test_matrix):
     """Parameters come from the kept counts: a copy of the statistics alone gives the same model."""
     stats = training.statistics
     alone = ClassStatistics(
-        stats.classes, stats.vocabulary, stats.class_count_.copy(), stats.document_count_.copy(), stats.word_count_.copy()
+        stats.classes, stats.vocabulary,
+        stats.class_count_.copy(), stats.document_count_.copy(), stats.word_count_.copy(),
     )
     for alpha in (0, "0.25", 2):
         for kind in ("bernoulli", "multinomial"):
             from_training = training.model(kind, alpha)
             from_counts = fit_naive_bayes(alone, kind, alpha)
             np.testing.assert_array_equal(from_training.feature_log_prob_, from_counts.feature_log_prob_)
-            np.testing.assert_array_equal(from_training.predict_index(test_matrix), from_counts.predict_index(test_matrix))
+            np.testing.assert_array_equal(
+                from_training.predict_index(test_matrix), from_counts.predict_index(test_matrix))
 
 
 @pytest.fixture(scope="module")
@@ -174,8 +176,8 @@ def test_priors_learned_uniform_and_given(training):
 
 @pytest.mark.parametrize(
     "prior, message",
-    [(["0.5", "0.5"], "needs 3 values"), (["0.5", "0.5", "0.5"], "add up to 1"), (["1.5", "-0.5", "0"], "between 0 and 1"),
-     (["a", "b", "c"], "class prior must be a number")],
+    [(["0.5", "0.5"], "needs 3 values"), (["0.5", "0.5", "0.5"], "add up to 1"),
+     (["1.5", "-0.5", "0"], "between 0 and 1"), (["a", "b", "c"], "class prior must be a number")],
 )
 def test_bad_priors_are_refused(training, prior, message):
     with pytest.raises(ValueError, match=message):
@@ -188,8 +190,9 @@ def test_parse_alpha(value, expected):
     assert parse_alpha(value) == expected
 
 
-@pytest.mark.parametrize("value, message", [("-1", "0 or more"), ("abc", "must be a number"), ("nan", "must be a number"),
-                                             ("inf", "must be a number"), ("", "must be a number")])
+@pytest.mark.parametrize("value, message", [("-1", "0 or more"), ("abc", "must be a number"),
+                                             ("nan", "must be a number"), ("inf", "must be a number"),
+                                             ("", "must be a number")])
 def test_bad_alpha_is_refused(value, message):
     with pytest.raises(ValueError, match=message):
         parse_alpha(value)
@@ -227,10 +230,10 @@ def test_trace_agrees_with_scoring(training, kind, alpha):
     texts = random_corpus(seed=2, n_docs=30).texts
     predictions = model.predict(training.transform(texts))
     jll = model.joint_log_likelihood(training.transform(texts))
-    for text, predicted, row in zip(texts, predictions, jll):
+    for text, predicted, row in zip(texts, predictions, jll, strict=True):
         trace = explain(model, training.bag, text)
         assert trace.decision == predicted
-        for class_trace, expected in zip(trace.per_class, row):
+        for class_trace, expected in zip(trace.per_class, row, strict=True):
             assert class_trace.log_joint == pytest.approx(expected, rel=1e-12)
             assert _log_sum(class_trace) == pytest.approx(class_trace.log_joint, rel=1e-9)
         assert math.fsum(c.posterior for c in trace.per_class) == pytest.approx(1.0, abs=1e-12)

@@ -24,8 +24,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from bs4 import BeautifulSoup
-
 from test_views import LESSON_PAGES
+
 from webnb import create_app
 from webnb.engine.corpus import Corpus
 from webnb.state import MAX_TEXT_LENGTH, STEPS
@@ -35,7 +35,9 @@ STRINGS: list[str] = json.loads(DATA.read_text(encoding="ascii"))
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 # The tag names our templates write (lower case, as the parsers report them).
 OUR_TAGS = frozenset(
-    name.lower() for path in TEMPLATES.rglob("*.html") for name in re.findall(r"<([A-Za-z][A-Za-z0-9-]*)", path.read_text())
+    name.lower()
+    for path in TEMPLATES.rglob("*.html")
+    for name in re.findall(r"<([A-Za-z][A-Za-z0-9-]*)", path.read_text())
 )
 PARSERS = ["html.parser"] + [name for name in ("html5lib", "lxml") if importlib.util.find_spec(name)]
 URL_ATTRIBUTES = ("href", "src", "action", "formaction", "xlink:href", "poster", "data")
@@ -131,7 +133,8 @@ def inert(html: str, reference: frozenset | None = None, where: str = "") -> Non
     for parser in PARSERS[1:]:  # the HTML5 parsers, when installed, read the page as a browser would
         soup = BeautifulSoup(html, parser)
         for element in soup.find_all(True):
-            _check_element(element.name, [(k, " ".join(v) if isinstance(v, list) else v) for k, v in element.attrs.items()], f"{where} {parser}")
+            attributes = [(k, " ".join(v) if isinstance(v, list) else v) for k, v in element.attrs.items()]
+            _check_element(element.name, attributes, f"{where} {parser}")
         assert not any(script.get_text().strip() for script in soup.find_all("script")), where
 
 
@@ -152,7 +155,8 @@ def make_app(tmp_path):
 
 
 def add(app, texts, labels, name="corpus") -> str:
-    corpus = Corpus(texts=tuple(texts), labels=tuple(labels), ids=tuple(str(i) for i in range(1, len(texts) + 1)), name=name)
+    ids = tuple(str(i) for i in range(1, len(texts) + 1))
+    corpus = Corpus(texts=tuple(texts), labels=tuple(labels), ids=ids, name=name)
     return app.extensions["webnb"]["catalog"].add(corpus, name=name, source="test")
 
 
@@ -173,7 +177,8 @@ def check_lesson(client, corpus_id, query, reference) -> int:
         url = f"/corpora/{corpus_id}{suffix}"
         for fragment in (False, True):
             page = fetch(client, url, {**query, **extra}, fragment)
-            inert(page.get_data(as_text=True), reference[suffix, tuple(extra.items()), fragment], f"{url} {extra} hx={fragment}")
+            inert(page.get_data(as_text=True), reference[suffix, tuple(extra.items()), fragment],
+                  f"{url} {extra} hx={fragment}")
             pages += 1
         twin = fetch(client, url, {**query, **extra, "format": "json"})
         assert twin.is_json and isinstance(twin.get_json(), dict)
@@ -246,7 +251,8 @@ def test_every_string_as_a_review(tmp_path):
         batch += text + "\n"
     batches.append(batch)
     for batch in batches:
-        assert fetch(client, f"/corpora/{corpus_id}/inference", {**query, "text": batch, "format": "json"}).get_json()["text"] == batch
+        twin = fetch(client, f"/corpora/{corpus_id}/inference", {**query, "text": batch, "format": "json"})
+        assert twin.get_json()["text"] == batch
         pages = check_lesson(client, corpus_id, {**query, "text": batch}, reference)
     CHECKS["review"] += len(STRINGS) * pages
 
@@ -268,7 +274,8 @@ def test_every_string_as_a_corpus_name(tmp_path):
         assert BeautifulSoup(html, "html.parser").h1.get_text() == (name.strip() or "Pasted corpus")
     # Pages that list every stored corpus by name (the list, a choice of test corpus), whole and as fragments.
     inert(client.get("/corpora").get_data(as_text=True), index_reference, "/corpora")
-    listed = [a.get_text() for a in BeautifulSoup(client.get("/corpora").get_data(as_text=True), "html.parser").select("#stored-title ~ ul a")]
+    corpora_page = BeautifulSoup(client.get("/corpora").get_data(as_text=True), "html.parser")
+    listed = [a.get_text() for a in corpora_page.select("#stored-title ~ ul a")]
     assert sorted(listed) == sorted([name.strip() or "Pasted corpus" for name in STRINGS] + ["Plain"])
     pages = check_lesson(client, locations[0].rsplit("/", 1)[1], {}, reference)
     # Each name on its own page, in the list, and on the evaluation page (whole and fragment: its choice of a
@@ -284,13 +291,17 @@ def on_the_wire(filename: str) -> str:
 
 def upload(client, filename, data, **fields):
     return client.post(
-        "/corpora/upload", data={"file": (io.BytesIO(data), on_the_wire(filename)), **fields}, content_type="multipart/form-data"
+        "/corpora/upload",
+        data={"file": (io.BytesIO(data), on_the_wire(filename)), **fields},
+        content_type="multipart/form-data",
     )
 
 
 def inspect(client, filename, data):
     return client.post(
-        "/corpora/upload/inspect", data={"file": (io.BytesIO(data), on_the_wire(filename))}, content_type="multipart/form-data"
+        "/corpora/upload/inspect",
+        data={"file": (io.BytesIO(data), on_the_wire(filename))},
+        content_type="multipart/form-data",
     )
 
 
@@ -328,7 +339,8 @@ def test_every_string_as_a_file_name(tmp_path):
     pages += 1
     listing = client.get("/corpora").get_data(as_text=True)
     inert(listing, index_reference, "/corpora")
-    sources = [span.get_text() for span in BeautifulSoup(listing, "html.parser").select("#stored-title ~ ul span.muted")]
+    listed = BeautifulSoup(listing, "html.parser").select("#stored-title ~ ul span.muted")
+    sources = [span.get_text() for span in listed]
     assert sorted(source.split(" documents · uploaded ", 1)[1] for source in sources) == sorted(STRINGS[1:])
     pages += 1
     CHECKS["file name"] += len(STRINGS) * pages
@@ -388,4 +400,5 @@ def test_report_the_checks(capsys):
     """Runs last (file order): prints what was checked, for the record."""
     total = sum(CHECKS.values())
     with capsys.disabled():
-        print(f"\nnaughty strings: {len(STRINGS)}; string × page checks per field: {dict(CHECKS)}; total {total:,}; parsers {PARSERS}")
+        print(f"\nnaughty strings: {len(STRINGS)}; string × page checks per field: {dict(CHECKS)}; "
+              f"total {total:,}; parsers {PARSERS}")

@@ -17,8 +17,8 @@ from collections import Counter
 
 import numpy as np
 import pytest
-
 from test_naughty_strings import STRINGS
+
 from webnb.engine import AnalysisOptions
 from webnb.engine.corpus import Corpus
 from webnb.engine.export import lesson_notebook, markdown_escape
@@ -69,7 +69,7 @@ def code_cells(notebook: dict) -> list[str]:
 def assert_markdown_like(naughty: dict, harmless: dict) -> None:
     naughty_cells, harmless_cells = markdown_cells(naughty), markdown_cells(harmless)
     assert len(naughty_cells) == len(harmless_cells)
-    for got, expected in zip(naughty_cells, harmless_cells):
+    for got, expected in zip(naughty_cells, harmless_cells, strict=True):
         assert shape(got) == shape(expected), got[:300]
     for source in code_cells(naughty):
         ast.parse(source)

@@ -16,8 +16,8 @@ import time
 import pytest
 import sqlalchemy as sa
 from bs4 import BeautifulSoup
-
 from conftest import POSTGRES_URL, skip_unless_ci
+
 from webnb import create_app
 from webnb.jobs import Jobs
 from webnb.outages import RETRY_AFTER_SECONDS, STORAGE_UNAVAILABLE
@@ -448,7 +448,8 @@ def test_a_bug_answers_in_webnbs_own_words_without_the_exception(tmp_path, monke
     def broken(*args, **kwargs):
         raise RuntimeError("secret internal detail")
 
-    app = create_app({"WTF_CSRF_ENABLED": False}, instance_path=str(tmp_path / "instance"))  # not TESTING: no propagation
+    # not TESTING: no propagation
+    app = create_app({"WTF_CSRF_ENABLED": False}, instance_path=str(tmp_path / "instance"))
     monkeypatch.setattr(app, "view_functions", {**app.view_functions, "parameters.show": broken})
     client = app.test_client()
     page = client.get("/corpora/match-reviews/parameters")

@@ -4,14 +4,9 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit
 
-from bs4 import BeautifulSoup
+from conftest import soup_of
 
 HTMX = {"HX-Request": "true"}
-
-
-def soup_of(response) -> BeautifulSoup:
-    assert response.status_code == 200, response.get_data(as_text=True)[:300]
-    return BeautifulSoup(response.get_data(as_text=True), "html.parser")
 
 
 def cell_json(client, corpus, word, label, **state):
@@ -34,7 +29,8 @@ def test_bernoulli_cell_of_the_seed_example(client):
 def test_multinomial_cell_counts_occurrences_and_adds_alpha_per_word(client):
     # China/Japan: "chinese" occurs 5 times among the 8 words of class China; |V| = 6, α = 1 → 6/14.
     data = cell_json(client, "china-japan", "chinese", "China", model="multinomial", alpha="1").get_json()
-    assert (data["count"], data["total"], data["vocabulary_size"], data["ratio"], data["exact"]) == (5, 8, 6, "6/14", "3/7")
+    assert (data["count"], data["total"], data["vocabulary_size"], data["ratio"], data["exact"]) == (
+        5, 8, 6, "6/14", "3/7")
     assert data["value"] == 6 / 14
 
 
@@ -45,10 +41,11 @@ def test_cell_agrees_with_the_table_in_every_cell(client):
                           ("spam-ham", {"model": "multinomial", "alpha": "1", "binary": "1"})):
         table = client.get(f"/corpora/{corpus}/parameters", query_string={**state, "format": "json"}).get_json()
         for word in table["words"]:
-            for label, expected in zip(table["classes"], word["per_class"]):
+            for label, expected in zip(table["classes"], word["per_class"], strict=True):
                 cell = cell_json(client, corpus, word["word"], label, **state).get_json()
                 assert (cell["ratio"], cell["value"], cell["zero"], cell["one"]) == (
-                    expected["ratio"], expected["value"], expected["zero"], expected["one"]), (corpus, word["word"], label)
+                    expected["ratio"], expected["value"], expected["zero"], expected["one"],
+                ), (corpus, word["word"], label)
 
 
 def test_cell_fragment_and_page(client):
@@ -70,7 +67,8 @@ def test_word_link_opens_every_class_of_the_word(client):
     """Each row header of the table links to the word's formulas; the link keeps the state but not the review."""
     soup = soup_of(client.get("/corpora/match-reviews/parameters",
                               query_string={"model": "bernoulli", "alpha": "0", "text": "a long review " * 50}))
-    links = {row.th.get_text(strip=True): row.th.a["href"] for row in soup.find("table", class_="params").tbody.find_all("tr")}
+    rows = soup.find("table", class_="params").tbody.find_all("tr")
+    links = {row.th.get_text(strip=True): row.th.a["href"] for row in rows}
     query = parse_qs(urlsplit(links["not"]).query, keep_blank_values=True)
     assert query["word"] == ["not"] and query["alpha"] == ["0"] and query["model"] == ["bernoulli"]
     assert query["text"] == [""]
@@ -105,7 +103,8 @@ def test_unknown_word_or_class_is_a_clear_404(client):
 
 
 def test_cell_escapes_words_and_labels(client):
-    location = client.post("/corpora/paste", data={"corpus": "<b>x</b>,<i>one</i> two\nok,three four"}).headers["Location"]
+    pasted = client.post("/corpora/paste", data={"corpus": "<b>x</b>,<i>one</i> two\nok,three four"})
+    location = pasted.headers["Location"]
     corpus_id = location.rsplit("/", 1)[1]
     page = client.get(f"/corpora/{corpus_id}/parameters/cell", query_string={"word": "one", "class": "<b>x</b>"})
     body = page.get_data(as_text=True)

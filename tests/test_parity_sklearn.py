@@ -240,8 +240,10 @@ def assert_same_sequence(ours, theirs, what: str) -> None:
     ours, theirs = list(ours), list(theirs)
     if ours == theirs:
         return
-    n_differ = sum(a != b for a, b in zip(ours, theirs)) + abs(len(ours) - len(theirs))
-    first = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
+    # Not strict: the lengths may differ, and that difference is what gets reported.
+    pairs = list(zip(ours, theirs, strict=False))
+    n_differ = sum(a != b for a, b in pairs) + abs(len(ours) - len(theirs))
+    first = next((i for i, (a, b) in enumerate(pairs) if a != b), len(pairs))
     pytest.fail(
         f"{what}: {n_differ} of {max(len(ours), len(theirs))} differ (lengths {len(ours)} vs {len(theirs)}); "
         f"first at {first}: ours {ours[first:first + 3]!r}, scikit-learn {theirs[first:first + 3]!r}"

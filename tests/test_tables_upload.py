@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import sqlalchemy as sa
 from bs4 import BeautifulSoup
+from conftest import soup_of
 
 from webnb import create_app
 from webnb.engine.corpus import Corpus
@@ -23,7 +24,7 @@ AWKWARD = ("0.1", "1e-300", "-0.25e3", "+3", ".5", "12345678901234567", "2.5E+10
 
 
 def iris_rows() -> list[list[str]]:
-    return [[repr(float(v)) for v in values] + [label] for values, label in zip(IRIS.values, IRIS.labels)]
+    return [[repr(float(v)) for v in values] + [label] for values, label in zip(IRIS.values, IRIS.labels, strict=True)]
 
 
 def iris_text(delimiter: str = ",", rows=None) -> str:
@@ -32,12 +33,8 @@ def iris_text(delimiter: str = ",", rows=None) -> str:
     return "\n".join(delimiter.join(cells) for cells in [list(IRIS_HEADER), *rows]) + "\n"
 
 
-def soup_of(response) -> BeautifulSoup:
-    return BeautifulSoup(response.get_data(as_text=True), "html.parser")
-
-
 def form_error(response) -> str:
-    error = soup_of(response).find(id="form-error")
+    error = soup_of(response, status=400).find(id="form-error")
     assert error is not None, response.get_data(as_text=True)[:500]
     return error.get_text(" ", strip=True)
 
@@ -197,7 +194,8 @@ def test_the_bad_line_is_named_even_far_beyond_the_sample():
 @pytest.mark.parametrize("separator", [",", "\t"])
 def test_a_pasted_table_of_numbers_is_a_table(app, separator):
     text = separator.join(["petal length", "petal width", "species"]) + "\n" + "\n".join(
-        separator.join(cells) for cells in [["1.4", "0.2", "setosa"], ["4.7", "1.4", "versicolor"], [], ["6.0", "2.5", "virginica"]]
+        separator.join(cells)
+        for cells in [["1.4", "0.2", "setosa"], ["4.7", "1.4", "versicolor"], [], ["6.0", "2.5", "virginica"]]
     )
     response = app.test_client().post("/corpora/paste", data={"corpus": text, "name": "Petals"})
     corpus_id = stored_id(response)
@@ -257,7 +255,7 @@ def test_a_bad_pasted_table_names_the_line_and_stores_nothing(app, text, message
     assert response.status_code == 400
     assert message in form_error(response)
     assert stored_count(app) == 0
-    assert soup_of(response).find("textarea", id="paste-corpus").get_text() == text  # kept for correcting
+    assert soup_of(response, status=400).find("textarea", id="paste-corpus").get_text() == text  # kept for correcting
 
 
 def test_the_paste_form_mentions_tables(client):
@@ -310,11 +308,14 @@ def test_column_names_are_escaped(client):
 def test_tables_are_listed_apart(app):
     client = app.test_client()
     table_id = stored_id(upload(client, "iris.csv", iris_text().encode(), name="Uploaded iris"))
-    text_id = stored_id(client.post("/corpora/paste", data={"corpus": "pos,great match\nneg,dull match", "name": "Words"}))
+    text_id = stored_id(
+        client.post("/corpora/paste", data={"corpus": "pos,great match\nneg,dull match", "name": "Words"}))
     soup = soup_of(client.get("/corpora"))
     tables = soup.find(id="tables-title")
     assert tables.get_text() == "Tables of numbers (Gaussian Naive Bayes)"
-    items = {a["href"]: " ".join(a.find_parent("li").get_text(" ").split()) for a in tables.find_next("ul").find_all("a")}
+    items = {
+        a["href"]: " ".join(a.find_parent("li").get_text(" ").split()) for a in tables.find_next("ul").find_all("a")
+    }
     assert set(items) == {"/corpora/iris", "/corpora/match-ratings", "/corpora/red-cards", f"/corpora/{table_id}"}
     assert "150 rows" in items["/corpora/iris"] and "4 features" in items["/corpora/iris"]
     assert "setosa, versicolor, virginica" in items["/corpora/iris"]
@@ -334,7 +335,8 @@ def test_storage_keeps_the_feature_names(database_url):
         store.create_schema()
         rows = IRIS.to_corpus()
         table_id = store.add_corpus(rows, name="iris", source="test", features=IRIS.features)
-        text_id = store.add_corpus(Corpus(texts=("a b", "c"), labels=("x", "y"), ids=("1", "2")), name="t", source="test")
+        text_id = store.add_corpus(
+            Corpus(texts=("a b", "c"), labels=("x", "y"), ids=("1", "2")), name="t", source="test")
         stored = store.get_corpus(table_id)
         assert stored.features == IRIS.features and store.get_corpus(text_id).features is None
         assert {s.id: s.features for s in store.list_corpora(ANY_WORKSPACE)} == {table_id: IRIS.features, text_id: None}
@@ -361,8 +363,10 @@ def test_an_old_database_gains_the_features_column(database_url):
             connection.execute(sa.text(statement))
         # Only the old columns: an INSERT names the columns given.
         connection.execute(corpora.insert(), {"id": "old", "name": "Old", "source": "paste", "n_documents": 2,
-                                              "classes": '["neg", "pos"]', "created_at": datetime(2024, 1, 2, tzinfo=timezone.utc)})
-        connection.execute(sa.text("INSERT INTO documents VALUES ('old', 0, '1', 'pos', 'good'), ('old', 1, '2', 'neg', 'bad')"))
+                                              "classes": '["neg", "pos"]',
+                                              "created_at": datetime(2024, 1, 2, tzinfo=timezone.utc)})
+        connection.execute(sa.text(
+            "INSERT INTO documents VALUES ('old', 0, '1', 'pos', 'good'), ('old', 1, '2', 'neg', 'bad')"))
     engine.dispose()
     with Storage(database_url) as store:
         store.create_schema()
@@ -384,9 +388,11 @@ def test_the_catalog_refuses_a_table_it_cannot_train_on_and_keeps_quotas(app):
     with pytest.raises(CorpusError, match="Every row has the label 'setosa'"):
         catalog.add(one_class, name="one", source="test")
     with pytest.raises(CorpusError, match="may hold 100 documents in all"):
-        catalog.add(IRIS, name="big", source="test", quota=Quota(corpora=5, documents=100, characters=10**6, vocabulary=10))
+        catalog.add(IRIS, name="big", source="test",
+                    quota=Quota(corpora=5, documents=100, characters=10**6, vocabulary=10))
     assert stored_count(app) == 0
-    corpus_id = catalog.add(IRIS, name="iris", source="test", quota=Quota(corpora=5, documents=1000, characters=10**6, vocabulary=1))
+    corpus_id = catalog.add(IRIS, name="iris", source="test",
+                            quota=Quota(corpora=5, documents=1000, characters=10**6, vocabulary=1))
     assert catalog.get(corpus_id).table.features == IRIS.features  # no vocabulary to count for a table
 
 

@@ -189,7 +189,7 @@ def scan(corpora, *, with_evaluation: bool = False):
                 if with_evaluation:
                     predictions = evaluate(model, matrix, ["A"] * len(reviews)).predictions
                     assert [("A", "B").index(p) if p else -1 for p in predictions] == decided
-                for review, got in zip(reviews, decided):
+                for review, got in zip(reviews, decided, strict=True):
                     cases += 1
                     want = exact_decision(kind, alpha, (a_docs, b_docs), review)
                     if got != want:

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
-
 from conftest import REPO_ROOT
 
 SCRIPT = REPO_ROOT / "scripts" / "vendor_assets.py"

@@ -8,6 +8,7 @@ import zipfile
 
 import pytest
 from bs4 import BeautifulSoup
+from conftest import soup_of
 
 from webnb import create_app
 from webnb.state import STEPS
@@ -31,10 +32,6 @@ LESSON_PAGES = {
 def app(app_on_both_databases):
     """Every view test on SQLite and on PostgreSQL."""
     return app_on_both_databases
-
-
-def soup_of(response) -> BeautifulSoup:
-    return BeautifulSoup(response.get_data(as_text=True), "html.parser")
 
 
 def stored_count(app) -> int:
@@ -67,10 +64,13 @@ def test_unknown_corpus_is_404(client):
 
 
 def test_every_step_renders_in_both_models(client):
-    for model, corpus_id, text in (("bernoulli", "match-reviews", "not sharp match"), ("multinomial", "china-japan", "Chinese Tokyo Japan")):
+    for model, corpus_id, text in (
+        ("bernoulli", "match-reviews", "not sharp match"), ("multinomial", "china-japan", "Chinese Tokyo Japan")
+    ):
         for alpha in ("0", "1"):
             for step in STEPS:
-                response = client.get(f"/corpora/{corpus_id}/inference", query_string={"model": model, "alpha": alpha, "text": text, "step": step})
+                response = client.get(f"/corpora/{corpus_id}/inference",
+                                      query_string={"model": model, "alpha": alpha, "text": text, "step": step})
                 assert response.status_code == 200, (model, alpha, step)
                 soup = soup_of(response)
                 assert soup.find(id="step-title").get_text().startswith(f"{STEPS.index(step) + 1}.")
@@ -91,7 +91,8 @@ def test_parameters_page_shows_the_seed_table(client):
 
 
 def test_parameters_json_twin(client):
-    data = client.get("/corpora/china-japan/parameters", query_string={"model": "multinomial", "alpha": "1", "format": "json"}).get_json()
+    data = client.get("/corpora/china-japan/parameters",
+                      query_string={"model": "multinomial", "alpha": "1", "format": "json"}).get_json()
     assert data["classes"] == ["China", "not China"]
     assert [p["exact"] for p in data["priors"]] == ["3/4", "1/4"]
     chinese = next(w for w in data["words"] if w["word"] == "chinese")
@@ -109,9 +110,11 @@ def test_inference_json_twin_cannot_decide_then_decides(client):
 
 
 def test_inference_page_says_cannot_decide(client):
-    soup = soup_of(client.get("/corpora/match-reviews/inference", query_string={"alpha": "0", "text": "not sharp match", "step": "decision"}))
+    soup = soup_of(client.get("/corpora/match-reviews/inference",
+                              query_string={"alpha": "0", "text": "not sharp match", "step": "decision"}))
     assert "cannot decide" in soup.find(class_="verdict").get_text()
-    soup = soup_of(client.get("/corpora/match-reviews/inference", query_string={"alpha": "1", "text": "not sharp match", "step": "decision"}))
+    soup = soup_of(client.get("/corpora/match-reviews/inference",
+                              query_string={"alpha": "1", "text": "not sharp match", "step": "decision"}))
     assert soup.find(class_="verdict").strong.get_text() == "negative"
 
 
@@ -139,7 +142,8 @@ def test_corpus_page_previews_tokens_and_dropped_words(client):
 
 
 def test_state_survives_in_links(client):
-    soup = soup_of(client.get("/corpora/match-reviews/inference", query_string={"alpha": "0.5", "text": "match was sharp", "step": "factors", "notation": "pi-theta"}))
+    query = {"alpha": "0.5", "text": "match was sharp", "step": "factors", "notation": "pi-theta"}
+    soup = soup_of(client.get("/corpora/match-reviews/inference", query_string=query))
     next_link = soup.find("a", attrs={"data-step": "next"})["href"]
     assert "alpha=0.5" in next_link and "step=product" in next_link and "notation=pi-theta" in next_link
     assert "text=match+was+sharp" in next_link
@@ -177,15 +181,16 @@ def test_bad_settings_give_a_message_and_the_default(client, query, field, messa
 )
 def test_pasting_a_bad_corpus_stores_nothing(app, client, corpus, message):
     response = client.post("/corpora/paste", data={"corpus": corpus, "name": "bad"})
-    assert response.status_code == 400
-    error = soup_of(response).find(id="form-error")
+    soup = soup_of(response, status=400)
+    error = soup.find(id="form-error")
     assert error is not None and message.lower() in error.get_text().lower()
     assert stored_count(app) == 0
-    assert soup_of(response).find("textarea", id="paste-corpus").get_text() == corpus  # kept for correcting
+    assert soup.find("textarea", id="paste-corpus").get_text() == corpus  # kept for correcting
 
 
 def test_pasting_a_corpus_stores_it_and_opens_it(app, client):
-    response = client.post("/corpora/paste", data={"corpus": "pos\tgreat match\nneg\tdull match\npos,great keeper", "name": "Live"})
+    response = client.post(
+        "/corpora/paste", data={"corpus": "pos\tgreat match\nneg\tdull match\npos,great keeper", "name": "Live"})
     assert response.status_code == 303
     corpus_url = response.headers["Location"]
     page = soup_of(client.get(corpus_url))
@@ -193,12 +198,14 @@ def test_pasting_a_corpus_stores_it_and_opens_it(app, client):
     assert stored_count(app) == 1
     listing = soup_of(client.get("/corpora")).find(id="stored-title").find_next("ul").get_text()
     assert "Live" in listing and "3 documents" in listing
-    data = client.get(corpus_url + "/parameters", query_string={"format": "json", "model": "bernoulli", "alpha": "0"}).get_json()
+    data = client.get(
+        corpus_url + "/parameters", query_string={"format": "json", "model": "bernoulli", "alpha": "0"}).get_json()
     assert data["classes"] == ["neg", "pos"]
 
 
 def _upload(client, filename, data, **fields):
-    return client.post("/corpora/upload", data={"file": (io.BytesIO(data), filename), **fields}, content_type="multipart/form-data")
+    return client.post(
+        "/corpora/upload", data={"file": (io.BytesIO(data), filename), **fields}, content_type="multipart/form-data")
 
 
 @pytest.mark.parametrize(
@@ -250,24 +257,25 @@ def test_bad_uploads_store_nothing(app, client, filename, payload, message):
             archive.writestr("../pos/1.txt", "x")
         payload = buffer.getvalue()
     response = _upload(client, filename, payload)
-    assert response.status_code == 400
-    assert message.lower() in soup_of(response).find(id="form-error").get_text().lower()
+    assert message.lower() in soup_of(response, status=400).find(id="form-error").get_text().lower()
     assert stored_count(app) == 0
 
 
 def test_an_upload_over_the_limit_is_refused(tmp_path):
-    app = create_app({"TESTING": True, "WTF_CSRF_ENABLED": False, "MAX_CONTENT_LENGTH": 1000}, instance_path=str(tmp_path))
+    app = create_app(
+        {"TESTING": True, "WTF_CSRF_ENABLED": False, "MAX_CONTENT_LENGTH": 1000}, instance_path=str(tmp_path))
     response = _upload(app.test_client(), "big.csv", b"label,text\n" + b"pos,word\n" * 500)
-    assert response.status_code == 413
-    assert "larger than the limit" in soup_of(response).find(id="form-error").get_text()
+    assert "larger than the limit" in soup_of(response, status=413).find(id="form-error").get_text()
     assert stored_count(app) == 0
 
 
 def test_column_inspection_offers_the_columns(client):
     payload = b"id;category;body\n1;pos;great match\n2;neg;dull match\n3;pos;fine\n4;neg;poor\n"
-    response = client.post("/corpora/upload/inspect", data={"file": (io.BytesIO(payload), "x.csv")}, content_type="multipart/form-data")
+    response = client.post(
+        "/corpora/upload/inspect", data={"file": (io.BytesIO(payload), "x.csv")}, content_type="multipart/form-data")
     soup = soup_of(response)
-    assert [o.get_text() for o in soup.find("select", id="label-column").find_all("option")] == ["id", "category", "body"]
+    label_options = soup.find("select", id="label-column").find_all("option")
+    assert [o.get_text() for o in label_options] == ["id", "category", "body"]
     assert soup.find("select", id="label-column").find("option", selected=True).get_text() == "category"
     assert soup.find("select", id="text-column").find("option", selected=True).get_text() == "body"
 
@@ -321,14 +329,17 @@ def test_hostile_text_is_escaped_in_pages_and_fragments(app, client, hostile):
             assert page.status_code == 200
             assert_inert(soup_of(page))
     for step in STEPS:
-        assert_inert(soup_of(client.get(url + "/inference", query_string={**query, "step": step}, headers={"HX-Request": "true"})))
+        fragment = client.get(url + "/inference", query_string={**query, "step": step}, headers={"HX-Request": "true"})
+        assert_inert(soup_of(fragment))
     assert_inert(soup_of(client.get("/corpora")))
 
 
 def test_corpora_survive_a_restart(tmp_path):
     config = {"TESTING": True, "WTF_CSRF_ENABLED": False}
     first = create_app(config, instance_path=str(tmp_path))
-    location = first.test_client().post("/corpora/paste", data={"corpus": "pos,great match\nneg,dull match", "name": "Kept"}).headers["Location"]
+    pasted = first.test_client().post(
+        "/corpora/paste", data={"corpus": "pos,great match\nneg,dull match", "name": "Kept"})
+    location = pasted.headers["Location"]
     first.extensions["webnb"]["storage"].dispose()
     second = create_app(config, instance_path=str(tmp_path))
     page = second.test_client().get(location)
@@ -344,7 +355,8 @@ def test_log_space_step_shows_the_evidence(client):
     text = soup_of(client.get("/corpora/china-japan/inference", query_string=query)).find(id="inference").get_text(" ")
     evidence = Fraction(3, 4) * Fraction(3, 7) ** 3 * Fraction(1, 14) ** 2 + Fraction(1, 4) * Fraction(2, 9) ** 5
     assert f"= {probability(float(evidence))}" in text
-    rows = soup_of(client.get("/corpora/china-japan/inference", query_string=query)).find("table", class_="decision").tbody.find_all("tr")
+    page = soup_of(client.get("/corpora/china-japan/inference", query_string=query))
+    rows = page.find("table", class_="decision").tbody.find_all("tr")
     posteriors = {row.th.get_text(): row.find_all("td")[-1].get_text() for row in rows}
     china = Fraction(3, 4) * Fraction(3, 7) ** 3 * Fraction(1, 14) ** 2 / evidence
     assert posteriors == {"China": probability(float(china)), "not China": probability(float(1 - china))}

@@ -10,7 +10,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from conftest import skip_unless_ci
 
 pytestmark = pytest.mark.slow

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from bs4 import BeautifulSoup
+from conftest import soup_of
 
 from webnb.engine import AnalysisOptions, VocabularyOptions, evaluate, read_corpus
 from webnb.engine.heldout import hold_out
@@ -15,10 +15,6 @@ from webnb.examples import load_example_corpus
 from webnb.state import parse_state
 
 BUILTIN = ["match-reviews", "china-japan", "folgers-students", "spam-ham"]
-
-
-def soup_of(response) -> BeautifulSoup:
-    return BeautifulSoup(response.get_data(as_text=True), "html.parser")
 
 
 def words_json(client, corpus_id: str, **query) -> dict:
@@ -91,7 +87,8 @@ def test_alpha_zero_gives_infinite_ratios_never_nan(client):
     assert formula["word"] == "the" and formula["favoured_parts"] == ["8", "9"] and formula["other_parts"] == ["0", "7"]
     assert formula["value"] == "inf" and formula["exact"] is None
     for row in data["discriminative"]["toward_positive"] + data["discriminative"]["toward_negative"]:
-        assert row["ratio"] == "inf" and row["other_probability"] == 0.0  # every listed word is missing on the other side
+        # every listed word is missing on the other side
+        assert row["ratio"] == "inf" and row["other_probability"] == 0.0
     soup = soup_of(client.get("/corpora/spam-ham/words", query_string={"model": "bernoulli", "alpha": "0"}))
     assert "∞" in soup.find(id="discriminative-formula").get_text()
     ratios = [row.select("td")[2].get_text(strip=True) for row in soup.select("#discriminative table tbody tr")]
@@ -152,7 +149,8 @@ def _added(app, path, name):
     return corpus_id, catalog.training_set(entry, state.analysis_options(), state.vocabulary_options())
 
 
-def _ranked(values: np.ndarray, vocabulary: np.ndarray, candidates: np.ndarray, secondary: np.ndarray | None = None) -> np.ndarray:
+def _ranked(values: np.ndarray, vocabulary: np.ndarray, candidates: np.ndarray,
+            secondary: np.ndarray | None = None) -> np.ndarray:
     """Candidates by value (largest first), then by ``secondary`` (largest first), then alphabetically."""
     keys = [vocabulary[candidates]]
     if secondary is not None:
@@ -182,7 +180,8 @@ def test_lists_match_scikit_learn_on_sms_spam(app, client, shared_corpora, kind)
     for c, column in enumerate(data["top_words"]["per_class"]):
         ranked = _ranked(probabilities[c], vocabulary, everything)
         assert list_of(column) == vocabulary[ranked[:k]].tolist()
-        np.testing.assert_allclose([w["probability"] for w in column["words"]], probabilities[c, ranked[:k]], rtol=1e-12)
+        np.testing.assert_allclose(
+            [w["probability"] for w in column["words"]], probabilities[c, ranked[:k]], rtol=1e-12)
         tops.append(ranked[:top])
     for c, column in enumerate(data["unique_words"]["per_class"]):
         unique = tops[c][~np.isin(tops[c], tops[1 - c])]
@@ -192,14 +191,18 @@ def test_lists_match_scikit_learn_on_sms_spam(app, client, shared_corpora, kind)
     considered = np.flatnonzero((p > 1e-4) | (q > 1e-4))
     assert data["discriminative"]["considered"] == len(considered)
     for by in ("ratio", "difference"):
-        found = data["discriminative"] if by == "ratio" else words_json(client, corpus_id, model=kind, alpha="1", k=str(k), by=by)["discriminative"]
+        if by == "ratio":
+            found = data["discriminative"]
+        else:
+            found = words_json(client, corpus_id, model=kind, alpha="1", k=str(k), by=by)["discriminative"]
         for favoured, other, listed in ((p, q, found["toward_positive"]), (q, p, found["toward_negative"])):
             words = considered[favoured[considered] > other[considered]]
             score = favoured / other if by == "ratio" else favoured - other
             expected = _ranked(score, vocabulary, words, secondary=favoured)[:k]
             assert [w["word"] for w in listed] == vocabulary[expected].tolist(), by
             np.testing.assert_allclose([w["ratio"] for w in listed], (favoured / other)[expected], rtol=1e-9)
-            np.testing.assert_allclose([w["difference"] for w in listed], (favoured - other)[expected], rtol=1e-9, atol=1e-15)
+            np.testing.assert_allclose(
+                [w["difference"] for w in listed], (favoured - other)[expected], rtol=1e-9, atol=1e-15)
 
 
 # -- word pairs on and off ----------------------------------------------------------------------------------------
@@ -208,27 +211,34 @@ def test_lists_match_scikit_learn_on_sms_spam(app, client, shared_corpora, kind)
 def _expected_comparison(corpus, *, kind, alpha, test_size=0.25, seed=0, **analysis):
     rows = []
     for ngrams in ((1, 1), (1, 2)):
-        held = hold_out(corpus, AnalysisOptions(ngram_range=ngrams, **analysis), VocabularyOptions(), test_size=test_size, seed=seed)
+        held = hold_out(corpus, AnalysisOptions(ngram_range=ngrams, **analysis), VocabularyOptions(),
+                        test_size=test_size, seed=seed)
         scores = evaluate(held.training.model(kind, alpha), held.test_matrix, held.test_labels)
-        rows.append((held.training.statistics.n_words, scores.correct, scores.n_test, scores.accuracy, scores.undecidable))
+        rows.append(
+            (held.training.statistics.n_words, scores.correct, scores.n_test, scores.accuracy, scores.undecidable))
     return rows
 
 
 def _shown_comparison(bigrams: dict):
-    return [(r["vocabulary_size"], r["correct"], r["n_test"], r["accuracy"], r["undecidable"]) for r in bigrams["feature_sets"]]
+    return [
+        (r["vocabulary_size"], r["correct"], r["n_test"], r["accuracy"], r["undecidable"])
+        for r in bigrams["feature_sets"]
+    ]
 
 
 def test_bigram_comparison_matches_the_engine(client):
     corpus = load_example_corpus("spam-ham")
     for query, kind, alpha, analysis in (
         ({"model": "bernoulli", "alpha": "1"}, "bernoulli", "1", {}),
-        ({"model": "multinomial", "alpha": "0.5", "stop_words": "english", "seed": "3", "test_size": "0.4"}, "multinomial", "0.5", {"stop_words": "english"}),
+        ({"model": "multinomial", "alpha": "0.5", "stop_words": "english", "seed": "3", "test_size": "0.4"},
+         "multinomial", "0.5", {"stop_words": "english"}),
     ):
         data = words_json(client, "spam-ham", **query)
         bigrams = data["bigrams"]
         assert bigrams["state"] == "done" and bigrams["test"] == "split"
         seed, test_size = int(query.get("seed", 0)), float(query.get("test_size", 0.25))
-        assert _shown_comparison(bigrams) == _expected_comparison(corpus, kind=kind, alpha=alpha, seed=seed, test_size=test_size, **analysis)
+        expected = _expected_comparison(corpus, kind=kind, alpha=alpha, seed=seed, test_size=test_size, **analysis)
+        assert _shown_comparison(bigrams) == expected
         for words in bigrams["discriminative_pairs"].values():
             assert all(" " in w for w in words)
     # By hand for the default split: 98 single words in the 12 training messages, 224 with their pairs.
@@ -247,7 +257,8 @@ def test_pairs_among_discriminative_words_come_from_the_bigram_model(client):
         "spam": [w.word for w in found.toward_negative if " " in w.word],
     }
     assert data["bigrams"]["discriminative_pairs"] == expected and any(expected.values())
-    soup = soup_of(client.get("/corpora/spam-ham/words", query_string={"model": "multinomial", "alpha": "1", "k": "20"}))
+    soup = soup_of(
+        client.get("/corpora/spam-ham/words", query_string={"model": "multinomial", "alpha": "1", "k": "20"}))
     shown = [t.get_text() for t in soup.select("#bigrams .pair-lists .token")]
     assert shown == expected["ham"] + expected["spam"]
     current = soup.select_one("#bigrams tr.chosen th").get_text(" ", strip=True)
@@ -286,8 +297,10 @@ def test_large_corpus_counts_pairs_in_the_background(app, client, shared_corpora
     done = top[0]
     assert not done.has_attr("hx-get")  # no more polling
     cells = [[td.get_text(strip=True) for td in row.select("td")] for row in done.select("table tbody tr")]
-    expected = _expected_comparison(read_corpus(shared_corpora / "sms-spam-collection-v1" / "all.jsonl"), kind="multinomial", alpha="1")
-    assert [(int(c[0].replace(",", "")), c[1]) for c in cells] == [(v, f"{ok:,} / {n:,}") for v, ok, n, _, _ in expected]
+    sms_spam = read_corpus(shared_corpora / "sms-spam-collection-v1" / "all.jsonl")
+    expected = _expected_comparison(sms_spam, kind="multinomial", alpha="1")
+    assert [(int(c[0].replace(",", "")), c[1]) for c in cells] == [
+        (v, f"{ok:,} / {n:,}") for v, ok, n, _, _ in expected]
     assert [c[2] for c in cells] == [f"{100 * a:.1f} %" for _, _, _, a, _ in expected]
     # Once done, the whole page shows the results straight away.
     again = soup_of(client.get(f"/corpora/{corpus_id}/words", query_string=query)).find(id="bigrams")
@@ -329,7 +342,8 @@ def test_bad_page_settings_give_a_message_and_the_default(client, query, field, 
     [
         {"floor": "1", "model": "bernoulli", "alpha": "0"},
         {"floor": "1", "model": "multinomial", "alpha": "0", "notation": "p-hat"},
-        {"model": "multinomial", "binary": "1", "alpha": "0.001", "prior": "uniform", "notation": "beta-alpha", "ngrams": "2-2"},
+        {"model": "multinomial", "binary": "1", "alpha": "0.001", "prior": "uniform", "notation": "beta-alpha",
+         "ngrams": "2-2"},
         {"test": "training", "k": "50", "top": "10000", "by": "difference"},
         {"test": "no-such-corpus"},
     ],
@@ -349,7 +363,8 @@ def test_floor_shows_decimals_only(client):
     assert all(w["ratio"] is None for c in data["top_words"]["per_class"] for w in c["words"])
     formula = data["discriminative"]["formula"]
     assert formula["favoured_parts"] is None and formula["exact"] is None
-    assert formula["value"] == pytest.approx((8 / 9) / 1e-14)  # "the": 8 of 9 ham messages, none of spam, floored to 10⁻¹⁴
+    # "the": 8 of 9 ham messages, none of spam, floored to 10⁻¹⁴
+    assert formula["value"] == pytest.approx((8 / 9) / 1e-14)
 
 
 def test_unknown_test_corpus_is_a_message(client):
@@ -358,7 +373,8 @@ def test_unknown_test_corpus_is_a_message(client):
 
 
 def test_bad_lesson_state_still_renders(client):
-    response = client.get("/corpora/spam-ham/words", query_string={"alpha": "-1", "model": "gaussian", "seed": "x", "test_size": "2"})
+    response = client.get(
+        "/corpora/spam-ham/words", query_string={"alpha": "-1", "model": "gaussian", "seed": "x", "test_size": "2"})
     assert response.status_code == 200
     text = soup_of(response).select_one(".errors").get_text()
     assert "alpha" in text and "model" in text and "seed" in text and "test_size" in text
@@ -391,7 +407,8 @@ def test_hostile_labels_and_texts_are_escaped(app, client):
             assert not any(attribute.startswith("on") for attribute in element.attrs), element.name
         captions = [c.get_text(" ", strip=True) for c in soup.select("#top-words caption")]
         assert captions == sorted(HOSTILE_LABELS)  # the labels, shown as text
-        assert soup.find(id="discriminative-title").get_text() == f"3. Words that tell {HOSTILE_LABELS[1]} from {HOSTILE_LABELS[0]}"
+        assert soup.find(id="discriminative-title").get_text() == (
+            f"3. Words that tell {HOSTILE_LABELS[1]} from {HOSTILE_LABELS[0]}")
         options = [o["value"] for o in soup.select("#words-positive option")]
         assert options == sorted(HOSTILE_LABELS)
         assert soup.select_one("#words-positive option[selected]")["value"] == HOSTILE_LABELS[1]
@@ -405,6 +422,8 @@ def test_more_than_two_classes_compare_the_chosen_pair(app, client):
     found = data["discriminative"]
     assert (found["positive"], found["negative"]) == ("c", "a")
     # ψ_yellow,c = (2+1)/(2+2) = 3/4 against ψ_yellow,a = (0+1)/(2+2) = 1/4: ratio 3, tied with nothing above it.
-    assert found["toward_positive"][0]["word"] == "yellow" and found["toward_positive"][0]["ratio"] == pytest.approx(3.0)
-    assert found["toward_negative"][0]["word"] == "red" and found["toward_negative"][0]["ratio"] == pytest.approx(3.0)
-    assert math.isclose(found["formula"]["value"], 3.0) and found["formula"]["exact"] is None  # 3 is 3: no fraction to show
+    top_positive, top_negative = found["toward_positive"][0], found["toward_negative"][0]
+    assert top_positive["word"] == "yellow" and top_positive["ratio"] == pytest.approx(3.0)
+    assert top_negative["word"] == "red" and top_negative["ratio"] == pytest.approx(3.0)
+    # 3 is 3: no fraction to show
+    assert math.isclose(found["formula"]["value"], 3.0) and found["formula"]["exact"] is None

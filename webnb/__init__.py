@@ -22,14 +22,25 @@ def create_app(test_config=None, *, instance_path=None):
     from flask import Flask
     from flask_wtf.csrf import CSRFProtect
 
-    from webnb import formatting, home, outages, ratelimits, work, workspaces
-    from webnb import security
-    from webnb.cache import DEFAULT_CACHE_MB
+    from webnb import formatting, home, outages, ratelimits, security, work, workspaces
+    from webnb.cache import DEFAULT_CACHE_MB, Cache
     from webnb.catalog import Catalog
     from webnb.jobs import Jobs
     from webnb.storage import Storage, default_url
     from webnb.views import (
-        additions, compare, corpus, evaluation, export, gaussian, generative, inference, jobs, matrix, parameters, parity, sharing,
+        additions,
+        compare,
+        corpus,
+        evaluation,
+        export,
+        gaussian,
+        generative,
+        inference,
+        jobs,
+        matrix,
+        parameters,
+        parity,
+        sharing,
         words,
     )
 
@@ -60,8 +71,18 @@ def create_app(test_config=None, *, instance_path=None):
     storage.create_schema()
     # What one process keeps of counted corpora (documents, statistics, matrices), in megabytes (webnb/cache.py).
     cache_mb = float(app.config.setdefault("WEBNB_CACHE_MB", float(os.environ.get("WEBNB_CACHE_MB", DEFAULT_CACHE_MB))))
-    catalog = Catalog(storage, cache_bytes=int(cache_mb * 2**20))
-    app.extensions["webnb"] = {"storage": storage, "catalog": catalog, "jobs": Jobs(storage=storage)}
+    # Every cache lives here, made with the app, so a new app starts with empty ones. One per purpose, each with the
+    # bound that suits it: counted corpora by bytes (their sizes differ a thousandfold; the catalog's cache), the
+    # finished comparisons and α sweeps by entries (small records, slow to compute; a corpus must not evict them).
+    catalog = Catalog(storage, Cache(max_bytes=int(cache_mb * 2**20)))
+    app.extensions["webnb"] = {
+        "storage": storage,
+        "catalog": catalog,
+        "jobs": Jobs(storage=storage),
+        "comparisons": Cache(max_entries=compare.COMPARISONS_KEPT),
+        "sweeps": Cache(max_entries=evaluation.SWEEPS_KEPT),
+        "parameter_tables": Cache(max_entries=parameters.PARAMETER_TABLES_KEPT),
+    }
     work.init_app(app)  # the memory cap per piece of work and the heavy computations at once (webnb/work.py)
     CSRFProtect(app)
     security.init_app(app)

@@ -145,8 +145,8 @@ class Admission:
             used = bytes_limit.amount - stats.remaining
             raise CorpusError(
                 f"Your network address may store {size_text(bytes_limit.amount)} of corpora an hour; it has stored "
-                f"{size_text(used)} this hour and this corpus takes {size_text(size)}. Nothing was stored. Try again in "
-                f"{_minutes_until(stats.reset_time)}, or store a smaller corpus.")
+                f"{size_text(used)} this hour and this corpus takes {size_text(size)}. Nothing was stored. "
+                f"Try again in {_minutes_until(stats.reset_time)}, or store a smaller corpus.")
         workspace_limit = _per_hour(self.new_workspaces_per_hour)
         if workspace is not None and not storage.has_workspace(workspace):
             if workspace_limit is not None and not self._count(

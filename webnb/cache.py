@@ -1,7 +1,12 @@
-"""A cache bounded in bytes, for the counted corpora a process keeps (see webnb/catalog.py).
+"""The one cache helper of webnb: least recently used entries go first once a bound in bytes or in entries is passed.
 
-Least recently used entries go first once the bound is passed. ``get_or_build`` builds a missing entry once even
-when several threads ask for it together: the others wait for that build instead of repeating it.
+The app makes every cache it needs in ``create_app`` and keeps it in ``app.extensions["webnb"]`` (never in a module
+global), so a new app starts with empty caches. Bytes bound what holds data of very different sizes (the catalog's
+counted corpora, webnb/catalog.py); entries bound small records that are costly to compute (the compare page's
+comparisons, the evaluation page's α sweeps).
+
+``get_or_build`` builds a missing entry once even when several threads ask for it together: the others wait for
+that build instead of repeating it.
 """
 from __future__ import annotations
 
@@ -16,9 +21,16 @@ import scipy.sparse as sp
 DEFAULT_CACHE_MB = 512  # WEBNB_CACHE_MB: 20 Newsgroups' statistics and rows take about 60 MB
 
 
-class ByteCache:
-    def __init__(self, max_bytes: int):
-        self.max_bytes = int(max_bytes)
+class Cache:
+    """A thread-safe LRU cache bounded by ``max_bytes`` (each entry's size given, or estimated by :func:`size_of`),
+    by ``max_entries``, or by both. Keys must name what a value was computed from (content, options), never an
+    object's ``id()``, which a new object may reuse once the old one is freed."""
+
+    def __init__(self, *, max_bytes: int | None = None, max_entries: int | None = None):
+        if max_bytes is None and max_entries is None:
+            raise ValueError("A cache needs a bound: give max_bytes, max_entries or both.")
+        self.max_bytes = None if max_bytes is None else int(max_bytes)
+        self.max_entries = None if max_entries is None else int(max_entries)
         self._entries: OrderedDict[Hashable, tuple[object, int]] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
@@ -26,13 +38,20 @@ class ByteCache:
 
     @property
     def bytes(self) -> int:
+        """The bytes the entries hold (0 in a cache bounded by entries only, where sizes are not measured)."""
         return self._bytes
 
     def __len__(self) -> int:
         return len(self._entries)
 
     def __contains__(self, key) -> bool:
-        return key in self._entries
+        with self._lock:
+            return key in self._entries
+
+    def keys(self) -> list:
+        """The keys kept, least recently used first (for inspection: reading them does not count as a use)."""
+        with self._lock:
+            return list(self._entries)
 
     def get(self, key, default=None):
         with self._lock:
@@ -43,26 +62,25 @@ class ByteCache:
             return found[0]
 
     def put(self, key, value, size: int | None = None) -> None:
-        """Keep ``value`` (``size`` bytes, estimated by :func:`size_of` when not given); a value larger than the
-        whole bound is not kept."""
-        size = size_of(value) if size is None else int(size)
+        """Keep ``value``: ``size`` bytes, estimated by :func:`size_of` when not given (and not measured at all when
+        only entries bound the cache). A value larger than the whole byte bound is not kept."""
+        if self.max_bytes is None:
+            size = 0
+        else:
+            size = size_of(value) if size is None else int(size)
         with self._lock:
-            previous = self._entries.pop(key, None)
-            if previous is not None:
-                self._bytes -= previous[1]
-            if size > self.max_bytes:
+            self._drop(key)
+            if self.max_bytes is not None and size > self.max_bytes:
                 return
             self._entries[key] = (value, size)
             self._bytes += size
-            while self._bytes > self.max_bytes:
+            while self._over_bound():
                 _, (_, evicted) = self._entries.popitem(last=False)
                 self._bytes -= evicted
 
     def discard(self, key) -> None:
         with self._lock:
-            previous = self._entries.pop(key, None)
-            if previous is not None:
-                self._bytes -= previous[1]
+            self._drop(key)
 
     def clear(self) -> None:
         with self._lock:
@@ -71,22 +89,34 @@ class ByteCache:
 
     def get_or_build(self, key, build: Callable[[], object], size: Callable[[object], int] | None = None):
         """The value for ``key``, built by ``build()`` when missing, by one thread at a time per key. A build that
-        gives None (nothing to keep, e.g. not counted yet) is not kept."""
+        gives None (nothing to keep, e.g. not counted yet) is not kept; a build that raises keeps nothing either."""
         value = self.get(key)
         if value is not None:
             return value
         with self._lock:
             building = self._building.setdefault(key, threading.Lock())
-        with building:
-            value = self.get(key)
-            if value is None:
-                value = build()
-                if value is not None:
-                    self.put(key, value, None if size is None else size(value))
-        with self._lock:
-            if self._building.get(key) is building and not building.locked():
-                del self._building[key]
+        try:
+            with building:
+                value = self.get(key)  # built by the thread this one waited for
+                if value is None:
+                    value = build()
+                    if value is not None:
+                        self.put(key, value, None if size is None else size(value))
+        finally:
+            with self._lock:
+                # The last thread out removes the key's lock; one still waiting removes it after its turn.
+                if self._building.get(key) is building and not building.locked():
+                    del self._building[key]
         return value
+
+    def _drop(self, key) -> None:
+        previous = self._entries.pop(key, None)
+        if previous is not None:
+            self._bytes -= previous[1]
+
+    def _over_bound(self) -> bool:
+        return ((self.max_bytes is not None and self._bytes > self.max_bytes)
+                or (self.max_entries is not None and len(self._entries) > self.max_entries))
 
 
 def size_of(value) -> int:

@@ -16,23 +16,25 @@ import threading
 import time
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from webnb.cache import DEFAULT_CACHE_MB, ByteCache, size_of
-from webnb.engine import AnalysisOptions, Corpus, CorpusError, TrainingSet, VocabularyOptions
-from webnb.engine import persist
+from webnb.cache import DEFAULT_CACHE_MB, Cache, size_of
+from webnb.engine import AnalysisOptions, Corpus, CorpusError, TrainingSet, VocabularyOptions, persist
 from webnb.engine.analysis import Analyzer
 from webnb.engine.bag import BagOfWords
-from webnb.engine.heldout import HeldOut, hold_out, on_test_corpus, on_training_documents
 from webnb.engine.evaluation import stratified_split
 from webnb.engine.gaussian import GaussianStatistics
+from webnb.engine.heldout import HeldOut, hold_out, on_test_corpus, on_training_documents
 from webnb.engine.table import NumericTable
 from webnb.examples import EXAMPLES, TABLE_EXAMPLES, load_example_corpus, load_example_table
 from webnb.state import LessonState
 from webnb.storage import ANY_WORKSPACE, CorpusSummary, Storage, content_hash
 from webnb.work import heavy_slot
+
+if TYPE_CHECKING:  # named in annotations only
+    from webnb.admission import Admission
 
 logger = logging.getLogger("webnb.counting")
 
@@ -123,11 +125,13 @@ def _table_example_entry(example) -> CorpusEntry:
 class Catalog:
     """Built-in corpora first (read-only, by their fixed ids), then the ones users added."""
 
-    def __init__(self, storage: Storage, cache_bytes: int | None = None):
+    def __init__(self, storage: Storage, cache: Cache | None = None):
+        """``cache``: where counted corpora are kept, bounded in bytes (create_app makes it; by default
+        ``DEFAULT_CACHE_MB``)."""
         self.storage = storage
         self._builtin = {example.id: _example_entry(example) for example in EXAMPLES}
         self._builtin.update({example.id: _table_example_entry(example) for example in TABLE_EXAMPLES})
-        self.cache = ByteCache(DEFAULT_CACHE_MB * 2**20 if cache_bytes is None else cache_bytes)
+        self.cache = cache if cache is not None else Cache(max_bytes=DEFAULT_CACHE_MB * 2**20)
         # Counting done by this process (content or built-in id, options): a test's and the load test's evidence.
         self.counted_here: list[tuple[str, str]] = []
         self._lock = threading.Lock()
@@ -201,8 +205,8 @@ class Catalog:
             rows = corpus.to_corpus()
             if quota is not None:
                 quota.check(self.storage.usage(workspace), rows)
-            return self.storage.add_corpus(rows, name=name, source=source, workspace=workspace, features=corpus.features,
-                                           content=content)
+            return self.storage.add_corpus(rows, name=name, source=source, workspace=workspace,
+                                           features=corpus.features, content=content)
         corpus.require_trainable()
         if quota is not None:
             quota.check(self.storage.usage(workspace), corpus)
@@ -354,7 +358,9 @@ class Catalog:
         if test_entry is None:
             raise CorpusError(f"There is no test corpus {test!r}. Pick one from the list.")
         if test_entry.is_table:
-            raise CorpusError(f"{test_entry.name!r} is a table of numbers, not texts: pick a corpus of texts to test on.")
+            raise CorpusError(
+                f"{test_entry.name!r} is a table of numbers, not texts: pick a corpus of texts to test on."
+            )
         return test_entry
 
     @staticmethod
@@ -406,7 +412,9 @@ class Catalog:
 
     # -- tables of numbers --------------------------------------------------------------------------
 
-    def gaussian_split(self, entry: CorpusEntry, test: str = "all", test_size: float = 0.25, seed: int = 0) -> GaussianSplit:
+    def gaussian_split(
+        self, entry: CorpusEntry, test: str = "all", test_size: float = 0.25, seed: int = 0
+    ) -> GaussianSplit:
         """The table's Gaussian statistics: of all its rows (``test`` "all"), or of the training part of a stratified
         split ("split") with its test rows, or of all rows tested on themselves ("training"). Kept in the cache, so a
         new var_smoothing or prior never reads the rows again."""
@@ -427,7 +435,7 @@ class Catalog:
 # Python objects cost more than the characters they hold: a str has about 50 bytes of header.
 def _corpus_size(corpus: Corpus) -> int:
     return sum(len(text) + len(label) + len(doc_id) + 150
-               for text, label, doc_id in zip(corpus.texts, corpus.labels, corpus.ids))
+               for text, label, doc_id in zip(corpus.texts, corpus.labels, corpus.ids, strict=True))
 
 
 def _table_size(table: NumericTable) -> int:
@@ -468,10 +476,10 @@ class Quota:
     characters: int
     vocabulary: int
     # The limits per client address and on the whole server's storage (webnb/admission.py), None for none.
-    admission: "webnb.admission.Admission | None" = field(default=None, kw_only=True)
+    admission: Admission | None = field(default=None, kw_only=True)
 
     @classmethod
-    def unlimited(cls, admission: "webnb.admission.Admission") -> "Quota":
+    def unlimited(cls, admission: Admission) -> Quota:
         """No per-workspace limit, only ``admission``'s (local mode with a storage budget)."""
         return cls(corpora=sys.maxsize, documents=sys.maxsize, characters=sys.maxsize, vocabulary=sys.maxsize,
                    admission=admission)
@@ -483,15 +491,17 @@ class Quota:
         """Whether the workspace (holding ``usage``) may add a corpus of ``n_documents`` and ``adding`` characters."""
         count, documents, characters = usage
         if count + 1 > self.corpora:
-            raise CorpusError(f"Your workspace already holds {count} corpora, the most it may hold. Nothing was stored.")
+            raise CorpusError(
+                f"Your workspace already holds {count} corpora, the most it may hold. Nothing was stored."
+            )
         if documents + n_documents > self.documents:
             raise CorpusError(
-                f"Your workspace may hold {self.documents:,} documents in all; it holds {documents:,} and this corpus has "
-                f"{n_documents:,}. Nothing was stored.")
+                f"Your workspace may hold {self.documents:,} documents in all; it holds {documents:,} "
+                f"and this corpus has {n_documents:,}. Nothing was stored.")
         if characters + adding > self.characters:
             raise CorpusError(
-                f"Your workspace may hold {self.characters:,} characters of text in all; it holds {characters:,} and this "
-                f"corpus has {adding:,}. Nothing was stored.")
+                f"Your workspace may hold {self.characters:,} characters of text in all; it holds {characters:,} "
+                f"and this corpus has {adding:,}. Nothing was stored.")
 
     def check_vocabulary(self, n_words: int) -> None:
         if n_words > self.vocabulary:

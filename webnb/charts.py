@@ -1,7 +1,7 @@
 """Geometry of the inline SVG charts: where each point, tick and label goes, so that templates only draw.
 
-The α sweep (evaluation) is drawn against log α. α = 0 has no place on a log scale, so it gets its own column to the left
-of a break in the axis; an infinite log loss is drawn at the top edge with an upward arrow and "∞".
+The α sweep (evaluation) is drawn against log α. α = 0 has no place on a log scale, so it gets its own column to the
+left of a break in the axis; an infinite log loss is drawn at the top edge with an upward arrow and "∞".
 """
 from __future__ import annotations
 
@@ -96,23 +96,29 @@ def _value_range(values: list[float], floor: float | None = None, ceiling: float
     return low, high
 
 
+def _alpha_decades(sweep: AlphaSweep, current_alpha: float | None) -> tuple[int, int]:
+    """The powers of ten the α axis runs between: around every positive α shown (the sweep's and the current
+    one), a decade further either way when they are one and the same power of ten; 10⁻³ to 10 when none is."""
+    positive = [p.alpha for p in sweep.points if p.alpha > 0]
+    if current_alpha is not None and current_alpha > 0:
+        positive.append(current_alpha)
+    if not positive:
+        return -3, 1
+    low, high = math.floor(math.log10(min(positive))), math.ceil(math.log10(max(positive)))
+    if low == high:
+        low, high = low - 1, high + 1
+    return low, high
+
+
 def sweep_chart(sweep: AlphaSweep, current_alpha: float | None = None, current_accuracy: float | None = None,
                 current_log_loss: float | None = None) -> SweepChart:
     """Two panels sharing the α axis: accuracy above, log loss below. The current α (with its own accuracy and
     log loss, from the evaluation at that α) is marked, and so is the best α of the sweep."""
-    positive = [p.alpha for p in sweep.points if p.alpha > 0]
-    if current_alpha is not None and current_alpha > 0:
-        positive.append(current_alpha)
     has_zero = any(p.alpha == 0 for p in sweep.points) or current_alpha == 0
     plot_left = LEFT + (ZERO_COLUMN if has_zero else 0)
     plot_right = WIDTH - RIGHT
     zero_x = LEFT + ZERO_COLUMN / 2 - 10 if has_zero else None
-    if positive:
-        low, high = math.floor(math.log10(min(positive))), math.ceil(math.log10(max(positive)))
-        if low == high:
-            low, high = low - 1, high + 1
-    else:
-        low, high = -3, 1
+    low, high = _alpha_decades(sweep, current_alpha)
 
     def x_of(alpha: float) -> float:
         if alpha == 0:
@@ -143,11 +149,13 @@ def sweep_chart(sweep: AlphaSweep, current_alpha: float | None = None, current_a
             ticks.append(Tick(y_of(tick), label))
             tick += step
         points = tuple(
-            Point(x_of(p.alpha), y_of(v), p.alpha, v, not math.isfinite(v)) for p, v in zip(sweep.points, values)
+            Point(x_of(p.alpha), y_of(v), p.alpha, v, not math.isfinite(v))
+            for p, v in zip(sweep.points, values, strict=True)
         )
         line = " ".join(f"{pt.x:.1f},{pt.y:.1f}" for pt in points if pt.alpha > 0 and not pt.infinite)
         best_value = values[list(sweep.points).index(sweep.best)]
-        best = Point(x_of(sweep.best.alpha), y_of(best_value), sweep.best.alpha, best_value, not math.isfinite(best_value))
+        best = Point(x_of(sweep.best.alpha), y_of(best_value), sweep.best.alpha, best_value,
+                     not math.isfinite(best_value))
         current = None
         if current_alpha is not None and current_value is not None:
             current = Point(x_of(current_alpha), y_of(current_value), current_alpha, current_value,
@@ -239,7 +247,10 @@ def repeat_posterior_chart(curve, plotted: list[int], n_max: int, saturates_at) 
         **PLOT,
         "lines": lines,
         "x_ticks": x_ticks,
-        "y_ticks": [{"at": round(y(v), 1), "label": label} for v, label in ((0, "0"), (0.25, "0.25"), (0.5, "0.5"), (0.75, "0.75"), (1, "1"))],
+        "y_ticks": [
+            {"at": round(y(v), 1), "label": label}
+            for v, label in ((0, "0"), (0.25, "0.25"), (0.5, "0.5"), (0.75, "0.75"), (1, "1"))
+        ],
         "saturation": None if saturates_at is None else round(x(saturates_at), 1),
     }
 
@@ -261,7 +272,7 @@ def repeat_doubt_chart(curve, doubts, n_max: int, saturates_at) -> dict | None:
 
     # A point with no doubt at all (every other class impossible) cannot be drawn on a log scale: it breaks the line.
     segments, current = [], []
-    for p, d in zip(curve.points, doubts):
+    for p, d in zip(curve.points, doubts, strict=True):
         if d is None or d == -math.inf:
             if current:
                 segments.append(" ".join(current))
@@ -323,10 +334,10 @@ def density_chart(model, feature: int, marker: float | None = None) -> dict:
     lines = []
     for k, label in enumerate(model.classes):
         spike = variances[k] == 0
-        points = "" if spike else " ".join(f"{x_at(x):.1f},{y_at(y):.1f}" for x, y in zip(xs, curves[k]))
+        points = "" if spike else " ".join(f"{x_at(x):.1f},{y_at(y):.1f}" for x, y in zip(xs, curves[k], strict=True))
         lines.append({
-            "label": label, "index": k % 5, "dash": DENSITY_DASHES[k % len(DENSITY_DASHES)], "points": points, "spike": bool(spike),
-            "spike_x": round(x_at(means[k]), 1), "mean": float(means[k]), "sd": float(sds[k]),
+            "label": label, "index": k % 5, "dash": DENSITY_DASHES[k % len(DENSITY_DASHES)], "points": points,
+            "spike": bool(spike), "spike_x": round(x_at(means[k]), 1), "mean": float(means[k]), "sd": float(sds[k]),
         })
     ticks = [Tick(round(x_at(value), 1), label) for value, label in _density_ticks(low, high)]
     mark = None
@@ -374,7 +385,9 @@ def _density_ticks(low: float, high: float) -> list[tuple[float, str]]:
     raw = (high / 2 - low / 2) / 2  # a quarter of the span
     magnitude = 10.0 ** math.floor(math.log10(raw)) if raw > 0 else 0.0
     step = next((f * magnitude for f in (1, 2, 2.5, 5, 10) if f * magnitude >= raw), 10 * magnitude)
-    first, last = (math.ceil(low / step), math.floor(high / step + 1e-9)) if step > 0 and math.isfinite(step) else (1, 0)
+    first, last = (
+        (math.ceil(low / step), math.floor(high / step + 1e-9)) if step > 0 and math.isfinite(step) else (1, 0)
+    )
     if not 0 <= last - first < _MOST_TICKS:
         return [(low, _tick_label(low, high - low)), (high, _tick_label(high, high - low))]
     return [(i * step, _tick_label(i * step, step)) for i in range(first, last + 1)]

@@ -22,7 +22,6 @@ from webnb.engine.numbers import is_plain_decimal, parse_whole
 from webnb.engine.serialize import evaluation_dict, fraction_text, ratio_text, trace_dict
 from webnb.state import MAX_FEATURES, MAX_SEED, document_bound
 
-
 # -- argument parsing ---------------------------------------------------------------------------
 
 MAX_NGRAM = 9
@@ -45,7 +44,9 @@ def _whole(low: int, high: int):
         try:
             return parse_whole(text, low=low, high=high, what="it")
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number from {low:,} to {high:,}, not {text[:40]!r}") from None
+            raise argparse.ArgumentTypeError(
+                f"expected a whole number from {low:,} to {high:,}, not {text[:40]!r}"
+            ) from None
 
     return whole
 
@@ -61,7 +62,9 @@ def _ngram_range(text: str) -> tuple[int, int]:
     try:
         low, high = (parse_whole(part, low=1, high=MAX_NGRAM, what="n") for part in text.split(","))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected MIN,MAX such as 1,2 (at most {MAX_NGRAM}), not {text[:40]!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"expected MIN,MAX such as 1,2 (at most {MAX_NGRAM}), not {text[:40]!r}"
+        ) from None
     return low, high
 
 
@@ -70,7 +73,9 @@ def _word_list(text: str) -> tuple[str, ...]:
 
 
 def _add_corpus_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--train", required=True, metavar="PATH", help="training corpus: JSON Lines, CSV or TSV (.gz too)")
+    parser.add_argument(
+        "--train", required=True, metavar="PATH", help="training corpus: JSON Lines, CSV or TSV (.gz too)"
+    )
     parser.add_argument("--label-column", default="label", help="column or field holding the class (default: label)")
     parser.add_argument("--text-column", default="text", help="column or field holding the text (default: text)")
 
@@ -78,7 +83,9 @@ def _add_corpus_options(parser: argparse.ArgumentParser) -> None:
 def _add_model_options(parser: argparse.ArgumentParser) -> None:
     model = parser.add_argument_group("model")
     model.add_argument("--model", choices=("bernoulli", "multinomial"), default="multinomial")
-    model.add_argument("--alpha", default="1", help="pseudo-count α ≥ 0; 0 is unsmoothed maximum likelihood (default 1)")
+    model.add_argument(
+        "--alpha", default="1", help="pseudo-count α ≥ 0; 0 is unsmoothed maximum likelihood (default 1)"
+    )
     model.add_argument("--binary", action="store_true", help="count each word once per document")
     model.add_argument(
         "--epsilon", type=float, default=None, help="clip probabilities to [ε, 1 − ε] instead of (or besides) smoothing"
@@ -111,7 +118,9 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
     vocabulary = parser.add_argument_group("vocabulary")
     vocabulary.add_argument("--min-df", type=_document_bound, default=1)
     vocabulary.add_argument("--max-df", type=_document_bound, default=1.0)
-    vocabulary.add_argument("--max-features", type=_whole(1, MAX_FEATURES), default=None, help="keep the N most frequent words")
+    vocabulary.add_argument(
+        "--max-features", type=_whole(1, MAX_FEATURES), default=None, help="keep the N most frequent words"
+    )
 
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 
@@ -131,7 +140,9 @@ def build_parser() -> argparse.ArgumentParser:
     test.add_argument("--test", metavar="PATH", help="a separate test corpus")
     test.add_argument("--test-size", type=_fraction_between_0_and_1,
                       help="hold out this fraction of the training corpus, per class")
-    evaluate_parser.add_argument("--seed", type=_whole(0, MAX_SEED), default=0, help="seed of the held-out split (default 0)")
+    evaluate_parser.add_argument(
+        "--seed", type=_whole(0, MAX_SEED), default=0, help="seed of the held-out split (default 0)"
+    )
     _add_model_options(evaluate_parser)
 
     explain_parser = commands.add_parser("explain", help="Bayes' rule step by step for one review")
@@ -277,7 +288,9 @@ def run_evaluate(args, out) -> int:
             "classes": list(model.classes),
             "class_prior": [float(p) for p in model.class_prior_],
             "vocabulary_size": len(training.vocabulary),
-            "settings": {**model.describe(), **_analysis_options(args).describe(), **_vocabulary_options(args).describe()},
+            "settings": {
+                **model.describe(), **_analysis_options(args).describe(), **_vocabulary_options(args).describe()
+            },
             **evaluation_dict(result),
         }
         json.dump(report, out, indent=2, ensure_ascii=False)
@@ -291,7 +304,7 @@ def run_evaluate(args, out) -> int:
     print(f"Cannot decide (every class at probability 0): {result.undecidable}", file=out)
     width = max(len(c) for c in model.classes)
     print("\nConfusion matrix (rows: true class; columns: predicted class, then undecided):", file=out)
-    for label, row, undecided in zip(model.classes, result.confusion, result.undecidable_by_class):
+    for label, row, undecided in zip(model.classes, result.confusion, result.undecidable_by_class, strict=True):
         print(f"  {label:<{width}}  " + " ".join(f"{v:>6}" for v in row) + f"  {undecided:>6}", file=out)
     print(f"\n  {'class':<{width}}  precision  recall      F1  support", file=out)
     for scores in result.per_class:
@@ -364,7 +377,10 @@ def _print_trace(trace, model, out) -> None:
         print(f"  product = {exact}{cls.joint:.6g} (float64, one factor at a time)", file=out)
         print(f"  sum of logs = {_log(cls.log_joint)}", file=out)
         for zero in cls.zero_factors:
-            how = "is in the review but never in" if zero.present else "is missing from the review but in every document of"
+            how = (
+                "is in the review but never in" if zero.present
+                else "is missing from the review but in every document of"
+            )
             print(f"  zero: '{zero.word}' {how} class {zero.label}", file=out)
     print(file=out)
     if trace.cannot_decide:

@@ -6,7 +6,6 @@ from fractions import Fraction
 
 from webnb.engine.serialize import fraction_text, ratio_text
 
-
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from datetime import datetime, timezone
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Callable
 
 from webnb.engine import CorpusError, budget
@@ -138,7 +138,9 @@ class Jobs:
 
     def _forget_old(self) -> None:
         now = time.monotonic()
-        for job_id in [j.id for j in self._jobs.values() if j.state != "running" and now - j.started > FORGET_AFTER_SECONDS]:
+        for job_id in [
+            j.id for j in self._jobs.values() if j.state != "running" and now - j.started > FORGET_AFTER_SECONDS
+        ]:
             del self._jobs[job_id]
             self._futures.pop(job_id, None)
 

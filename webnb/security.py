@@ -132,7 +132,8 @@ def too_large_message() -> tuple[str, str]:
     length = request.content_length
     if request.mimetype == "multipart/form-data" and body_limit is not None and (length is None or length > body_limit):
         return "file", f"The file is larger than the limit of {size_text(body_limit)}."
-    if body_limit is not None and length is not None and length > body_limit and request.mimetype != "application/x-www-form-urlencoded":
+    if (body_limit is not None and length is not None and length > body_limit
+            and request.mimetype != "application/x-www-form-urlencoded"):
         return "file", f"The request is larger than the limit of {size_text(body_limit)}."
     field_limit = request.max_form_memory_size
     limit = f" of {size_text(field_limit)}" if field_limit is not None else ""

@@ -308,7 +308,7 @@ class Storage:
             if new_content:
                 rows = [
                     {"content": content, "position": i, "doc_id": doc_id, "label": label, "text": text}
-                    for i, (doc_id, label, text) in enumerate(zip(corpus.ids, corpus.labels, corpus.texts))
+                    for i, (doc_id, label, text) in enumerate(zip(corpus.ids, corpus.labels, corpus.texts, strict=True))
                 ]
                 for start in range(0, len(rows), BATCH_SIZE):
                     connection.execute(documents.insert(), rows[start:start + BATCH_SIZE])
@@ -406,7 +406,7 @@ class Storage:
             row = connection.execute(
                 sa.select(*columns).where(counts.c.content == content, counts.c.options == options,
                                           counts.c.state == "done")).one_or_none()
-        return None if row is None else dict(zip(parts, row))
+        return None if row is None else dict(zip(parts, row, strict=True))
 
     def counting_state(self, content: str, options: str) -> tuple[str, datetime] | None:
         """('counting' or 'done', when it was claimed), or None when nobody has counted or claimed it."""
@@ -444,7 +444,8 @@ class Storage:
         """Store what counting ``content`` under ``options`` gave, and that it was counted once more. Claimed or
         not (a corpus counted as it was stored is saved directly)."""
         values = {"state": "done", "claimed_at": _now(), "n_words": n_words, "vocabulary": vocabulary,
-                  "statistics": statistics, "matrix": matrix, "n_bytes": len(vocabulary) + len(statistics) + len(matrix)}
+                  "statistics": statistics, "matrix": matrix,
+                  "n_bytes": len(vocabulary) + len(statistics) + len(matrix)}
         with self._writing() as connection:
             updated = connection.execute(
                 counts.update().where(counts.c.content == content, counts.c.options == options)
@@ -486,7 +487,9 @@ class Storage:
         with self.engine.connect() as connection:
             return _last_seen(connection, workspace) is not None
 
-    def touch_workspace(self, workspace: str, now: datetime | None = None, every: timedelta = timedelta(hours=1)) -> bool:
+    def touch_workspace(
+        self, workspace: str, now: datetime | None = None, every: timedelta = timedelta(hours=1)
+    ) -> bool:
         """Mark ``workspace`` as seen ``now``, unless it was marked less than ``every`` ago (by any process) or has
         never stored anything. True if it wrote. One read, and at most one write an hour per workspace."""
         now = now or _now()
@@ -570,7 +573,9 @@ class Storage:
         """The stored corpora of ``workspace`` (every one by default), newest first, without documents."""
         query = sa.select(corpora).order_by(corpora.c.created_at.desc(), corpora.c.id)
         if workspace is not ANY_WORKSPACE:
-            query = query.where(corpora.c.workspace.is_(None) if workspace is None else corpora.c.workspace == workspace)
+            query = query.where(
+                corpora.c.workspace.is_(None) if workspace is None else corpora.c.workspace == workspace
+            )
         with self.engine.connect() as connection:
             rows = connection.execute(query).all()
         return [_summary(row) for row in rows]
@@ -585,7 +590,9 @@ class Storage:
             count, n_documents, n_characters = connection.execute(query).one()
         return int(count), int(n_documents), int(n_characters)
 
-    def documents(self, corpus_id: str, offset: int = 0, limit: int = 50, label: str | None = None) -> list[DocumentRow]:
+    def documents(
+        self, corpus_id: str, offset: int = 0, limit: int = 50, label: str | None = None
+    ) -> list[DocumentRow]:
         """One page of documents in corpus order, optionally only those with ``label``."""
         offset, limit = int(offset), int(limit)
         if offset < 0 or limit < 0:
@@ -634,14 +641,14 @@ def stored_size(corpus: Corpus) -> int:
     """The bytes a corpus takes in the database, for the storage limits: its texts, labels and ids in UTF-8, and
     ``DOCUMENT_OVERHEAD_BYTES`` for each document."""
     return sum(len(text.encode()) + len(label.encode()) + len(doc_id.encode()) + DOCUMENT_OVERHEAD_BYTES
-               for text, label, doc_id in zip(corpus.texts, corpus.labels, corpus.ids))
+               for text, label, doc_id in zip(corpus.texts, corpus.labels, corpus.ids, strict=True))
 
 
 def content_hash(corpus: Corpus) -> str:
     """The name of a corpus's records: SHA-256 over each document's id, label and text, in order, each as its
     UTF-8 bytes after their length (8 bytes, big-endian), so that no two different corpora run together alike."""
     digest = hashlib.sha256()
-    for doc_id, label, text in zip(corpus.ids, corpus.labels, corpus.texts):
+    for doc_id, label, text in zip(corpus.ids, corpus.labels, corpus.texts, strict=True):
         for value in (doc_id, label, text):
             data = value.encode("utf-8")
             digest.update(len(data).to_bytes(8, "big"))
@@ -741,7 +748,7 @@ def _summary(row) -> CorpusSummary:
 def _refuse_nul(corpus: Corpus, name: str, source: str) -> None:
     if "\x00" in name or "\x00" in source:
         raise CorpusError("The corpus name contains a NUL character (\\x00). Remove it; nothing was stored.")
-    for position, (doc_id, label, text) in enumerate(zip(corpus.ids, corpus.labels, corpus.texts)):
+    for position, (doc_id, label, text) in enumerate(zip(corpus.ids, corpus.labels, corpus.texts, strict=True)):
         for part, value in (("text", text), ("label", label), ("id", doc_id)):
             if "\x00" in value:
                 raise CorpusError(

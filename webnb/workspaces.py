@@ -51,7 +51,8 @@ def init_app(app) -> None:
     if key == "dev" or len(key.encode() if isinstance(key, str) else key) < MIN_SECRET_BYTES:
         raise RuntimeError(
             f"Hosted mode signs every workspace cookie: set WEBNB_SECRET_KEY to a random secret of at least "
-            f"{MIN_SECRET_BYTES} bytes, for example the output of: python -c 'import secrets; print(secrets.token_urlsafe(48))'"
+            f"{MIN_SECRET_BYTES} bytes, for example the output of: "
+            "python -c 'import secrets; print(secrets.token_urlsafe(48))'"
         )
     for name, default in {**HOSTED_QUOTA, **admission.SETTINGS}.items():
         app.config.setdefault(name, int(os.environ.get(name, default)))

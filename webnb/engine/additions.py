@@ -105,9 +105,11 @@ def _incremental(training: TrainingSet, label: str, text: str) -> tuple[Training
     if entering:
         # Old column j moves right by the number of new words that sort before it.
         positions = np.array([bisect_left(old_vocabulary, word) for word in entering], dtype=np.int64)
-        old_to_new = np.arange(len(old_vocabulary)) + np.searchsorted(positions, np.arange(len(old_vocabulary)), side="right")
+        old_to_new = np.arange(len(old_vocabulary)) + np.searchsorted(
+            positions, np.arange(len(old_vocabulary)), side="right"
+        )
         vocabulary_list = list(old_vocabulary)
-        for offset, (position, word) in enumerate(zip(positions.tolist(), entering)):
+        for offset, (position, word) in enumerate(zip(positions.tolist(), entering, strict=True)):
             vocabulary_list.insert(position + offset, word)
         vocabulary = tuple(vocabulary_list)
         new_bag = BagOfWords(bag.analyzer, vocabulary, bag.options)
@@ -183,7 +185,10 @@ def _integer_parts(model: NaiveBayes) -> tuple[np.ndarray, np.ndarray]:
         counts, totals, spread = stats.document_count_, stats.class_count_, 2
     else:
         counts, totals, spread = stats.feature_count(model.binary), stats.feature_total[model.binary], stats.n_words
-    numerators = counts.astype(np.int64) * b + a if b * max(int(counts.max(initial=0)), 1) + a < 2**62 else counts.astype(object) * b + a
+    numerators = (
+        counts.astype(np.int64) * b + a if b * max(int(counts.max(initial=0)), 1) + a < 2**62
+        else counts.astype(object) * b + a
+    )
     denominators = [int(t) * b + spread * a for t in totals]
     fits = max(denominators) < 2**62
     return numerators, np.array(denominators, dtype=np.int64 if fits else object)
@@ -637,7 +642,8 @@ def compare(
     appeared = _cells(appeared_mask, shared_new, new_vocabulary, classes, old_model, new_model, shared_old)
     if len(appeared) < MAX_LISTED_CELLS:
         appeared += _cells(
-            appeared_entered, entered_columns, new_vocabulary, classes, None, new_model, None, MAX_LISTED_CELLS - len(appeared)
+            appeared_entered, entered_columns, new_vocabulary, classes, None, new_model, None,
+            MAX_LISTED_CELLS - len(appeared),
         )
 
     denominators = tuple(
@@ -676,7 +682,7 @@ def _cells(mask, new_columns, vocabulary, classes, old_model, new_model, old_col
     """Listed breaking cells, by word then class, at most ``limit``."""
     cells = []
     positions, class_numbers = np.nonzero(mask.T)
-    for position, k in zip(positions.tolist()[:limit], class_numbers.tolist()[:limit]):
+    for position, k in zip(positions.tolist()[:limit], class_numbers.tolist()[:limit], strict=True):
         j_new = int(new_columns[position])
         old_value = None
         if old_model is not None:
@@ -727,7 +733,9 @@ def _pick_example(changed_row, counts_row, outside_document):
     return int(seen[0] if len(seen) else candidates[0])
 
 
-def _reasons(training, updated, old_model, new_model, class_index, changed, shared_old, shared_new, document_columns, priors):
+def _reasons(
+    training, updated, old_model, new_model, class_index, changed, shared_old, shared_new, document_columns, priors
+):
     reasons = []
     if any(p.changed for p in priors):
         reasons.append(Reason("prior", None, sum(p.changed for p in priors), None, len(priors)))

@@ -32,6 +32,7 @@ from .numbers import is_plain_decimal
 from .serialize import number
 from .statistics import ClassStatistics
 
+
 @dataclass(frozen=True)
 class StoppingRule:
     """When L-BFGS stops: the largest gradient entry of the mean loss below ``tolerance``, or ``max_iterations``."""
@@ -76,7 +77,9 @@ class ModelSpec:
 NAIVE_BAYES_MODELS = (
     ModelSpec("bernoulli", "Bernoulli Naive Bayes", "generative", "present or absent", "bernoulli", True),
     ModelSpec("multinomial", "Multinomial Naive Bayes", "generative", "counts", "multinomial", False),
-    ModelSpec("multinomial-binary", "Multinomial Naive Bayes, binary", "generative", "once per document", "multinomial", True),
+    ModelSpec(
+        "multinomial-binary", "Multinomial Naive Bayes, binary", "generative", "once per document", "multinomial", True
+    ),
 )
 LOGISTIC_MODEL = ModelSpec("logistic", "Logistic regression (softmax)", "discriminative", "counts")
 MODELS = (*NAIVE_BAYES_MODELS, LOGISTIC_MODEL)
@@ -184,7 +187,9 @@ def parse_C(value) -> float:
     return float(value)
 
 
-def _scores(spec: ModelSpec, log_posterior: np.ndarray, predicted: np.ndarray, true: np.ndarray, **timing) -> ModelScore:
+def _scores(
+    spec: ModelSpec, log_posterior: np.ndarray, predicted: np.ndarray, true: np.ndarray, **timing
+) -> ModelScore:
     """Accuracy and log loss from the log posteriors (n_test, n_classes) and the predictions (−1: undecided)."""
     losses = -log_posterior[np.arange(len(true)), true]  # +inf where the true class has probability 0; never NaN
     correct = int((predicted == true).sum())
@@ -314,22 +319,27 @@ FAMILY_CONTRASTS = (
     FamilyContrast(
         "Assumption",
         "Given the class, every word is independent of the others, so P(x | y) is a product of one factor per word.",
-        "None about how words go together: a weight per word and class, fitted jointly, so correlated words share the credit.",
+        "None about how words go together: a weight per word and class, fitted jointly, so correlated words share "
+        "the credit.",
     ),
     FamilyContrast(
         "Features",
-        "Bernoulli: which words occur (and which do not). Multinomial: how often each word occurs, or whether (binary).",
+        "Bernoulli: which words occur (and which do not). Multinomial: how often each word occurs, or whether "
+        "(binary).",
         "The same count vector x, each count multiplied by a weight.",
     ),
     FamilyContrast(
         "The knob",
-        "α, a pseudo-count added to every count: larger α pulls each word's probabilities towards equal; α = 0 allows zeros.",
-        "C, the inverse strength of the L2 penalty ½‖W‖²: smaller C keeps weights small; larger C fits the training documents harder.",
+        "α, a pseudo-count added to every count: larger α pulls each word's probabilities towards equal; "
+        "α = 0 allows zeros.",
+        "C, the inverse strength of the L2 penalty ½‖W‖²: smaller C keeps weights small; larger C fits the training "
+        "documents harder.",
     ),
     FamilyContrast(
         "Fitting",
         "One pass of counting: the parameters are ratios of counts, exact and immediate.",
-        "Iterative: L-BFGS improves the weights step by step until the gradient is small. Slower, and only approximate.",
+        "Iterative: L-BFGS improves the weights step by step until the gradient is small. Slower, and only "
+        "approximate.",
     ),
     FamilyContrast(
         "Only this one can",
@@ -342,6 +352,7 @@ FAMILY_CONTRASTS = (
         "Weak spots",
         "Repeated or correlated words push posteriors towards 0 and 1; with α = 0 a single unseen pairing makes a "
         "class impossible.",
-        "Needs more documents to beat Naive Bayes; the fit costs many passes over the data, and every change of C is a new fit.",
+        "Needs more documents to beat Naive Bayes; the fit costs many passes over the data, and every change of C "
+        "is a new fit.",
     ),
 )

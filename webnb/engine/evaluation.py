@@ -76,7 +76,7 @@ class Evaluation:
 
     @property
     def mean_confidence(self) -> float | None:
-        decided = [c for c, p in zip(self.confidence, self.predictions) if p is not None]
+        decided = [c for c, p in zip(self.confidence, self.predictions, strict=False) if p is not None]
         return sum(decided) / len(decided) if decided else None
 
     @property

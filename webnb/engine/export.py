@@ -86,7 +86,9 @@ def documents_table(corpus: Corpus, rows=None) -> tuple[list[str], list[list]]:
     return ["id", "label", "text"], [[corpus.ids[i], corpus.labels[i], corpus.texts[i]] for i in indices]
 
 
-def matrix_table(training: TrainingSet, rows=None, columns=None, presence: bool = False) -> tuple[list[str], list[list]]:
+def matrix_table(
+    training: TrainingSet, rows=None, columns=None, presence: bool = False
+) -> tuple[list[str], list[list]]:
     """A window of the bag of words: id and label of each document of ``rows``, then its count (or 1/0
     for ``presence``) of each word of ``columns``. ``rows``/``columns`` are indices; None means all,
     which makes the whole matrix dense: keep it to the windows a page shows on a large corpus."""
@@ -146,8 +148,13 @@ def evaluation_table(evaluation: Evaluation) -> tuple[list[str], list[list]]:
 def predictions_table(test: Corpus, evaluation: Evaluation) -> tuple[list[str], list[list]]:
     """One row per test document: id, true class, predicted class ("" when undecidable), its posterior, right or not."""
     body = [
-        [doc_id, label, predicted or "", confidence if predicted is not None else None, "yes" if predicted == label else "no"]
-        for doc_id, label, predicted, confidence in zip(test.ids, test.labels, evaluation.predictions, evaluation.confidence)
+        [
+            doc_id, label, predicted or "", confidence if predicted is not None else None,
+            "yes" if predicted == label else "no",
+        ]
+        for doc_id, label, predicted, confidence in zip(
+            test.ids, test.labels, evaluation.predictions, evaluation.confidence, strict=True
+        )
     ]
     return ["id", "true class", "predicted class", "posterior of the prediction", "correct"], body
 
@@ -323,7 +330,7 @@ def _corpus_json(corpus: Corpus) -> str:
     and every character that is not printable are escaped (JSON allows them only inside strings)."""
     lines = [
         json.dumps({"id": i, "label": label, "text": text}, ensure_ascii=False)
-        for i, label, text in zip(corpus.ids, corpus.labels, corpus.texts)
+        for i, label, text in zip(corpus.ids, corpus.labels, corpus.texts, strict=True)
     ]
     text = "[\n" + ",\n".join(lines) + "\n]"
     return "".join(
@@ -401,12 +408,14 @@ def _settings_code(analysis, vocabulary, kind, alpha, binary, fit_prior, epsilon
         "",
         "# The review to classify, and how accuracy is measured",
         f"REVIEW = {_literal(review)}",
-        f"TEST_SIZE = {number_literal(test_size)}  # None: the training documents; else the share of each class held out",
+        f"TEST_SIZE = {number_literal(test_size)}"
+        "  # None: the training documents; else the share of each class held out",
         f"SEED = {int(seed)}  # the random seed of that split",
         "",
         "# Turning text into words",
         f"LOWERCASE = {bool(analysis.lowercase)!r}",
-        f'STRIP_ACCENTS = {_literal(analysis.strip_accents) if analysis.strip_accents else None}  # None, "ascii" or "unicode"',
+        f"STRIP_ACCENTS = {_literal(analysis.strip_accents) if analysis.strip_accents else None}"
+        '  # None, "ascii" or "unicode"',
         f"TOKEN_PATTERN = {_literal(analysis.regex)}  # a word is a match of this regular expression",
         f"STOP_WORDS = {stop_words}  # words dropped before counting",
         "NORMALIZE = [  # (pattern, placeholder): matches replaced by a placeholder word, in this order",
@@ -711,7 +720,8 @@ def log_joint(model, x):
 
 
 def factors(model, k, x):
-    \"\"\"The factors of class k's product, as (word, present?, unreduced ratio, or None under an ε-floor, float, power).\"\"\"
+    \"\"\"The factors of class k's product, as (word, present?, unreduced ratio, or None under an ε-floor, \
+float, power).\"\"\"
     result = []
     for j, word in enumerate(vocabulary):
         if x[j] > 0:

@@ -70,7 +70,7 @@ class GaussianStatistics:
             variances=variances,
             sample_variances=variances * correction[:, None],
             feature_variances=feature_variances,
-            rescaled=tuple(feature for feature, scaled in zip(table.features, rescaled) if scaled),
+            rescaled=tuple(feature for feature, scaled in zip(table.features, rescaled, strict=True) if scaled),
         )
 
     @property
@@ -89,8 +89,8 @@ class GaussianStatistics:
             # Only near the float64 limit: the variances themselves are finite (see NumericTable.require_representable).
             room = (sys.float_info.max - float(self.variances.max())) / largest
             raise ValueError(
-                f"var_smoothing {var_smoothing:g} × the largest variance ({largest:.4g}) goes beyond the largest float64 "
-                f"(about 1.8e308). Choose a var_smoothing below {room:.3g}."
+                f"var_smoothing {var_smoothing:g} × the largest variance ({largest:.4g}) goes beyond the largest "
+                f"float64 (about 1.8e308). Choose a var_smoothing below {room:.3g}."
             )
         total = int(self.class_count.sum())
         n_classes = len(self.classes)
@@ -181,7 +181,7 @@ class GaussianNB:
         """The most probable class of each row, or None where the model cannot decide."""
         jll = self.joint_log_likelihood(rows)
         _, decidable = normalise_log_joint(jll)
-        return [self.classes[k] if ok else None for k, ok in zip(jll.argmax(axis=1), decidable)]
+        return [self.classes[k] if ok else None for k, ok in zip(jll.argmax(axis=1), decidable, strict=True)]
 
     def densities_on(self, feature: int, xs: np.ndarray) -> np.ndarray:
         """(K, len(xs)) density of each class's bell for feature ``feature`` at ``xs`` (for drawing)."""
@@ -393,8 +393,9 @@ def explain(model: GaussianNB, values) -> GaussianExplanation:
                 density = math.inf if x[j] == mean else 0.0
             with np.errstate(divide="call", call=heard):
                 naive_log = float(np.log(np.float64(density)))
-            terms.append(FeatureTerm(feature, float(x[j]), mean, variance, float(model.statistics.variances[k, j]), sd, z,
-                                     squared, log_normaliser, density, naive_log, float(log_densities[k, j])))
+            terms.append(FeatureTerm(feature, float(x[j]), mean, variance, float(model.statistics.variances[k, j]),
+                                     sd, z, squared, log_normaliser, density, naive_log,
+                                     float(log_densities[k, j])))
             # 0 × ∞ has no value in floats: a density of 0 (a miss, or an underflow) wins over an infinite product
             # (a zero-width hit, or densities above 1 multiplied past the largest float), so never NaN.
             product = 0.0 if 0.0 in (product, density) else product * density

@@ -20,7 +20,9 @@ def gaussian_notebook(table: NumericTable, *, var_smoothing: float, prior: str, 
     notebook), so the accuracy is the evaluation page's. Refused (CorpusError) when a variance would be 0, which the
     formula-as-written cannot evaluate, and for tables too big to embed."""
     if table.values.size > MAX_NOTEBOOK_CELLS:
-        raise CorpusError(f"The table has {table.values.size:,} numbers; a notebook embeds at most {MAX_NOTEBOOK_CELLS:,}.")
+        raise CorpusError(
+            f"The table has {table.values.size:,} numbers; a notebook embeds at most {MAX_NOTEBOOK_CELLS:,}."
+        )
     if test_size is None:
         train = test = list(range(len(table)))
     else:
@@ -38,7 +40,8 @@ def gaussian_notebook(table: NumericTable, *, var_smoothing: float, prior: str, 
     settings = (f"VAR_SMOOTHING = {number_literal(var_smoothing)}\nPRIOR = {prior!r}  # 'learned' or 'uniform'\n"
                 f"VALUES = [{', '.join(number_literal(v) for v in typed)}]  # one per feature\n")
     split = ("every row: the model is tested on the rows it learned from" if test_size is None else
-             f"a stratified split holding out {test_size:g} of each class (seed {seed}), the same rows as on the evaluation page")
+             f"a stratified split holding out {test_size:g} of each class (seed {seed}), "
+             "the same rows as on the evaluation page")
     # The labels are the only user text in the Markdown; escaped as in the text notebook.
     classes = ", ".join(markdown_escape(label) for label in table.classes)
     cells = [

@@ -365,7 +365,7 @@ def discriminative_words(
         order = np.lexsort((alphabetical[words], -favoured[words], -scores))[:k]
         return tuple(
             DiscriminativeWord(model.vocabulary[j], int(j), float(p[j]), float(q[j]), float(s))
-            for j, s in zip(words[order].tolist(), scores[order].tolist())
+            for j, s in zip(words[order].tolist(), scores[order].tolist(), strict=True)
         )
 
     return DiscriminativeWords(

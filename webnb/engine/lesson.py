@@ -24,10 +24,10 @@ from fractions import Fraction
 from typing import Callable
 
 from .bag import BagOfWords
+from .corpus import CorpusError
 from .models import SEED_EPSILON, NaiveBayes, parse_alpha
 from .serialize import factor_dict, fraction_text, number, trace_dict
-from .corpus import CorpusError
-from .trace import ClassTrace, Factor, Trace, explain, factors_of
+from .trace import ClassTrace, Factor, Reading, Trace, explain, factors_of, read_review
 from .training import TrainingSet
 
 # The longest repetition of a review tried when looking for the underflow of float64 products.
@@ -201,6 +201,17 @@ class Lesson:
     variants: "_Variants" = field(repr=False)
 
     @_part
+    def reading(self) -> Reading:
+        """The review's words and feature vector: all the first steps show, and no probability is needed for it
+        (the user's trace's own, when that is made already)."""
+        if "trace" in self.__dict__:
+            trace = self.trace
+            return Reading(trace.analysis, trace.features, trace.unseen, trace.vocabulary_size)
+        return read_review(
+            self.variants.training.bag, self.text, self.variants.kind == "bernoulli" or self.variants.binary
+        )
+
+    @_part
     def trace(self) -> Trace:
         """The user's settings (model, α, prior, ε-floor)."""
         return self.variants.trace(self.alpha, self.user_epsilon)
@@ -343,7 +354,7 @@ def _culprits(variants: _Variants, unsmoothed: Trace, smoothing_alpha: Fraction,
     unsmoothed_factors, smoothed_factors, floored_factors = (factors_of(model, cells) for model in models)
     return tuple(
         Culprit(z.word, z.label, z.present, *factors)
-        for (_, _, z), *factors in zip(zeros, unsmoothed_factors, smoothed_factors, floored_factors)
+        for (_, _, z), *factors in zip(zeros, unsmoothed_factors, smoothed_factors, floored_factors, strict=True)
     )
 
 
@@ -515,7 +526,7 @@ class RepeatedProducts:
     def __init__(self, once: Trace, twice: Trace, uses_presence: bool):
         self.uses_presence = uses_presence
         self.once, self.twice = once, twice
-        self.sequences = [_factor_sequence(c1, c2) for c1, c2 in zip(once.per_class, twice.per_class)]
+        self.sequences = [_factor_sequence(c1, c2) for c1, c2 in zip(once.per_class, twice.per_class, strict=True)]
 
     @classmethod
     def of_review(cls, model: NaiveBayes, bag: BagOfWords, text: str, *, trace: Trace | None = None):

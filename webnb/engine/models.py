@@ -66,7 +66,9 @@ def parse_probability(value) -> Fraction:
         return parse_exact_decimal(str(value).strip().removeprefix("-"), "A class prior") * (
             -1 if str(value).strip().startswith("-") else 1)
     except ValueError:
-        raise ValueError(f"a class prior must be a number between 0 and 1 (at most 40 characters), not {str(value)[:20]!r}") from None
+        raise ValueError(
+            f"a class prior must be a number between 0 and 1 (at most 40 characters), not {str(value)[:20]!r}"
+        ) from None
 
 
 def _exact_float(fraction: Fraction) -> float:
@@ -151,7 +153,7 @@ class NaiveBayes:
         for column, j in enumerate(word_indices.tolist()):
             start, stop = pairs.word_indptr[j], pairs.word_indptr[j + 1]
             seen_by = pairs.classes[start:stop]
-            for table, (_, observed) in zip(tables, sources):
+            for table, (_, observed) in zip(tables, sources, strict=True):
                 table[seen_by, column] = observed[start:stop]
         return tables[0], tables[1], tables[2] if self.kind == "bernoulli" else None
 
@@ -187,7 +189,9 @@ class NaiveBayes:
     @cached_property
     def certain_word_count_(self) -> np.ndarray:
         """How many words have ψ_jk = 1 in each class, shape (n_classes,)."""
-        return np.bincount(self.statistics.observed.classes[self._observed_certain], minlength=self.statistics.n_classes)
+        return np.bincount(
+            self.statistics.observed.classes[self._observed_certain], minlength=self.statistics.n_classes
+        )
 
     @cached_property
     def has_zero_probabilities(self) -> bool:
@@ -293,7 +297,7 @@ class NaiveBayes:
         # a/b > c/d ⟺ a·d > c·b for positive denominators; a stable sort keeps equal joints in class order.
         ordered = sorted(joints, key=cmp_to_key(lambda x, y: _compare_ratio(y[1], x[1])))
         groups = [[ordered[0][0]]]
-        for (_, previous), (k, joint) in zip(ordered, ordered[1:]):
+        for (_, previous), (k, joint) in zip(ordered, ordered[1:], strict=False):
             if _compare_ratio(previous, joint) == 0:
                 groups[-1].append(k)
             else:
@@ -331,7 +335,7 @@ class NaiveBayes:
         else:
             feature_count = stats.feature_count(self.binary)[k, words]
             counts = np.asarray(counts, dtype=np.int64)
-            for c_jk, times in zip(feature_count.tolist(), counts.tolist()):
+            for c_jk, times in zip(feature_count.tolist(), counts.tolist(), strict=True):
                 multiply(q * int(c_jk) + p, times)
             multiply(q * int(stats.feature_total[self.binary][k]) + stats.n_words * p, -int(counts.sum()))
         if exponents.get(0, 0) > 0:

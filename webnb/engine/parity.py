@@ -383,8 +383,9 @@ def count_vectorizer_options(
 
 def _vectorizer_call(options: dict) -> str:
     """CountVectorizer(...) with the options that differ from its defaults."""
-    defaults = {"lowercase": True, "token_pattern": TOKEN_PATTERNS["default"], "strip_accents": None, "stop_words": None,
-                "ngram_range": (1, 1), "min_df": 1, "max_df": 1.0, "max_features": None, "binary": False}
+    defaults = {"lowercase": True, "token_pattern": TOKEN_PATTERNS["default"], "strip_accents": None,
+                "stop_words": None, "ngram_range": (1, 1), "min_df": 1, "max_df": 1.0, "max_features": None,
+                "binary": False}
     changed = {name: value for name, value in options.items() if defaults.get(name, object()) != value}
     if isinstance(changed.get("stop_words"), list) and len(changed["stop_words"]) > 5:
         changed["stop_words"] = f"[{len(changed['stop_words'])} words]"
@@ -403,7 +404,9 @@ def _recount(training: TrainingSet, options: dict) -> tuple[list[Check], list[st
     try:
         their_matrix = _quietly(vectorizer.fit_transform, training.corpus.texts)
     except ValueError as error:
-        where = Location("vocabulary", ours=f"{len(training.vocabulary)} words", theirs=f"CountVectorizer refused: {error}")
+        where = Location(
+            "vocabulary", ours=f"{len(training.vocabulary)} words", theirs=f"CountVectorizer refused: {error}"
+        )
         return [Check("vocabulary", 0, 1, None, where, unit="words")], []
     ours = training.matrix
     if options["binary"]:  # the app keeps counts and binarises in the model
@@ -418,20 +421,25 @@ def _recount(training: TrainingSet, options: dict) -> tuple[list[Check], list[st
             common, frequency, n_tied = tied
             notes.append(
                 f"max_features keeps {options['max_features']:,} words and cuts through words of equal frequency "
-                f"({frequency:,}): scikit-learn keeps some of them in no fixed order, the app the first alphabetically, "
-                f"so {n_tied:,} word{'s differ' if n_tied != 1 else ' differs'}. The {len(common):,} words both keep "
-                "were compared."
+                f"({frequency:,}): scikit-learn keeps some of them in no fixed order, the app the first "
+                f"alphabetically, so {n_tied:,} word{'s differ' if n_tied != 1 else ' differs'}. "
+                f"The {len(common):,} words both keep were compared."
             )
             ours = ours[:, [ours_words.index(word) for word in common]]
             theirs = theirs[:, [their_words.index(word) for word in common]]
             ours_words = their_words = common
     if ours_words != their_words:
-        first = next((i for i, (a, b) in enumerate(zip(ours_words, their_words)) if a != b),
+        first = next((i for i, (a, b) in enumerate(zip(ours_words, their_words, strict=False)) if a != b),
                      min(len(ours_words), len(their_words)))
-        differing = sum(a != b for a, b in zip(ours_words, their_words)) + abs(len(ours_words) - len(their_words))
+        differing = (
+            sum(a != b for a, b in zip(ours_words, their_words, strict=False))
+            + abs(len(ours_words) - len(their_words))
+        )
         where = Location("word", ours=_nth(ours_words, first), theirs=_nth(their_words, first),
                          document=None, word=f"number {first + 1}")
-        return [Check("vocabulary", max(len(ours_words), len(their_words)), differing, None, where, unit="words")], notes
+        return [
+            Check("vocabulary", max(len(ours_words), len(their_words)), differing, None, where, unit="words")
+        ], notes
     checks = [Check("vocabulary", len(ours_words), 0, None, unit="words")]
     union = (abs(ours) + abs(theirs)).nnz
     difference = (ours - theirs).tocoo()
@@ -455,8 +463,8 @@ def _tied_at_the_cut(ours: sp.csr_matrix, ours_words: list, theirs: sp.csr_matri
     max_features ranks by (occurrences, or documents when the matrix is 0/1)."""
     if len(ours_words) != len(their_words):
         return None
-    ours_frequency = dict(zip(ours_words, np.asarray(ours.sum(axis=0)).ravel().tolist()))
-    their_frequency = dict(zip(their_words, np.asarray(theirs.sum(axis=0)).ravel().tolist()))
+    ours_frequency = dict(zip(ours_words, np.asarray(ours.sum(axis=0)).ravel().tolist(), strict=True))
+    their_frequency = dict(zip(their_words, np.asarray(theirs.sum(axis=0)).ravel().tolist(), strict=True))
     cut = min(ours_frequency.values())
     if min(their_frequency.values()) != cut:
         return None
@@ -593,13 +601,18 @@ def gaussian_parity(training, test, var_smoothing: float, prior: str, of: str) -
     classes = ours.classes
     n_classes = len(classes)
     priors = [1.0 / n_classes] * n_classes if prior == "uniform" else None
-    call = f"GaussianNB(var_smoothing={var_smoothing!r}" + (f", priors=[1/{n_classes}] × {n_classes})" if priors else ")")
-    theirs = _quietly(GaussianNB(var_smoothing=var_smoothing, priors=priors).fit, training.values, np.array(training.labels))
+    call = (f"GaussianNB(var_smoothing={var_smoothing!r}"
+            + (f", priors=[1/{n_classes}] × {n_classes})" if priors else ")"))
+    theirs = _quietly(
+        GaussianNB(var_smoothing=var_smoothing, priors=priors).fit, training.values, np.array(training.labels)
+    )
     if tuple(str(c) for c in theirs.classes_) != classes:
         return ParityReport(of, True, version, comparable=False, reason="the classes are ordered differently")
     if of == "parameters":
         features = ours.features
-        per_cell = lambda what: lambda index, a, b: Location(what, word=features[index[1]], label=classes[index[0]], ours=a, theirs=b)  # noqa: E731
+        per_cell = lambda what: lambda index, a, b: Location(  # noqa: E731
+            what, word=features[index[1]], label=classes[index[0]], ours=a, theirs=b
+        )
         checks = (
             _compare("class priors", ours.priors, theirs.class_prior_, _in_class("prior", classes)),
             _compare("means μ", ours.means, theirs.theta_, per_cell("mean")),
@@ -625,8 +638,8 @@ def gaussian_parity(training, test, var_smoothing: float, prior: str, of: str) -
     compared = ~undecidable & ~nan_scores
     notes = []
     if undecidable.any():
-        notes.append(f"The app cannot decide {int(undecidable.sum()):,} of the {len(true):,} test rows (a variance of 0); "
-                     "scikit-learn picks a class for them anyway, so they were not compared.")
+        notes.append(f"The app cannot decide {int(undecidable.sum()):,} of the {len(true):,} test rows "
+                     "(a variance of 0); scikit-learn picks a class for them anyway, so they were not compared.")
     if nan_scores.any():
         notes.append(f"For {int(nan_scores.sum()):,} rows scikit-learn's scores are NaN (it divides 0 by 0 where a "
                      "variance is 0), so they were not compared.")
@@ -649,10 +662,12 @@ def gaussian_parity(training, test, var_smoothing: float, prior: str, of: str) -
         ours_confusion = _confusion(true[compared], our_predictions[compared], n_classes)
         their_confusion = confusion_matrix(true[compared], their_predictions[compared], labels=np.arange(n_classes))
         checks.append(_compare("confusion matrix", ours_confusion, their_confusion,
-                               lambda index, a, b: Location("confusion", label=f"{classes[index[0]]} → {classes[index[1]]}",
+                               lambda index, a, b: Location("confusion",
+                                                            label=f"{classes[index[0]]} → {classes[index[1]]}",
                                                             ours=a, theirs=b)))
     return ParityReport("evaluation", True, version, comparable=bool(compared.any()), checks=tuple(checks),
-                        notes=tuple(notes), reason=None if compared.any() else "no test row is left that both can score",
+                        notes=tuple(notes),
+                        reason=None if compared.any() else "no test row is left that both can score",
                         calls=(f"{call}.fit(the training rows, their classes)", "predict_log_proba(the test rows)",
                                "predict(the test rows)"),
                         undecidable=int(undecidable.sum()), left_out=int((~compared).sum()),

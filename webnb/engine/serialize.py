@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from .trace import ClassTrace, Factor, Trace
 
-
 if TYPE_CHECKING:  # evaluation imports number() from here
     from .evaluation import Evaluation
 

@@ -11,7 +11,6 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
-
 # Larger counts are no document's; below it, float64 holds every whole number exactly.
 MAX_COUNT = 10**15
 
@@ -21,6 +20,18 @@ def count_matrix(matrix, n_words: int | None = None, what: str = "the count matr
     when it is not one: counts are whole numbers, 0 or more, and finite. Each (document, word) pair is
     stored once and stored zeros are dropped, because presence (Bernoulli) is read from what is stored.
     ``n_words``, if given, is the number of columns the vocabulary needs. The input is never modified."""
+    result = _as_csr(matrix, what)
+    if n_words is not None and result.shape[1] != n_words:
+        raise ValueError(
+            f"{what} has {result.shape[1]} columns but the vocabulary has {n_words} words: "
+            "make it with the same vocabulary as the model (one column per word)"
+        )
+    _check_counts(result.data, what)
+    return _canonical(result, what)
+
+
+def _as_csr(matrix, what: str) -> sp.csr_matrix:
+    """``matrix`` (sparse, an array, or nested lists of numbers) as CSR, sharing its arrays when it already is."""
     if isinstance(matrix, (str, bytes)) or matrix is None:
         raise ValueError(f"{what} must be a matrix of word counts (documents × words), not {type(matrix).__name__}")
     if not sp.issparse(matrix):
@@ -31,15 +42,13 @@ def count_matrix(matrix, n_words: int | None = None, what: str = "the count matr
         if matrix.dtype.kind not in "biuf":
             raise ValueError(f"{what} must hold numbers (word counts), not {matrix.dtype}")
     try:
-        result = sp.csr_matrix(matrix)
+        return sp.csr_matrix(matrix)
     except (TypeError, ValueError):
         raise ValueError(f"{what} must be a matrix of word counts (documents × words)") from None
-    if n_words is not None and result.shape[1] != n_words:
-        raise ValueError(
-            f"{what} has {result.shape[1]} columns but the vocabulary has {n_words} words: "
-            "make it with the same vocabulary as the model (one column per word)"
-        )
-    data = result.data
+
+
+def _check_counts(data: np.ndarray, what: str) -> None:
+    """Refuses stored values that are not counts: not numbers, not finite, not whole, or negative."""
     if data.dtype.kind not in "biuf":
         raise ValueError(f"{what} must hold numbers (word counts), not {data.dtype}")
     if data.dtype.kind == "f":
@@ -49,6 +58,12 @@ def count_matrix(matrix, n_words: int | None = None, what: str = "the count matr
             raise ValueError(f"{what} holds a count that is not a whole number: counts are 0, 1, 2, …")
     if (data < 0).any():
         raise ValueError(f"{what} holds a negative count: counts are 0 or more")
+
+
+def _canonical(result: sp.csr_matrix, what: str) -> sp.csr_matrix:
+    """``result`` with each (document, word) pair stored once and no stored zeros, copied before any change
+    (it may share its arrays with the caller's matrix); refuses a count above ``MAX_COUNT``."""
+    data = result.data
     # sp.csr_matrix(a CSR matrix) shares its arrays: copy before changing anything.
     if not result.has_canonical_format:
         result = result.copy()

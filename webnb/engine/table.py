@@ -61,7 +61,9 @@ class NumericTable(Labelled):
 
     def require_trainable(self) -> None:
         if not self.features:
-            raise CorpusError("The table has no numeric columns. Give at least one column of numbers beside the labels.")
+            raise CorpusError(
+                "The table has no numeric columns. Give at least one column of numbers beside the labels."
+            )
         self._require_two_classes("row")
         self.require_representable()
 
@@ -115,7 +117,9 @@ class NumericTable(Labelled):
         if len(cells) != len(corpus) * len(features):
             bad = next(i for i, text in enumerate(corpus.texts) if text.count("\t") != len(features) - 1)
             found = corpus.texts[bad].count("\t") + 1
-            raise CorpusError(f"row {corpus.ids[bad]} has {found} number{'s' if found != 1 else ''}, not {len(features)}")
+            raise CorpusError(
+                f"row {corpus.ids[bad]} has {found} number{'s' if found != 1 else ''}, not {len(features)}"
+            )
         values = np.array(cells, dtype=np.float64).reshape(len(corpus), len(features))
         return cls(features=features, values=values, labels=corpus.labels, ids=corpus.ids, name=corpus.name)
 
@@ -199,7 +203,9 @@ def numeric_table_from_rows(records, columns, label_column: str, name: str = "")
     return table
 
 
-def read_numeric_csv(text: str, *, delimiter: str = ",", label_column: str | None = None, name: str = "") -> NumericTable:
+def read_numeric_csv(
+    text: str, *, delimiter: str = ",", label_column: str | None = None, name: str = ""
+) -> NumericTable:
     """A table of numbers with a header row, from CSV/TSV text; the label column is found as in ``numeric_layout``
     unless given."""
     import csv

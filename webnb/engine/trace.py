@@ -122,8 +122,24 @@ class Trace:
         return f"{equal} are tied, with the same probability; a tie goes to the first class, {self.decision}."
 
 
-def explain(model: NaiveBayes, bag: BagOfWords, text: str) -> Trace:
-    """The complete trace of classifying ``text`` with ``model`` (whose vocabulary is ``bag``'s)."""
+@dataclass(frozen=True)
+class Reading:
+    """The review as the model reads it, before any probability: its words, the feature vector's non-zero entries,
+    and the words the vocabulary does not have (what the first steps of the lesson show, as a student types)."""
+
+    analysis: DocumentAnalysis
+    features: tuple[FeatureValue, ...]
+    unseen: tuple[str, ...]
+    vocabulary_size: int
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        return self.analysis.features
+
+
+def read_review(bag: BagOfWords, text: str, uses_presence: bool) -> Reading:
+    """``text`` analysed and looked up in ``bag``'s vocabulary; a feature's value is 1 for presence features
+    (Bernoulli, binary multinomial), else its count."""
     analysis = bag.analyzer.explain(text)
     counts: dict[int, int] = {}
     unseen: dict[str, None] = {}
@@ -134,8 +150,15 @@ def explain(model: NaiveBayes, bag: BagOfWords, text: str) -> Trace:
         else:
             counts[j] = counts.get(j, 0) + 1
     features = tuple(
-        FeatureValue(bag.vocabulary[j], j, c, 1 if model.uses_presence else c) for j, c in sorted(counts.items())
+        FeatureValue(bag.vocabulary[j], j, c, 1 if uses_presence else c) for j, c in sorted(counts.items())
     )
+    return Reading(analysis, features, tuple(unseen), len(bag.vocabulary))
+
+
+def explain(model: NaiveBayes, bag: BagOfWords, text: str) -> Trace:
+    """The complete trace of classifying ``text`` with ``model`` (whose vocabulary is ``bag``'s)."""
+    reading = read_review(bag, text, model.uses_presence)
+    analysis, features, unseen = reading.analysis, reading.features, reading.unseen
     exact = model.epsilon is None and len(bag.vocabulary) <= EXACT_VOCABULARY_LIMIT
     log_joints = _log_joints(model, features)
 

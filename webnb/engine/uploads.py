@@ -646,7 +646,7 @@ def _class_documents(infos):
             "Move it into one, or remove it."
         )
     files.sort(key=lambda file: file[0])
-    for (path, _, _), (next_path, _, _) in zip(files, files[1:]):
+    for (path, _, _), (next_path, _, _) in zip(files, files[1:], strict=False):
         if path == next_path:
             raise CorpusError(f"The ZIP holds {path!r} twice; nothing was loaded. Zip the folders again.")
     return [(path, parts[-2], info) for path, parts, info in files]

@@ -87,7 +87,9 @@ def keep(corpus_id):
     entry = catalog().get(corpus_id)
     if entry is None:
         return "There is no such corpus.", 404
-    problem = _problem(entry.corpus.classes, form) or (None if form["submitted"] else "Type the text of the document to add.")
+    problem = _problem(entry.corpus.classes, form) or (
+        None if form["submitted"] else "Type the text of the document to add."
+    )
     if problem is None:
         corpus = corpus_with_document(entry.corpus, form["label"], form["document"])
         name = f"{entry.name} + 1 document"
@@ -110,7 +112,10 @@ def keep(corpus_id):
         except CorpusError as error:
             problem = str(error)
     lesson = load_lesson(corpus_id)
-    context, _ = _context(lesson, form, message=str(problem) if "Nothing was stored" in str(problem) else f"{problem} Nothing was stored.")
+    context, _ = _context(
+        lesson, form,
+        message=str(problem) if "Nothing was stored" in str(problem) else f"{problem} Nothing was stored.",
+    )
     response = respond("additions/show.html", "additions", context)
     response.status_code = 400
     return response

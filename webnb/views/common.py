@@ -123,7 +123,9 @@ def _start_counting(entry: CorpusEntry, analysis, vocabulary):
         shared.training_set(entry, analysis, vocabulary, progress=job.report)
         return return_to
 
-    return start_job(f"Counting the words of {entry.n_documents:,} documents", count, key=(entry.id, analysis, vocabulary))
+    return start_job(
+        f"Counting the words of {entry.n_documents:,} documents", count, key=(entry.id, analysis, vocabulary)
+    )
 
 
 def start_job(title: str, work, key=None, unit: str = "documents"):

@@ -2,9 +2,6 @@
 logistic regression, with what each family models."""
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-
 from flask import Blueprint, current_app, request
 
 from webnb.engine import CorpusError, budget
@@ -16,42 +13,17 @@ from webnb.engine.comparison import (
     stopping_rule,
 )
 from webnb.engine.serialize import number
-from webnb.views.common import (
-    LARGE_CORPUS, WorkInProgress, catalog, load_held_out, load_lesson, respond, start_job, wants_json,
-)
-from webnb.workspaces import hosted
+from webnb.views.common import LARGE_CORPUS, WorkInProgress, load_held_out, load_lesson, respond, start_job, wants_json
+from webnb.views.evaluation import held_out_key
 from webnb.work import heavy
+from webnb.workspaces import hosted
 
 bp = Blueprint("compare", __name__)
 
 DEFAULT_C = 1.0
-# Finished comparisons, newest last. A 20 Newsgroups comparison takes most of a minute, so reloading the page
-# or switching to the presenter view must not redo it.
-CACHE_SIZE = 16
-_cache: OrderedDict = OrderedDict()
-_cache_lock = threading.Lock()
-
-
-def _cached(key) -> Comparison | None:
-    with _cache_lock:
-        if key in _cache:
-            _cache.move_to_end(key)
-            return _cache[key]
-    return None
-
-
-def _remember(key, comparison: Comparison) -> None:
-    with _cache_lock:
-        _cache[key] = comparison
-        _cache.move_to_end(key)
-        while len(_cache) > CACHE_SIZE:
-            _cache.popitem(last=False)
-
-
-def forget_comparisons() -> None:
-    """Empty the cache (for tests that time or count fits)."""
-    with _cache_lock:
-        _cache.clear()
+# Finished comparisons kept in the app (app.extensions["webnb"]["comparisons"], made by create_app). A 20 Newsgroups
+# comparison takes most of a minute, so reloading the page or switching to the presenter view must not redo it.
+COMPARISONS_KEPT = 16
 
 
 def _read_C() -> tuple[str, float, str | None]:
@@ -106,49 +78,39 @@ def _refuse_long_work(held) -> None:
         )
 
 
-def _test_owner(test: str):
-    test_entry = catalog().test_corpus(test)
-    return None if test_entry is None else (test_entry.id, test_entry.workspace)
-
-
 def _comparison(lesson, held, C: float) -> Comparison:
-    """The comparison for these settings: from the cache, computed now, or (a large corpus, for a page)
+    """The comparison for these settings: from the app's cache, computed now, or (a large corpus, for a page)
     computed by a background job while the progress page shows."""
     state, entry = lesson.state, lesson.entry
     fit_prior = state.prior == "learned"
-    key = (
-        entry.id,
-        state.analysis_options(),
-        state.vocabulary_options(),
-        state.test,
-        # The test corpus's owner keys the comparison too (asked first: a corpus this workspace may not see
-        # raises), so no entry made for one workspace answers another's request.
-        _test_owner(state.test),
-        state.split if state.test == "split" else None,
-        state.alpha,
-        fit_prior,
-        C,
-    )
-    comparison = _cached(key)
+    # Asked first: a test corpus this workspace may not see raises before the cache is read.
+    key = (held_out_key(lesson), state.alpha, fit_prior, C)
+    comparisons = current_app.extensions["webnb"]["comparisons"]  # taken here: a background job has no app context
+    comparison = comparisons.get(key)
     if comparison is not None:
         return comparison
     _refuse_long_work(held)
     training = held.training  # and the memory cap (WEBNB_MAX_WORK_MB, webnb/work.py), before anything starts
-    budget.require_comparison(len(training.corpus), len(held.test), len(training.vocabulary), len(training.classes), training.matrix.nnz)
+    budget.require_comparison(
+        len(training.corpus), len(held.test), len(training.vocabulary), len(training.classes), training.matrix.nnz
+    )
     if entry.n_documents > LARGE_CORPUS and not wants_json():
         return_to = request.full_path
 
         def work(job) -> str:
-            _remember(key, compare_models(held, state.alpha, C, fit_prior=fit_prior, progress=job.report))
+            comparisons.get_or_build(
+                key, lambda: compare_models(held, state.alpha, C, fit_prior=fit_prior, progress=job.report))
             return return_to
 
         title = f"Fitting four models on {len(held.training.corpus):,} documents (logistic regression takes longest)"
         # Progress counts the three Naive Bayes fits, then the iterations of the logistic regression.
         raise WorkInProgress(start_job(title, work, key=("compare", key), unit="fitting steps"))
-    with heavy(len(held.training.corpus)):
-        comparison = compare_models(held, state.alpha, C, fit_prior=fit_prior)
-    _remember(key, comparison)
-    return comparison
+
+    def fit() -> Comparison:
+        with heavy(len(held.training.corpus)):
+            return compare_models(held, state.alpha, C, fit_prior=fit_prior)
+
+    return comparisons.get_or_build(key, fit)  # two requests for the same settings fit once
 
 
 @bp.get("/corpora/<corpus_id>/compare")

@@ -8,7 +8,12 @@ from flask import Blueprint, current_app, jsonify, redirect, render_template, re
 from webnb import security
 from webnb.engine import CorpusError, read_corpus_bytes
 from webnb.engine.uploads import (
-    inspect_table, parse_pasted, parse_pasted_table, read_numeric_table, read_table, read_zip,
+    inspect_table,
+    parse_pasted,
+    parse_pasted_table,
+    read_numeric_table,
+    read_table,
+    read_zip,
 )
 from webnb.views.common import catalog, load_lesson, page_number, respond, start_job
 
@@ -148,7 +153,7 @@ def show(corpus_id):
             lambda explained: sum(16 * len(analysis.text) for analysis in explained))
     documents = [
         {"index": i, "id": corpus.ids[i], "label": corpus.labels[i], "text": corpus.texts[i], "analysis": analysis}
-        for i, analysis in zip(indices, analyses)
+        for i, analysis in zip(indices, analyses, strict=True)
     ]
     context = {
         "lesson": lesson,
@@ -172,7 +177,9 @@ def show(corpus_id):
                 "label": d["label"],
                 "text": d["text"],
                 "tokens": list(d["analysis"].features) if d["analysis"] else None,
-                "dropped": [{"word": w.word, "reason": w.reason} for w in d["analysis"].dropped] if d["analysis"] else None,
+                "dropped": (
+                    [{"word": w.word, "reason": w.reason} for w in d["analysis"].dropped] if d["analysis"] else None
+                ),
             }
             for d in documents
         ],

@@ -2,11 +2,9 @@
 from __future__ import annotations
 
 import math
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 
-from flask import Blueprint, url_for
+from flask import Blueprint, current_app, url_for
 
 from webnb.charts import sweep_chart
 from webnb.engine import CorpusError, evaluate
@@ -45,35 +43,41 @@ def scored(lesson: Lesson) -> Scored | None:
         return None
 
 
-# The sweep does not depend on α, only on the held-out documents and the model's other settings: moving α
-# on the page redraws the marker without sweeping again.
-_sweeps: OrderedDict = OrderedDict()
-_sweeps_lock = threading.Lock()
+def held_out_key(lesson: Lesson) -> tuple:
+    """The documents a held-out set trains and tests on, as a cache key for what is computed from them: the
+    corpus's records (its content hash; a built-in's id), the analysis and vocabulary options, and the test
+    documents (the split with its size and seed, the training documents, or another corpus's records). Never an
+    object's ``id()``, which a later object may reuse. The test corpus is asked for first, so one that this workspace
+    may not see raises CorpusError before any cache is read; any request that gets past that may see the records
+    the key names, so an entry made for one workspace can answer another's."""
+    entry, state = lesson.entry, lesson.state
+    test_entry = catalog().test_corpus(state.test)
+    if test_entry is not None:
+        tested = ("corpus", test_entry.content or test_entry.id)
+    elif state.test == "split":
+        tested = ("split", *state.split)
+    else:
+        tested = ("training",)
+    return entry.content or entry.id, state.analysis_options(), state.vocabulary_options(), tested
+
+
+# Sweeps kept in the app (app.extensions["webnb"]["sweeps"], made by create_app). A sweep does not depend on α, only
+# on the held-out documents and the model's other settings: moving α on the page redraws the marker without
+# sweeping again.
 SWEEPS_KEPT = 8
 
 
-def sweep_for(held: HeldOut, options: dict) -> AlphaSweep:
-    key = (id(held), options["kind"], options["binary"], options["fit_prior"], options["epsilon"])
-    with _sweeps_lock:
-        cached = _sweeps.get(key)
-        if cached is not None and cached[0] is held:
-            _sweeps.move_to_end(key)
-            return cached[1]
-    with heavy(len(held.training.corpus)):  # at most WEBNB_MAX_HEAVY_WORK at once (webnb/work.py)
-        sweep = alpha_sweep(
-            held.training,
-            held.test_matrix,
-            held.test_labels,
-            kind=options["kind"],
-            binary=options["binary"],
-            fit_prior=options["fit_prior"],
-            epsilon=options["epsilon"],
-        )
-    with _sweeps_lock:
-        _sweeps[key] = (held, sweep)
-        while len(_sweeps) > SWEEPS_KEPT:
-            _sweeps.popitem(last=False)
-    return sweep
+def sweep_for(lesson: Lesson, held: HeldOut) -> AlphaSweep:
+    """The α sweep of the lesson's model on ``held``, from the app's cache or computed now."""
+    options = lesson.state.model_options()
+    settings = {name: options[name] for name in ("kind", "binary", "fit_prior", "epsilon")}
+    key = (held_out_key(lesson), *settings.items())
+
+    def sweep() -> AlphaSweep:
+        with heavy(len(held.training.corpus)):  # at most WEBNB_MAX_HEAVY_WORK at once (webnb/work.py)
+            return alpha_sweep(held.training, held.test_matrix, held.test_labels, **settings)
+
+    return current_app.extensions["webnb"]["sweeps"].get_or_build(key, sweep)
 
 
 def test_choices(lesson: Lesson) -> list[tuple[str, str]]:
@@ -92,7 +96,7 @@ def _snippet(text: str) -> str:
 
 def wrong_documents(score: Scored) -> list[int]:
     """Test document numbers the model got wrong, including those it cannot decide."""
-    return [i for i, (p, t) in enumerate(zip(score.result.predictions, score.held.test_labels)) if p != t]
+    return [i for i, (p, t) in enumerate(zip(score.result.predictions, score.held.test_labels, strict=True)) if p != t]
 
 
 def mistakes(lesson: Lesson, score: Scored, wrong: list[int], page: int) -> list[dict]:
@@ -164,7 +168,11 @@ def sweep(corpus_id):
     score = scored(lesson) if lesson.training is not None else None
     if score is None:
         return respond("evaluation/sweep.html", "sweep", context, {"error": lesson.error})
-    swept = sweep_for(score.held, state.model_options())
+    try:
+        swept = sweep_for(lesson, score.held)
+    except CorpusError as error:  # the test corpus was removed since the held-out set was made
+        lesson.error = str(error)
+        return respond("evaluation/sweep.html", "sweep", context, {"error": lesson.error})
     alpha = float(score.model.alpha)
     chart = sweep_chart(swept, alpha, score.result.accuracy, score.result.log_loss)
     context.update(sweep=swept, chart=chart, score=score)

@@ -8,7 +8,13 @@ from flask import Blueprint, Response, abort
 
 from webnb.engine import CorpusError
 from webnb.engine.export import (
-    confusion_table, csv_text, evaluation_table, lesson_notebook, matrix_table, parameters_table, predictions_table,
+    confusion_table,
+    csv_text,
+    evaluation_table,
+    lesson_notebook,
+    matrix_table,
+    parameters_table,
+    predictions_table,
     priors_table,
 )
 from webnb.views.common import load_lesson, word_filter, words_containing

@@ -16,13 +16,20 @@ from webnb.catalog import SMALLEST_SPLIT_CORPUS, CorpusEntry
 from webnb.charts import density_chart
 from webnb.engine import CorpusError
 from webnb.engine.evaluation import evaluate
-from webnb.engine.export import confusion_table, csv_text, evaluation_table, gaussian_parameters_table, predictions_table, table_rows
+from webnb.engine.export import (
+    confusion_table,
+    csv_text,
+    evaluation_table,
+    gaussian_parameters_table,
+    predictions_table,
+    table_rows,
+)
 from webnb.engine.gaussian import DEFAULT_VAR_SMOOTHING, GaussianStatistics, explain
+from webnb.engine.gaussian_notebook import gaussian_notebook
 from webnb.engine.numbers import parse_decimal, parse_whole
+from webnb.engine.parity import gaussian_parity
 from webnb.engine.table import NumericTable
 from webnb.state import GAUSSIAN_STEPS, MAX_SEED, MAX_VAR_SMOOTHING, TableState, parse_table_state
-from webnb.engine.gaussian_notebook import gaussian_notebook
-from webnb.engine.parity import gaussian_parity
 from webnb.views.common import catalog, is_htmx, respond, wants_json
 
 bp = Blueprint("gaussian", __name__, url_prefix="/corpora/<corpus_id>/gaussian")
@@ -120,7 +127,9 @@ def _checked_numbers(args, features) -> tuple[object, dict[str, str]]:
                 cleaned.poplist(name)
     typed = args.getlist("value")
     if len(typed) > MAX_TYPED_VALUES:
-        errors["value"] = f"{len(typed):,} values were typed; this table has {len(features):,} features. {VALUE_EXPECTED}"
+        errors["value"] = (
+            f"{len(typed):,} values were typed; this table has {len(features):,} features. {VALUE_EXPECTED}"
+        )
         cleaned.poplist("value")
     else:
         for position, raw in enumerate(typed):
@@ -146,7 +155,10 @@ def _page(lesson: "TableLesson", pages: int) -> int:
         lesson.state.errors["page"] = f"The page is a whole number from 1 to {pages:,}; the first page is shown."
         return 1
     if page > pages:
-        lesson.state.errors["page"] = f"There {'is' if pages == 1 else 'are'} only {pages:,} page{'s' if pages != 1 else ''}; the last is shown."
+        lesson.state.errors["page"] = (
+            f"There {'is' if pages == 1 else 'are'} only {pages:,} page{'s' if pages != 1 else ''}; "
+            "the last is shown."
+        )
         return pages
     return page
 
@@ -206,7 +218,8 @@ def parameter_rows(model) -> list[dict]:
             variance = float(stats.variances[k, j])
             cells.append({
                 "feature": feature, "mean": float(stats.means[k, j]), "variance": variance, "sd": math.sqrt(variance),
-                "sample_sd": math.sqrt(float(stats.sample_variances[k, j])), "used": float(model.smoothed_variances[k, j]),
+                "sample_sd": math.sqrt(float(stats.sample_variances[k, j])),
+                "used": float(model.smoothed_variances[k, j]),
                 "used_sd": math.sqrt(float(model.smoothed_variances[k, j])), "zero": variance == 0.0,
             })
         result.append({"label": label, "count": int(stats.class_count[k]), "prior": float(model.priors[k]),
@@ -232,7 +245,7 @@ def parameters(corpus_id):
         data.update({
             "classes": list(model.classes), "features": list(model.features), "epsilon": model.epsilon,
             "largest_variance_feature": model.features[largest],
-            "parameters": [dict(zip(("class", "rows", "prior"), (c["label"], c["count"], c["prior"])),
+            "parameters": [dict(zip(("class", "rows", "prior"), (c["label"], c["count"], c["prior"]), strict=True),
                                 features=c["cells"]) for c in context["classes"]],
         })
     return respond("gaussian/parameters.html", "parameters", context, data)
@@ -294,7 +307,7 @@ def _zero_cells(lesson: TableLesson) -> list[dict]:
     with_epsilon = stats.model(shown_smoothing, model.prior_kind)
     log_densities = with_epsilon.feature_log_densities(np.array(lesson.values))
     cells = []
-    for k, j in zip(*np.nonzero(stats.variances == 0)):
+    for k, j in zip(*np.nonzero(stats.variances == 0), strict=True):
         mean, log_density = float(stats.means[k, j]), float(log_densities[k, j])
         cells.append({
             "label": model.classes[k], "feature": model.features[j], "mean": mean, "value": lesson.values[j],
@@ -335,7 +348,8 @@ def evaluation(corpus_id):
     page = _page(lesson, pages)
     shown = mistakes[(page - 1) * ROWS_PER_PAGE: page * ROWS_PER_PAGE]
     for row in shown:
-        row["link"] = lesson.link(url_for("gaussian.inference", corpus_id=lesson.entry.id), train="split" if lesson.state.test == "split" else "all",
+        row["link"] = lesson.link(url_for("gaussian.inference", corpus_id=lesson.entry.id),
+                                  train="split" if lesson.state.test == "split" else "all",
                                   values=tuple(repr(v) for v in row["values"]), step="logspace")
     context.update(result=result, n_train=len(training), n_test=len(test), mistakes=shown, n_mistakes=len(mistakes),
                    page=page, pages=pages, model=model)

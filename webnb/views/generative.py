@@ -7,11 +7,11 @@ import numpy as np
 import scipy.sparse as sp
 from flask import Blueprint, request
 
+from webnb.charts import power_of_ten, repeat_doubt_chart, repeat_posterior_chart
 from webnb.engine import CorpusError
 from webnb.engine.insights import calibration, mean_document_length, overconfidence, sample_document
 from webnb.engine.numbers import parse_whole
 from webnb.engine.serialize import fraction_text, number, ratio_text
-from webnb.charts import power_of_ten, repeat_doubt_chart, repeat_posterior_chart
 from webnb.formatting import probability
 from webnb.notation import NOTATIONS
 from webnb.views.common import load_held_out, load_lesson, respond
@@ -78,7 +78,8 @@ def _chosen_length(model, messages: list) -> int | None:
         return None
     if model.kind == "bernoulli":
         messages.append("A Bernoulli document has no length to choose: each vocabulary word is present or not, "
-                        "on its own coin flip. The length you asked for is not used; switch to the multinomial model to choose one.")
+                        "on its own coin flip. The length you asked for is not used; switch to the multinomial model "
+                        "to choose one.")
         return None
     try:
         return parse_whole(raw, low=1, high=MAX_SAMPLE_LENGTH, what="The length")
@@ -115,8 +116,8 @@ def sample(corpus_id):
     state = lesson.state
     notation = NOTATIONS[state.notation]
     path_args = {"corpus_id": corpus_id}
-    context = {"lesson": lesson, "section": "sample", "notation": notation, "story": None, "messages": [], "path_args": path_args,
-               "draw_error": None}
+    context = {"lesson": lesson, "section": "sample", "notation": notation, "story": None, "messages": [],
+               "path_args": path_args, "draw_error": None}
     model = _model(lesson)
     if model is None:
         return respond("generative/sample.html", "sample", context, {"error": lesson.error})
@@ -179,7 +180,10 @@ def sample(corpus_id):
     if model.kind == "bernoulli" and vocabulary_size <= 40:
         chosen_words = set(document.words)
         all_words = [
-            {"word": w, "probability": float(model.feature_prob_[k, j]), "ratio": _exact(model, k, j), "present": w in chosen_words}
+            {
+                "word": w, "probability": float(model.feature_prob_[k, j]), "ratio": _exact(model, k, j),
+                "present": w in chosen_words,
+            }
             for j, w in enumerate(model.vocabulary)
         ]
     story = {
@@ -209,12 +213,18 @@ def sample(corpus_id):
         "draw": draw,
         "class_drawn": not chosen,
         "class": document.label,
-        "priors": [{"class": p["label"], "value": p["value"], "exact": fraction_text(p["exact"]), "drawn": p["drawn"]} for p in priors],
+        "priors": [
+            {"class": p["label"], "value": p["value"], "exact": fraction_text(p["exact"]), "drawn": p["drawn"]}
+            for p in priors
+        ],
         "parameter": notation.word(model.kind),
         "length": len(document.words) if model.kind == "multinomial" else None,
         "mean_length": mean_length,
         "unseen_in_class": unseen,
-        "words": [{"word": w["word"], "probability": number(w["probability"]), "ratio": ratio_text(w["ratio"])} for w in words],
+        "words": [
+            {"word": w["word"], "probability": number(w["probability"]), "ratio": ratio_text(w["ratio"])}
+            for w in words
+        ],
         "text": document.text,
         "log_probability": number(log_probability),
         "read_back": [{"class": r["label"], "posterior": number(r["posterior"])} for r in read_back],

@@ -123,6 +123,8 @@ def show(corpus_id):
         "words_page": column_page,
         "words_pages": column_pages,
         "words": table["words"],
-        "rows": [{"index": r["index"], "id": r["id"], "label": r["label"], "values": r["values"]} for r in table["rows"]],
+        "rows": [
+            {"index": r["index"], "id": r["id"], "label": r["label"], "values": r["values"]} for r in table["rows"]
+        ],
     }
     return respond("matrix/show.html", "matrix", context, data)

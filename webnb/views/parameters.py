@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-import weakref
 from fractions import Fraction
 from functools import cached_property
 from typing import NamedTuple
@@ -50,14 +49,15 @@ class Prior(NamedTuple):
 
 def words_per_page(n_classes: int) -> int:
     return max(8, min(WORDS_PER_PAGE, CELLS_PER_PAGE // n_classes))
+PARAMETER_TABLES_KEPT = 8  # the whole tables of the few models last shown (each holds a few vocabulary-long arrays)
 SORTS = ("word", "zeros")  # or "class-<k>": by that class's probability, largest first
 
 
 class _WholeTable:
     """What the page needs from every cell of a model's ψ or θ table: how many cells break (exactly 0, or 1 for
     Bernoulli) and the row orders over the whole vocabulary. Read from the model's sparse parameters (one value per
-    class for the words it never saw, one per observed pair), computed once per model and kept as long as the model
-    is (its training set keeps the few most recently used): a request then pays for the rows it shows, not K × V."""
+    class for the words it never saw, one per observed pair), computed once per model and kept in the app's cache of
+    them: a request then pays for the rows it shows, not K × V."""
 
     def __init__(self, model):
         self.model = model
@@ -111,13 +111,14 @@ class _WholeTable:
         return self._orders[key]
 
 
-def _whole_table(model) -> _WholeTable:
-    """The model's ``_WholeTable``, kept in the app beside the model (weakly: it goes when the model goes)."""
-    tables = current_app.extensions["webnb"].setdefault("parameter_tables", weakref.WeakKeyDictionary())
-    table = tables.get(model)
-    if table is None:
-        table = tables[model] = _WholeTable(model)
-    return table
+def _whole_table(lesson, model) -> _WholeTable:
+    """The model's ``_WholeTable``, kept in the app's cache of them under what the model is made of (the corpus's
+    content, the options, the training part and the model's settings), so that it goes when the cache's bound says."""
+    state = lesson.state
+    trained_on = ("split", *state.split) if state.train == "split" else ("all",)
+    key = (lesson.entry.content or lesson.entry.id, state.analysis_options(), state.vocabulary_options(), trained_on,
+           tuple(sorted(state.model_options().items())))
+    return current_app.extensions["webnb"]["parameter_tables"].get_or_build(key, lambda: _WholeTable(model))
 
 
 def _order(table: _WholeTable, sort: str, words: np.ndarray) -> np.ndarray:
@@ -146,7 +147,7 @@ def _cells(model, shown: np.ndarray) -> list[tuple[Cell, ...]]:
         ratios = [ratio_text((n, denominators[k])) for n in numerators[k]] if numerators else [None] * len(values)
         flags = ["0" if v == 0.0 else "1" if breaks_at_one and v == 1.0 else "" for v in values]
         per_class.append(list(map(Cell, ratios, [texts[v] for v in values], flags, values)))
-    return list(zip(*per_class))
+    return list(zip(*per_class, strict=True))
 
 
 @bp.get("/corpora/<corpus_id>/parameters")
@@ -168,7 +169,7 @@ def show(corpus_id):
     query = word_filter()
     words = words_containing(vocabulary, query)
     sort = request.args.get("sort", "word")
-    table = _whole_table(model)
+    table = _whole_table(lesson, model)
     ordered = _order(table, sort, words)
     per_page = words_per_page(len(model.classes))
     pages = max(1, math.ceil(len(ordered) / per_page))
@@ -176,7 +177,10 @@ def show(corpus_id):
     shown = ordered[(page - 1) * per_page : page * per_page]
 
     stats = model.statistics
-    rows = [Row(index=j, word=vocabulary[j], cells=cells) for j, cells in zip(shown.tolist(), _cells(model, shown))]
+    rows = [
+        Row(index=j, word=vocabulary[j], cells=cells)
+        for j, cells in zip(shown.tolist(), _cells(model, shown), strict=True)
+    ]
 
     priors = [
         Prior(

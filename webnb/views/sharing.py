@@ -20,7 +20,9 @@ def share(corpus_id):
     if entry is None or entry.builtin:
         abort(404)
     token = _storage().share(corpus_id)
-    return render_template("sharing/link.html", entry=entry, link=url_for("sharing.shared", token=token, _external=True))
+    return render_template(
+        "sharing/link.html", entry=entry, link=url_for("sharing.shared", token=token, _external=True)
+    )
 
 
 def _shared_entry(token: str):

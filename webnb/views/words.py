@@ -51,9 +51,12 @@ def _whole_number(name: str, default: int, bounds: tuple[int, int], message: str
 def page_settings(classes: tuple[str, ...], n_words: int) -> tuple[dict, dict]:
     """The page's own parameters (k, top, measure, class pair) with defaults for bad values, and the messages."""
     errors: dict[str, str] = {}
-    k = _whole_number("k", DEFAULT_K, K_RANGE, f"k is a whole number of words from {K_RANGE[0]} to {K_RANGE[1]}.", errors)
+    k = _whole_number(
+        "k", DEFAULT_K, K_RANGE, f"k is a whole number of words from {K_RANGE[0]} to {K_RANGE[1]}.", errors
+    )
     top = _whole_number(
-        "top", default_top(n_words), TOP_RANGE, f"top is a whole number of words from {TOP_RANGE[0]} to {TOP_RANGE[1]:,}.", errors
+        "top", default_top(n_words), TOP_RANGE,
+        f"top is a whole number of words from {TOP_RANGE[0]} to {TOP_RANGE[1]:,}.", errors,
     )
     by = _last("by") or "ratio"
     if by not in DISCRIMINATIVE_MEASURES:
@@ -89,7 +92,8 @@ def word_columns(model, lists) -> list[dict]:
     for entry in lists.per_class:
         k = model.classes.index(entry.label)
         words = [
-            {"word": w.word, "probability": w.probability, "ratio": _short_ratio(model, k, w.index)} for w in entry.words
+            {"word": w.word, "probability": w.probability, "ratio": _short_ratio(model, k, w.index)}
+            for w in entry.words
         ]
         columns.append({"label": entry.label, "words": words, "available": entry.available})
     return columns
@@ -100,7 +104,10 @@ def columns_data(columns: list[dict]) -> list[dict]:
         {
             "class": c["label"],
             "available": c["available"],
-            "words": [{"word": w["word"], "probability": number(w["probability"]), "ratio": w["ratio"]} for w in c["words"]],
+            "words": [
+                {"word": w["word"], "probability": number(w["probability"]), "ratio": w["ratio"]}
+                for w in c["words"]
+            ],
         }
         for c in columns
     ]
@@ -119,7 +126,8 @@ def discriminative_rows(found, toward_positive: bool) -> list[dict]:
     rows = []
     for w in found.toward_positive if toward_positive else found.toward_negative:
         favoured, other = (
-            (w.positive_probability, w.negative_probability) if toward_positive else (w.negative_probability, w.positive_probability)
+            (w.positive_probability, w.negative_probability) if toward_positive
+            else (w.negative_probability, w.positive_probability)
         )
         rows.append(
             {
@@ -150,7 +158,9 @@ def worked_formula(model, found) -> dict | None:
         return None
     top = rows[0]
     toward_positive = bool(found.toward_positive)
-    favoured_label, other_label = (found.positive, found.negative) if toward_positive else (found.negative, found.positive)
+    favoured_label, other_label = (
+        (found.positive, found.negative) if toward_positive else (found.negative, found.positive)
+    )
     favoured_k, other_k = model.classes.index(favoured_label), model.classes.index(other_label)
     favoured = top.positive_probability if toward_positive else top.negative_probability
     other = top.negative_probability if toward_positive else top.positive_probability
@@ -172,7 +182,10 @@ def worked_formula(model, found) -> dict | None:
         "favoured_parts": _ratio_parts(model, favoured_k, top.index),
         "other_parts": _ratio_parts(model, other_k, top.index),
         "value": value,
-        "exact": exact_text if exact_text is not None and len(exact_text) <= SHORT_RATIO and exact.denominator != 1 else None,
+        "exact": (
+            exact_text if exact_text is not None and len(exact_text) <= SHORT_RATIO and exact.denominator != 1
+            else None
+        ),
     }
 
 
@@ -225,7 +238,9 @@ def bigram_comparison(lesson, settings: dict) -> dict:
     try:
         analyses, vocabulary, test, test_size, seed = _feature_settings(lesson)
         shared = catalog()
-        held = {name: shared.cached_held_out(entry, a, vocabulary, test, test_size, seed) for name, a in analyses.items()}
+        held = {
+            name: shared.cached_held_out(entry, a, vocabulary, test, test_size, seed) for name, a in analyses.items()
+        }
         if any(h is None for h in held.values()):
             if entry.n_documents > LARGE_CORPUS and not wants_json():
                 return _background_comparison(lesson, analyses, vocabulary, test, test_size, seed)
@@ -251,7 +266,8 @@ def bigram_comparison(lesson, settings: dict) -> dict:
             )
         with_pairs = rows[1]["model"]
         found = discriminative_words(
-            with_pairs, settings["positive"], settings["negative"], k=settings["k"], threshold=THRESHOLD, by=settings["by"]
+            with_pairs, settings["positive"], settings["negative"],
+            k=settings["k"], threshold=THRESHOLD, by=settings["by"],
         )
         pairs = {
             found.positive: [r for r in discriminative_rows(found, True) if r["bigram"]],
@@ -328,7 +344,9 @@ def show(corpus_id):
     settings, page_errors = page_settings(model.classes, d)
     page_params = {name: settings[name] for name in ("k", "top", "by", "positive", "negative")}
     comparison = bigram_comparison(lesson, settings)
-    context.update(model=model, settings=settings, page_errors=page_errors, page_params=page_params, d=d, comparison=comparison)
+    context.update(
+        model=model, settings=settings, page_errors=page_errors, page_params=page_params, d=d, comparison=comparison
+    )
     if is_htmx() and _last("part") == "bigrams":  # the "being computed" note polling for its results
         return respond("words/show.html", "bigrams", context)
 

@@ -2,101 +2,25 @@
 against a real local server, clicking and typing rather than building URLs.
 
 Every htmx update is awaited on the response that carries it and then on what it changes on the page
-(Playwright's `expect` polls until the page shows it); nothing waits for a fixed time. Screenshots go to
-tests/artifacts/ (gitignored) for a person to look at.
+(Playwright's `expect` polls until the page shows it); nothing waits for a fixed time.
 """
 from __future__ import annotations
 
 import re
-from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 import pytest
-
 from accessibility import axe_violations
-from conftest import htmx_settled, serving
-from webnb import create_app
+
 from webnb.state import STEPS
 from webnb.views.inference import STEP_TITLES
 
+from .conftest import PROJECTOR, htmx_settled, query_of, response_to, scroll_width, url_with
+
 pytestmark = pytest.mark.browser
 
-PROJECTOR = {"width": 1024, "height": 768}
-ARTIFACTS = Path(__file__).parent / "artifacts"
 STEP_HEADINGS = [f"{i}. {STEP_TITLES[step]}" for i, step in enumerate(STEPS, start=1)]
 REVIEW = "not sharp match"
-
-
-@pytest.fixture(scope="module")
-def server_url(tmp_path_factory):
-    app = create_app({"TESTING": True, "SECRET_KEY": "test"}, instance_path=str(tmp_path_factory.mktemp("instance")))
-    with serving(app) as url:
-        yield url
-
-
-class Browsing:
-    """A browser context at projector size that records console errors and uncaught exceptions of every page."""
-
-    def __init__(self, browser, **options):
-        self.context = browser.new_context(viewport=PROJECTOR, **options)
-        self.errors: list[str] = []
-        self.context.on("console", lambda message: self._console(message))
-        self.context.on("weberror", lambda error: self.errors.append(f"{error.page.url if error.page else ''}: {error.error}"))
-
-    def _console(self, message):
-        if message.type == "error":
-            self.errors.append(f"{message.page.url if message.page else ''}: {message.text}")
-
-    def new_page(self):
-        return self.context.new_page()
-
-
-@pytest.fixture
-def browsing(browser):
-    browsing = Browsing(browser)
-    yield browsing
-    browsing.context.close()
-
-
-@pytest.fixture
-def page(browsing):
-    return browsing.new_page()
-
-
-@pytest.fixture
-def axe_browsing(browser):
-    """A context for the axe checks: under the real Content-Security-Policy (axe runs through DevTools)."""
-    browsing = Browsing(browser)
-    yield browsing
-    browsing.context.close()
-
-
-def shot(page, name: str, full_page: bool = True) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=ARTIFACTS / f"{name}.png", full_page=full_page)
-
-
-def query_of(url: str) -> dict[str, str]:
-    return {name: values[-1] for name, values in parse_qs(urlsplit(url).query, keep_blank_values=True).items()}
-
-
-# Links leave out the settings that have their default value; forms send them all.
-UNSAID = {"step": STEPS[0], "presenter": "0"}
-
-
-def response_to(path: str, **params):
-    """A predicate for `page.expect_response`: a GET of `path` whose query has these values."""
-
-    def matches(response) -> bool:
-        parts = urlsplit(response.url)
-        query = query_of(response.url)
-        return parts.path == path and all(query.get(name, UNSAID.get(name)) == value for name, value in params.items())
-
-    return matches
-
-
-def scroll_width(page) -> int:
-    return page.evaluate("document.documentElement.scrollWidth")
 
 
 def params_cell(page, word: str, label: str):
@@ -104,13 +28,14 @@ def params_cell(page, word: str, label: str):
     table = page.locator("table.params")
     labels = [text.strip() for text in table.locator("thead th").all_inner_texts()]
     column = labels.index(label)  # the first header is "Word j", so this counts the row header's column too
-    return table.locator("tbody tr").filter(has=page.get_by_role("rowheader", name=word, exact=True)).locator("> th, > td").nth(column)
+    row = table.locator("tbody tr").filter(has=page.get_by_role("rowheader", name=word, exact=True))
+    return row.locator("> th, > td").nth(column)
 
 
 # -- 1. the lesson walk-through -----------------------------------------------------------------------
 
 
-def test_lesson_walk_through_on_match_reviews(browsing, page, server_url):
+def test_lesson_walk_through_on_match_reviews(browsing, page, server_url, shot):
     from playwright.sync_api import expect
 
     corpus = "/corpora/match-reviews"
@@ -153,8 +78,7 @@ def test_lesson_walk_through_on_match_reviews(browsing, page, server_url):
         expect(cell.locator(".flag")).to_be_visible()
     expect(params_cell(page, "composed", "positive")).not_to_have_class(re.compile(r"\bbreaks\b"))
     # Opening a cell brings in its formula, with the counts filled in (asked for only then).
-    with page.expect_response(lambda r: response_to(f"{path}/cell", word="not", alpha="0")(r)
-                              and query_of(r.url).get("class") == "positive"):
+    with page.expect_response(response_to(f"{path}/cell", word="not", alpha="0", **{"class": "positive"})):
         not_positive.locator("summary").click()
     formula = not_positive.locator(".cell-formula")
     expect(formula).to_contain_text("0 of the 3 documents of positive contain “not”")
@@ -162,7 +86,7 @@ def test_lesson_walk_through_on_match_reviews(browsing, page, server_url):
     expect(formula.locator(".warning")).to_contain_text("Exactly 0")
     shot(page, "lesson-3-parameters-cell", full_page=False)
     not_positive.locator("summary").click()  # closed again: the table as it was
-    expect(page).to_have_url(re.compile(r"[?&]alpha=0(&|$)"))  # htmx pushed the new state into the address bar
+    expect(page).to_have_url(url_with(alpha="0"))  # htmx pushed the new state into the address bar
     assert scroll_width(page) <= PROJECTOR["width"]
     shot(page, "lesson-3-parameters")
 
@@ -279,7 +203,8 @@ def test_keyboard_only(browsing, page, server_url):
     expect(page.get_by_label("Review to classify")).to_have_value(REVIEW)
 
     # The step buttons and step links show their focus too.
-    for locator in (page.locator('[data-step="next"]'), page.get_by_role("navigation", name="Steps").get_by_role("link").nth(4)):
+    step_link = page.get_by_role("navigation", name="Steps").get_by_role("link").nth(4)
+    for locator in (page.locator('[data-step="next"]'), step_link):
         locator.focus()
         page.keyboard.press("Shift+Tab")
         page.keyboard.press("Tab")  # focus by keyboard, so :focus-visible applies
@@ -304,8 +229,8 @@ def test_editing_the_review_keeps_alpha_and_step(browsing, page, server_url):
     expect(page.locator("#inference .verdict strong")).to_have_text("negative")
     with page.expect_response(response_to(path, text="not sharp match now")):
         page.get_by_label("Review to classify").fill("not sharp match now")
-    expect(page.locator("#step-title")).to_have_text("5. The decision", timeout=1000)
-    expect(page.locator("#model-alpha")).to_have_value("1", timeout=1000)
+    expect(page.locator("#step-title")).to_have_text("5. The decision")
+    expect(page.locator("#model-alpha")).to_have_value("1")
 
 
 def test_clicking_a_step_after_typing_sends_only_that_step(browsing, page, server_url):
@@ -314,7 +239,8 @@ def test_clicking_a_step_after_typing_sends_only_that_step(browsing, page, serve
     with page.expect_response(response_to(path, text=REVIEW)):
         page.get_by_label("Review to classify").fill(REVIEW)
     sent = []
-    page.on("request", lambda request: sent.append(query_of(request.url).get("step")) if urlsplit(request.url).path == path else None)
+    page.on("request",
+            lambda request: urlsplit(request.url).path == path and sent.append(query_of(request.url).get("step")))
     with page.expect_response(response_to(path, step="decision", text=REVIEW)):
         page.get_by_role("navigation", name="Steps").get_by_role("link", name="5. The decision").click()
     assert sent == ["decision"]
@@ -328,7 +254,8 @@ AXE_PAGES = {
     "lessons": [f"/corpora/{corpus}{suffix}" for corpus in ("match-reviews", "spam-ham") for suffix in LESSON_SUFFIXES],
     "steps-match-reviews": [f"/corpora/match-reviews/inference?alpha=1&text=not+sharp+match&step={s}" for s in STEPS]
     # at α = 0 these steps look different: "cannot decide", log joints of −∞, a chart from the smoothed model
-    + [f"/corpora/match-reviews/inference?alpha=0&text=not+sharp+match&step={s}" for s in ("decision", "zeros", "logspace", "contributions")],
+    + [f"/corpora/match-reviews/inference?alpha=0&text=not+sharp+match&step={s}"
+       for s in ("decision", "zeros", "logspace", "contributions")],
     "steps-spam-ham": [f"/corpora/spam-ham/inference?step={s}" for s in STEPS],
     "presenter": [
         "/corpora/match-reviews?presenter=1",
@@ -341,8 +268,8 @@ AXE_PAGES = {
 
 
 @pytest.mark.parametrize("group", list(AXE_PAGES))
-def test_no_serious_accessibility_violations(axe_browsing, server_url, group):
-    browsing, page = axe_browsing, axe_browsing.new_page()
+def test_no_serious_accessibility_violations(browsing, page, server_url, group):
+    # Under the real Content-Security-Policy: axe runs through DevTools.
     found = {}
     for url in AXE_PAGES[group]:
         page.goto(server_url + url)
@@ -357,7 +284,7 @@ def test_no_serious_accessibility_violations(axe_browsing, server_url, group):
 
 
 @pytest.mark.parametrize("corpus", ["match-reviews", "china-japan"])
-def test_presenter_mode_steps_fit_the_projector(browsing, page, server_url, corpus):
+def test_presenter_mode_steps_fit_the_projector(browsing, page, server_url, shot, corpus):
     from playwright.sync_api import expect
 
     path = f"/corpora/{corpus}/inference"
@@ -405,34 +332,31 @@ def test_p_toggles_presenter_mode(browsing, page, server_url):
 # -- 5. without JavaScript ----------------------------------------------------------------------------
 
 
-def test_lesson_works_without_javascript(browser, server_url):
+def test_lesson_works_without_javascript(new_browsing, server_url, shot):
     from playwright.sync_api import expect
 
-    browsing = Browsing(browser, java_script_enabled=False)
-    try:
-        page = browsing.new_page()
-        path = "/corpora/match-reviews/inference"
-        page.goto(f"{server_url}{path}?step=decision")
-        page.get_by_label("Review to classify").fill(REVIEW)
-        with page.expect_navigation():
-            page.get_by_role("button", name="Classify").click()
-        state = query_of(page.url)
-        assert (state["text"], state["step"], state["alpha"]) == (REVIEW, "decision", "0")
-        expect(page.locator("#step-title")).to_have_text("5. The decision")
-        expect(page.locator(".verdict")).to_contain_text("cannot decide")
+    browsing = new_browsing(java_script_enabled=False)
+    page = browsing.new_page()
+    path = "/corpora/match-reviews/inference"
+    page.goto(f"{server_url}{path}?step=decision")
+    page.get_by_label("Review to classify").fill(REVIEW)
+    with page.expect_navigation():
+        page.get_by_role("button", name="Classify").click()
+    state = query_of(page.url)
+    assert (state["text"], state["step"], state["alpha"]) == (REVIEW, "decision", "0")
+    expect(page.locator("#step-title")).to_have_text("5. The decision")
+    expect(page.locator(".verdict")).to_contain_text("cannot decide")
 
-        page.locator("#model-alpha").fill("1")
-        with page.expect_navigation():
-            page.get_by_role("form", name="Model").get_by_role("button", name="Apply").click()
-        state = query_of(page.url)
-        assert (state["text"], state["step"], state["alpha"]) == (REVIEW, "decision", "1")
-        expect(page.locator(".verdict strong")).to_have_text("negative")
+    page.locator("#model-alpha").fill("1")
+    with page.expect_navigation():
+        page.get_by_role("form", name="Model").get_by_role("button", name="Apply").click()
+    state = query_of(page.url)
+    assert (state["text"], state["step"], state["alpha"]) == (REVIEW, "decision", "1")
+    expect(page.locator(".verdict strong")).to_have_text("negative")
 
-        with page.expect_navigation():
-            page.get_by_role("link", name="Next →").click()
-        expect(page.locator("#step-title")).to_have_text("6. When a factor is 0")
-        assert query_of(page.url)["step"] == "zeros" and query_of(page.url)["text"] == REVIEW
-        shot(page, "nojs-zeros")
-        assert browsing.errors == []
-    finally:
-        browsing.context.close()
+    with page.expect_navigation():
+        page.get_by_role("link", name="Next →").click()
+    expect(page.locator("#step-title")).to_have_text("6. When a factor is 0")
+    assert query_of(page.url)["step"] == "zeros" and query_of(page.url)["text"] == REVIEW
+    shot(page, "nojs-zeros")
+    assert browsing.errors == []

@@ -2,98 +2,100 @@
 densities through the underflow to log space, and the zero-variance step."""
 from __future__ import annotations
 
+import re
+from urllib.parse import parse_qs, urlsplit
+
 import numpy as np
 import pytest
-
 from accessibility import axe_violations
-from conftest import htmx_settled, serving
-from test_evaluation_browser import PROJECTOR, open_page, shot
-from webnb import create_app
+
 from webnb.engine.table import NumericTable
+
+from .conftest import PROJECTOR, htmx_settled, lazy_parts_loaded, scroll_width, url_with
 
 pytestmark = pytest.mark.browser
 
 
-WIDE_TABLE = "wide"  # replaced by the stored id of a 10,000-row table with six features
-
-
 @pytest.fixture(scope="module")
-def server_url(tmp_path_factory):
-    global WIDE_TABLE
-    app = create_app({"TESTING": True, "SECRET_KEY": "test"}, instance_path=str(tmp_path_factory.mktemp("instance")))
+def wide_table(served_app) -> str:
+    """The stored id of a 10,000-row table with six features and four classes."""
     rng = np.random.default_rng(0)
     classes = rng.integers(0, 4, 10_000)
     table = NumericTable(tuple(f"feature {j}" for j in range(6)), rng.normal(size=(10_000, 6)) + classes[:, None],
                          tuple(f"class {k}" for k in classes), tuple(map(str, range(10_000))))
-    WIDE_TABLE = app.extensions["webnb"]["catalog"].add(table, name="Ten thousand rows", source="test")
-    with serving(app) as url:
-        yield url
+    return served_app.extensions["webnb"]["catalog"].add(table, name="Ten thousand rows", source="test")
 
 
-@pytest.fixture
-def page(browser):
-    yield from open_page(browser)
+def htmx_get(path: str):
+    """A predicate for `page.expect_response`: htmx's request for `path`."""
+    return lambda response: urlsplit(response.url).path == path and response.request.headers.get("hx-request") == "true"
 
 
-def _next(page):
-    page.locator("a[data-step=next]").click()
+def follow(page, link, path: str) -> None:
+    """Click a link that htmx follows to `path`, and wait until what it brings is swapped in."""
+    with page.expect_response(htmx_get(path)):
+        link.click()
     htmx_settled(page)
 
 
-def test_walking_the_gaussian_step_through(page, server_url):
+def test_walking_the_gaussian_step_through(browsing, page, server_url, shot):
     from playwright.sync_api import expect
 
-    page.goto(f"{server_url}/corpora/iris/gaussian/inference")
+    path = "/corpora/iris/gaussian/inference"
+    page.goto(server_url + path)
     expect(page.locator("#step-title")).to_have_text("1. Each feature's density")
     expect(page.locator("figure.density")).to_have_count(4)
     # Typing a petal length of 40 cm redraws the lesson below without losing the typing.
     petal = page.get_by_role("textbox", name="petal length (cm)")
-    petal.fill("40")
+    with page.expect_response(htmx_get(path)):
+        petal.fill("40")
     expect(page.locator(".gaussian-terms .flag", has_text="underflow")).to_have_count(3)
     expect(page.locator(".marker-label.off-chart")).to_have_text(["x = 40 →"])
-    assert petal.input_value() == "40"
-    assert "value=40" in page.url
+    expect(petal).to_have_value("40")
+    expect(page).to_have_url(url_with(value="40"))
+    htmx_settled(page)
 
-    _next(page)
+    next_step = page.locator("a[data-step=next]")
+    follow(page, next_step, path)
     expect(page.locator("#step-title")).to_have_text("2. Prior × densities")
     expect(page.locator(".gaussian-products .flag")).to_have_count(3)
-    _next(page)
+    follow(page, next_step, path)
     expect(page.locator("#naive-decision")).to_contain_text("Cannot decide")
-    _next(page)
+    follow(page, next_step, path)
     expect(page.locator(".numpy-warning")).to_have_text("RuntimeWarning: divide by zero encountered in log")
     expect(page.locator(".gaussian-naive-logs td.breaks")).to_have_count(6)  # 3 densities and 3 sums at −∞
     shot(page, "gaussian-underflow")
-    _next(page)
+    follow(page, next_step, path)
     expect(page.locator("#decision")).to_contain_text("virginica")
     expect(page.locator("#decision")).to_contain_text("where plain floats could not decide")
     expect(page.locator(".gaussian-logs .flag", has_text="was 0.0")).to_have_count(3)
-    _next(page)
+    follow(page, next_step, path)
     expect(page.locator("#step-title")).to_have_text("6. Zero variance")
-    expect(page.locator("a[data-step=next]")).to_have_count(0)
+    expect(next_step).to_have_count(0)
 
     # Back, and a typical row again: nothing underflows and the floats decide on their own.
-    page.get_by_role("link", name="a typical row").click()
-    htmx_settled(page)
-    page.locator("nav.steps a", has_text="Normalise").click()
-    htmx_settled(page)
+    page.get_by_role("link", name="a typical row").click()  # a page of its own, which htmx must set up again
+    page.wait_for_url(lambda url: "40" not in parse_qs(urlsplit(url).query).get("value", []), wait_until="load")
+    follow(page, page.locator("nav.steps a", has_text="Normalise"), path)
     expect(page.locator("#naive-decision")).to_have_text("Decision: setosa")
-    assert page.errors == []
+    assert browsing.errors == []
 
 
-def test_zero_variance_and_var_smoothing_in_the_browser(page, server_url):
+def test_zero_variance_and_var_smoothing_in_the_browser(browsing, page, server_url, shot):
     from playwright.sync_api import expect
 
-    page.goto(f"{server_url}/corpora/red-cards/gaussian/inference?step=zero-width&value=7.5&value=1")
+    path = "/corpora/red-cards/gaussian/inference"
+    page.goto(f"{server_url}{path}?step=zero-width&value=7.5&value=1")
     expect(page.locator(".zero-variance tbody tr")).to_have_count(1)
     expect(page.locator(".zero-variance")).to_contain_text("underflows to 0.0")
     smoothing = page.get_by_role("textbox", name="var_smoothing")
-    smoothing.fill("0")
-    htmx_settled(page)
+    with page.expect_response(htmx_get(path)):
+        smoothing.fill("0")
     expect(page.locator(".zero-variance")).to_contain_text("the class is impossible")
     expect(page.locator(".warning", has_text="var_smoothing is 0")).to_be_visible()
-    assert "var_smoothing=0" in page.url
+    expect(page).to_have_url(url_with(var_smoothing="0"))
     shot(page, "gaussian-zero-variance")
-    assert page.errors == []
+    assert browsing.errors == []
 
 
 GAUSSIAN_PAGES = [
@@ -114,33 +116,33 @@ GAUSSIAN_PAGES = [
 
 
 @pytest.mark.parametrize("url", GAUSSIAN_PAGES)
-def test_gaussian_pages_are_accessible_and_fit_the_projector(page, server_url, url):
-    url = url.replace("/wide/", f"/{WIDE_TABLE}/")
+def test_gaussian_pages_are_accessible_and_fit_the_projector(browsing, page, server_url, wide_table, url):
+    url = url.replace("/wide/", f"/{wide_table}/")
     for address in (url, url + ("&" if "?" in url else "?") + "presenter=1"):
         page.goto(server_url + address)
-        page.wait_for_load_state("networkidle")  # the scikit-learn badge is in
+        lazy_parts_loaded(page)  # the scikit-learn badge is in
         assert axe_violations(page) == [], address
-        assert page.evaluate("() => document.documentElement.scrollWidth") <= PROJECTOR["width"], address
-    assert page.errors == []
+        assert scroll_width(page) <= PROJECTOR["width"], address
+    assert browsing.errors == []
 
 
-def test_the_gaussian_pages_work_without_javascript(browser, server_url):
-    context = browser.new_context(viewport=PROJECTOR, java_script_enabled=False)
-    page = context.new_page()
+def test_the_gaussian_pages_work_without_javascript(new_browsing, server_url):
+    from playwright.sync_api import expect
+
+    page = new_browsing(java_script_enabled=False).new_page()
     page.goto(f"{server_url}/corpora/match-ratings/gaussian/inference?step=logspace")
     page.get_by_role("textbox", name="opponent rating").fill("60")
     page.locator("#values-form button[type=submit]").click()
-    page.wait_for_load_state()
-    assert "won" in page.locator("#decision").inner_text()
+    expect(page).to_have_url(url_with(value="60"))
+    expect(page.locator("#decision")).to_contain_text("won")
     page.goto(f"{server_url}/corpora/iris/gaussian/evaluation")
     page.locator("#var-smoothing").fill("0.5")
     page.locator(".model-form button[type=submit]").click()
-    page.wait_for_load_state()
-    assert "var_smoothing=0.5" in page.url and page.locator("#accuracy").count() == 1
-    context.close()
+    expect(page).to_have_url(url_with(var_smoothing="0.5"))
+    expect(page.locator("#accuracy")).to_have_count(1)
 
 
-def test_a_pasted_and_an_uploaded_table_open_as_gaussian_lessons(page, server_url, tmp_path):
+def test_a_pasted_and_an_uploaded_table_open_as_gaussian_lessons(browsing, page, server_url, tmp_path):
     from playwright.sync_api import expect
 
     page.goto(f"{server_url}/corpora")
@@ -149,16 +151,18 @@ def test_a_pasted_and_an_uploaded_table_open_as_gaussian_lessons(page, server_ur
         "sepal length,sepal width,species\n5.1,3.5,setosa\n4.9,3.0,setosa\n4.7,3.2,setosa\n"
         "7.0,3.2,versicolor\n6.4,3.2,versicolor\n6.9,3.1,versicolor\n")
     page.get_by_role("button", name="Add corpus").click()
-    page.wait_for_load_state()
-    assert page.url.endswith("/gaussian")
+    expect(page).to_have_url(re.compile(r"/corpora/[^/]+/gaussian$"))
     expect(page.locator("h1")).to_contain_text("Sepals")
     expect(page.locator(".numeric-rows tbody tr")).to_have_count(6)
     page.get_by_role("link", name="3 · Bayes' rule").click()
-    page.get_by_role("textbox", name="sepal length").fill("6.8")
+    page.wait_for_url(re.compile(r"/gaussian/inference(\?|$)"), wait_until="load")  # htmx is set up to listen
+    path = urlsplit(page.url).path
+    with page.expect_response(htmx_get(path)):
+        page.get_by_role("textbox", name="sepal length").fill("6.8")
     htmx_settled(page)
-    page.locator("nav.steps a", has_text="Log space").click()
-    htmx_settled(page)
+    follow(page, page.locator("nav.steps a", has_text="Log space"), path)
     expect(page.locator("#decision")).to_contain_text("versicolor")
+    expect(page).to_have_url(url_with(value="6.8"))
 
     upload = tmp_path / "flowers.csv"
     upload.write_text("petal length,petal width,kind\n1.4,0.2,a\n1.3,0.2,a\n4.7,1.4,b\n4.5,1.5,b\n")
@@ -168,7 +172,6 @@ def test_a_pasted_and_an_uploaded_table_open_as_gaussian_lessons(page, server_ur
     expect(page.locator("#numeric-features li")).to_have_text(["petal length", "petal width"])
     expect(page.locator("#text-column")).to_have_count(0)
     page.get_by_role("button", name="Upload").click()
-    page.wait_for_load_state()
-    assert page.url.endswith("/gaussian")
+    expect(page).to_have_url(re.compile(r"/corpora/[^/]+/gaussian$"))
     expect(page.locator(".numeric-rows tbody tr")).to_have_count(4)
-    assert page.errors == []
+    assert browsing.errors == []

@@ -11,14 +11,12 @@ from __future__ import annotations
 import re
 
 import pytest
-from flask import Flask, render_template_string, request
-
 from accessibility import axe_violations
 from conftest import REPO_ROOT, serving
+from flask import Flask, render_template_string, request
 
 pytestmark = pytest.mark.browser
 
-PROJECTOR = {"width": 1024, "height": 768}
 CSP = "script-src 'self'"
 LAST = 5
 
@@ -98,20 +96,16 @@ def lesson_app() -> Flask:
 
 @pytest.fixture(scope="module")
 def server_url():
+    """The throwaway lesson page rather than the app."""
     with serving(lesson_app()) as url:
         yield url
 
 
 @pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport=PROJECTOR)
-    context.add_init_script(MARKERS)
-    page = context.new_page()
-    page.errors = []  # console errors (a CSP violation is one) and uncaught exceptions
-    page.on("console", lambda message: page.errors.append(message.text) if message.type == "error" else None)
-    page.on("pageerror", lambda error: page.errors.append(str(error)))
-    yield page
-    context.close()
+def page(browsing):
+    """A page with the markers; `browsing.errors` holds its console errors (a CSP violation is one)."""
+    browsing.context.add_init_script(MARKERS)
+    return browsing.new_page()
 
 
 def step_url(server_url: str, step: int, presenter: bool = False) -> re.Pattern:
@@ -148,17 +142,17 @@ def test_p_follows_the_presenter_link(page, server_url):
     expect(page).to_have_url(step_url(server_url, 2, presenter=True))
 
 
-def test_runs_under_csp_without_console_errors(page, server_url):
+def test_runs_under_csp_without_console_errors(browsing, page, server_url):
     from playwright.sync_api import expect
 
     response = page.goto(server_url + "/?step=2")
     assert response.headers["content-security-policy"] == CSP
     page.keyboard.press("ArrowRight")
     expect(page).to_have_url(step_url(server_url, 3))
-    assert page.errors == []
+    assert browsing.errors == []
 
 
-def test_finds_links_that_htmx_swapped_in(page, server_url):
+def test_finds_links_that_htmx_swapped_in(browsing, page, server_url):
     from playwright.sync_api import expect
 
     page.goto(server_url + "/?step=2")
@@ -167,7 +161,7 @@ def test_finds_links_that_htmx_swapped_in(page, server_url):
     page.locator("body").focus()  # away from the button, as after clicking a step with the mouse
     page.keyboard.press("ArrowRight")
     expect(page).to_have_url(step_url(server_url, 5))
-    assert page.errors == []
+    assert browsing.errors == []
 
 
 @pytest.mark.parametrize(
@@ -218,11 +212,9 @@ def test_aria_disabled_step_is_not_followed(page, server_url, step, key):
 
 
 @pytest.fixture
-def axe_page(browser):
-    """axe is injected inline, so this context ignores the page's CSP."""
-    context = browser.new_context(viewport=PROJECTOR, bypass_csp=True)
-    yield context.new_page()
-    context.close()
+def axe_page(new_browsing):
+    """A page whose context ignores the page's Content-Security-Policy."""
+    return new_browsing(bypass_csp=True).new_page()
 
 
 def test_page_has_no_serious_accessibility_violations(axe_page, server_url):

@@ -1,117 +1,99 @@
 """The generative pages in headless Chromium at projector size (1024×768): typing a review redraws the plot,
-the sample steps through draws, and presenter mode never scrolls sideways. Screenshots go to tests/artifacts/."""
+the sample steps through draws, and presenter mode never scrolls sideways."""
 from __future__ import annotations
 
-from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 import pytest
+from accessibility import axe_violations
 
-from conftest import htmx_settled, serving
-from webnb import create_app
+from .conftest import PROJECTOR, htmx_settled, response_to, scroll_width, url_with
 
 pytestmark = pytest.mark.browser
 
-PROJECTOR = {"width": 1024, "height": 768}
-ARTIFACTS = Path(__file__).parent / "artifacts"
-
-
-@pytest.fixture(scope="module")
-def server_url(tmp_path_factory):
-    app = create_app({"TESTING": True, "SECRET_KEY": "test"}, instance_path=str(tmp_path_factory.mktemp("instance")))
-    with serving(app) as url:
-        yield url
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport=PROJECTOR)
-    errors: list[str] = []
-    context.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
-    context.on("weberror", lambda error: errors.append(str(error.error)))
-    page = context.new_page()
-    yield page
-    assert errors == []
-    context.close()
-
-
-def shot(page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=ARTIFACTS / f"{name}.png", full_page=True)
-
-
-def scroll_width(page) -> int:
-    return page.evaluate("document.documentElement.scrollWidth")
-
 
 def series_points(page) -> list[str]:
-    return page.locator("svg.chart").first.locator("polyline.series").evaluate_all("lines => lines.map(l => l.getAttribute('points'))")
+    lines = page.locator("svg.chart").first.locator("polyline.series")
+    return lines.evaluate_all("lines => lines.map(l => l.getAttribute('points'))")
 
 
-def test_typing_a_review_redraws_the_plot(page, server_url):
+def from_htmx(matches):
+    """`matches`, for htmx's requests only."""
+    return lambda response: matches(response) and response.request.headers.get("hx-request") == "true"
+
+
+def test_typing_a_review_redraws_the_plot(browsing, page, server_url, shot):
     from playwright.sync_api import expect
 
-    page.goto(f"{server_url}/corpora/match-reviews/confidence?model=multinomial&alpha=1")
+    path = "/corpora/match-reviews/confidence"
+    page.goto(f"{server_url}{path}?model=multinomial&alpha=1")
     expect(page.locator("p.verdict")).to_contain_text("Once: positive")
     before = series_points(page)
     assert len(before) == 2
     review = page.locator("#review")
-    path = urlsplit(page.url).path
-    with page.expect_response(lambda r: urlsplit(r.url).path == path and "not" in r.url and r.request.headers.get("hx-request") == "true"):
+    with page.expect_response(from_htmx(response_to(path, text="match was not sharp not"))):
         review.fill("match was not sharp not")
     htmx_settled(page)  # the next action must reach the swapped-in elements
     expect(page.locator("p.verdict")).to_contain_text("Once: negative")
     after = series_points(page)
     assert after != before and len(after) == 2
-    assert parse_qs(urlsplit(page.url).query)["text"] == ["match was not sharp not"]  # pushed to history
+    expect(page).to_have_url(url_with(text="match was not sharp not"))  # pushed to history
     # The review box kept its focus and text while the plot below it was redrawn.
     expect(review).to_be_focused()
     expect(review).to_have_value("match was not sharp not")
     shot(page, "confidence-typed")
 
     # Fewer repeats: the lines get shorter.
-    with page.expect_response(lambda r: "repeats=20" in r.url):
+    with page.expect_response(from_htmx(response_to(path, repeats="20"))):
         page.locator("#repeats").fill("20")
         page.locator("#repeats").dispatch_event("change")
     htmx_settled(page)  # the next action must reach the swapped-in elements
     expect(page.locator("svg.chart").first.locator("text.tick").last).to_have_text("20")
     assert len(series_points(page)[0].split()) == 20
+    assert browsing.errors == []
 
 
-def test_another_sample_steps_the_draw_not_the_split_seed(page, server_url):
+def test_another_sample_steps_the_draw_not_the_split_seed(browsing, page, server_url):
     from playwright.sync_api import expect
 
-    page.goto(f"{server_url}/corpora/spam-ham/sample?model=multinomial&alpha=1&seed=7")
+    path = "/corpora/spam-ham/sample"
+    page.goto(f"{server_url}{path}?model=multinomial&alpha=1&seed=7")
     first = page.locator("#sample-text").inner_text()
-    page.get_by_role("link", name="Another sample →").click()
+    with page.expect_response(from_htmx(response_to(path, draw="1", seed="7"))):
+        page.get_by_role("link", name="Another sample →").click()
     expect(page.locator(".step-buttons strong")).to_have_text("1")
-    query = parse_qs(urlsplit(page.url).query)
-    assert query["draw"] == ["1"] and query["seed"] == ["7"]
-    assert page.locator("#sample-text").inner_text() != first
+    expect(page).to_have_url(url_with(draw="1", seed="7"))
+    expect(page.locator("#sample-text")).not_to_have_text(first)
+    htmx_settled(page)  # a key pressed before the swapped-in step links are live would be lost
     page.keyboard.press("ArrowLeft")  # the shared step keys move through draws too
     expect(page.locator(".step-buttons strong")).to_have_text("0")
     expect(page.locator("#sample-text")).to_have_text(first)
+    htmx_settled(page)
     # Typing a draw number redraws the sample; the split seed still travels unchanged.
-    with page.expect_response(lambda r: "draw=12" in r.url and r.request.headers.get("hx-request") == "true"):
+    with page.expect_response(from_htmx(response_to(path, draw="12", seed="7"))):
         page.locator("#sample-draw").fill("12")
     htmx_settled(page)  # the next action must reach the swapped-in elements
     expect(page.locator(".step-buttons strong")).to_have_text("12")
-    assert parse_qs(urlsplit(page.url).query)["seed"] == ["7"]
+    expect(page).to_have_url(url_with(draw="12", seed="7"))
+    assert browsing.errors == []
 
 
-def test_chart_lines_and_legend_are_styled(page, server_url):
+def test_chart_lines_and_legend_are_styled(browsing, page, server_url):
     # Without the stylesheet a polyline is filled black and an inline SVG swatch is as wide as the page.
     page.goto(f"{server_url}/corpora/match-reviews/confidence?model=multinomial&alpha=1")
     lines = page.locator("svg.chart polyline.series")
     assert lines.count() >= 3
-    for style in lines.evaluate_all("ls => ls.map(l => [getComputedStyle(l).fill, parseFloat(getComputedStyle(l).strokeWidth)])"):
+    styles = lines.evaluate_all("ls => ls.map(l => getComputedStyle(l)).map(s => [s.fill, parseFloat(s.strokeWidth)])")
+    for style in styles:
         assert style[0] == "none" and style[1] >= 2
     colours = lines.first.evaluate("l => getComputedStyle(l).stroke")
     assert colours != "none"
     for box in [swatch.bounding_box() for swatch in page.locator("svg.swatch").all()]:
         assert 20 <= box["width"] <= 100 and box["height"] <= 30
     legend = page.locator("ul.legend li")
-    assert legend.first.bounding_box()["y"] == pytest.approx(legend.nth(1).bounding_box()["y"], abs=2)  # one line, side by side
+    # one line, side by side
+    assert legend.first.bounding_box()["y"] == pytest.approx(legend.nth(1).bounding_box()["y"], abs=2)
+    assert browsing.errors == []
 
 
 @pytest.mark.parametrize(
@@ -123,7 +105,7 @@ def test_chart_lines_and_legend_are_styled(page, server_url):
         "/corpora/spam-ham/sample?model=multinomial&alpha=1&presenter=1&length=60",
     ],
 )
-def test_presenter_mode_fits_the_projector(page, server_url, path):
+def test_presenter_mode_fits_the_projector(browsing, page, server_url, shot, path):
     page.goto(server_url + path)
     assert page.locator("body.presenter").count() == 1
     assert scroll_width(page) <= PROJECTOR["width"]
@@ -132,28 +114,28 @@ def test_presenter_mode_fits_the_projector(page, server_url, path):
         assert box["x"] >= 0 and box["x"] + box["width"] <= PROJECTOR["width"]
     name = urlsplit(path).path.strip("/").replace("/", "-")
     shot(page, f"presenter-{name}-{len(path)}")
+    assert browsing.errors == []
 
 
-def test_works_without_javascript(browser, server_url):
-    context = browser.new_context(viewport=PROJECTOR, java_script_enabled=False)
-    page = context.new_page()
+def test_works_without_javascript(new_browsing, server_url):
+    from playwright.sync_api import expect
+
+    page = new_browsing(java_script_enabled=False).new_page()
     page.goto(f"{server_url}/corpora/match-reviews/confidence?model=multinomial&alpha=1")
     page.locator("#review").fill("match was not composed")
     page.locator("#review-form button[type=submit]").click()
-    page.wait_for_url("**text=match+was+not+composed**")
-    assert "Once: negative" in page.locator("p.verdict").inner_text()
-    assert "alpha=1" in page.url and "model=multinomial" in page.url
+    expect(page).to_have_url(url_with(text="match was not composed", alpha="1", model="multinomial"))
+    expect(page.locator("p.verdict")).to_contain_text("Once: negative")
     page.goto(f"{server_url}/corpora/match-reviews/sample?draw=2")
     page.locator("#sample-class").select_option("negative")
     page.get_by_role("button", name="Draw").click()
-    page.wait_for_url("**class=negative**")
-    assert page.locator("figure.sampled figcaption strong").inner_text() == "negative"
-    context.close()
+    expect(page).to_have_url(url_with(**{"class": "negative"}))
+    expect(page.locator("figure.sampled figcaption strong")).to_have_text("negative")
 
 
-@pytest.mark.parametrize("path", ["/corpora/spam-ham/confidence?model=multinomial&alpha=1", "/corpora/china-japan/sample?draw=3"])
-def test_no_serious_accessibility_violations(page, server_url, path):
-    from accessibility import axe_violations
-
+@pytest.mark.parametrize("path", ["/corpora/spam-ham/confidence?model=multinomial&alpha=1",
+                                  "/corpora/china-japan/sample?draw=3"])
+def test_no_serious_accessibility_violations(browsing, page, server_url, path):
     page.goto(server_url + path)
     assert axe_violations(page) == []
+    assert browsing.errors == []

@@ -1,68 +1,24 @@
 """The telling-words page in headless Chromium at projector size (1024×768): the model form changes the lists,
 the page settings form changes them too, presenter mode fits the screen, and a large corpus's word-pair comparison
-arrives by itself after the rest of the page. Screenshots go to tests/artifacts/ for a person to look at."""
+arrives by itself after the rest of the page."""
 from __future__ import annotations
 
+import re
 import threading
-from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from conftest import htmx_settled, serving
-from webnb import create_app
 from webnb.engine import Corpus
 from webnb.views.common import LARGE_CORPUS
 
+from .conftest import PROJECTOR, htmx_settled, response_to, scroll_width, url_with
+
 pytestmark = pytest.mark.browser
 
-PROJECTOR = {"width": 1024, "height": 768}
-ARTIFACTS = Path(__file__).parent / "artifacts"
 PATH = "/corpora/spam-ham/words"
 
 
-@pytest.fixture(scope="module")
-def app(tmp_path_factory):
-    return create_app({"TESTING": True, "SECRET_KEY": "test"}, instance_path=str(tmp_path_factory.mktemp("instance")))
-
-
-@pytest.fixture(scope="module")
-def server_url(app):
-    with serving(app) as url:
-        yield url
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport=PROJECTOR)
-    errors: list[str] = []
-    context.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
-    context.on("weberror", lambda error: errors.append(str(error.error)))
-    page = context.new_page()
-    page.errors = errors
-    yield page
-    context.close()
-
-
-def shot(page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=ARTIFACTS / f"{name}.png", full_page=True)
-
-
-def words_response(path: str = PATH, **params):
-    def matches(response) -> bool:
-        parts = urlsplit(response.url)
-        query = {name: values[-1] for name, values in parse_qs(parts.query).items()}
-        return parts.path == path and all(query.get(name) == value for name, value in params.items())
-
-    return matches
-
-
-def first_cell(page, section: str) -> str:
-    return page.locator(f"#{section} table").first.locator("tbody tr").first.inner_text()
-
-
-def test_model_and_alpha_change_the_lists(page, server_url):
+def test_model_and_alpha_change_the_lists(browsing, page, server_url, shot):
     from playwright.sync_api import expect
 
     page.goto(f"{server_url}{PATH}?model=bernoulli&alpha=1")
@@ -73,14 +29,14 @@ def test_model_and_alpha_change_the_lists(page, server_url):
     expect(formula).to_contain_text("7.364")  # (9/11) ÷ (1/9) = 81/11
     shot(page, "words-spam-ham-bernoulli")
 
-    with page.expect_response(words_response(model="multinomial")):
+    with page.expect_response(response_to(PATH, model="multinomial")):
         page.locator("#model-kind").select_option("multinomial")
     htmx_settled(page)  # the next action must reach the swapped-in elements
     expect(ham_top).not_to_contain_text("9/11")
     expect(page.locator("#top-words th").filter(has_text="θ").first).to_be_visible()
-    assert parse_qs(urlsplit(page.url).query)["model"] == ["multinomial"]  # pushed into the address
+    expect(page).to_have_url(url_with(model="multinomial"))  # pushed into the address
 
-    with page.expect_response(words_response(model="multinomial", alpha="0")):
+    with page.expect_response(response_to(PATH, model="multinomial", alpha="0")):
         page.locator("#model-alpha").fill("0")
     htmx_settled(page)  # the next action must reach the swapped-in elements
     expect(formula).to_contain_text("∞")
@@ -89,42 +45,45 @@ def test_model_and_alpha_change_the_lists(page, server_url):
     assert set(ratios.all_inner_texts()) == {"∞"}
     expect(page.locator("#discriminative .warning")).to_contain_text("infinite")
 
-    with page.expect_response(words_response(k="5", alpha="0")):
+    with page.expect_response(response_to(PATH, k="5", alpha="0")):
         page.locator("#words-k").fill("5")
         page.locator("#words-k").press("Tab")
     htmx_settled(page)  # the next action must reach the swapped-in elements
     expect(page.locator("#top-words table").first.locator("tbody tr")).to_have_count(5)
     expect(page.locator("#model-kind")).to_have_value("multinomial")  # the model was kept
-    with page.expect_response(words_response(k="5", alpha="2")):
+    with page.expect_response(response_to(PATH, k="5", alpha="2")):
         page.locator("#model-alpha").fill("2")
     htmx_settled(page)  # the next action must reach the swapped-in elements
     expect(formula).not_to_contain_text("∞")
     expect(page.locator("#top-words table").first.locator("tbody tr")).to_have_count(5)  # and k kept by the model form
-    query = parse_qs(urlsplit(page.url).query)
-    assert query["alpha"] == ["2"] and query["k"] == ["5"]
+    expect(page).to_have_url(url_with(alpha="2", k="5"))
     shot(page, "words-spam-ham-multinomial-alpha0")
-    assert page.errors == []
+    assert browsing.errors == []
 
 
 @pytest.mark.parametrize("query", ["model=bernoulli&alpha=1", "model=multinomial&alpha=0&k=50"])
-def test_presenter_mode_fits_the_projector(page, server_url, query):
+def test_presenter_mode_fits_the_projector(browsing, page, server_url, shot, query):
+    from playwright.sync_api import expect
+
     page.goto(f"{server_url}{PATH}?{query}&presenter=1")
-    assert page.evaluate("document.body.classList.contains('presenter')")
-    assert page.locator(".model-form").is_hidden() and page.locator("#words-settings").is_hidden()
-    assert page.evaluate("document.documentElement.scrollWidth") <= PROJECTOR["width"]
+    expect(page.locator("body")).to_have_class(re.compile(r"\bpresenter\b"))
+    expect(page.locator(".model-form")).to_be_hidden()
+    expect(page.locator("#words-settings")).to_be_hidden()
+    assert scroll_width(page) <= PROJECTOR["width"]
     assert page.evaluate("parseFloat(getComputedStyle(document.body).fontSize)") >= 24
     shot(page, f"words-presenter-{query.replace('&', '-').replace('=', '')}")
-    assert page.errors == []
+    assert browsing.errors == []
 
 
-def test_large_corpus_pairs_arrive_after_the_page(app, page, server_url):
+def test_large_corpus_pairs_arrive_after_the_page(served_app, browsing, page, server_url, shot):
     """A corpus above LARGE_CORPUS documents: the comparison is held back until the test releases it, so the page
     must show the rest and a note first, then the note polls and turns into the table by itself."""
     from playwright.sync_api import expect
 
     n = LARGE_CORPUS + 100
-    pairs = [("spam" if i % 3 == 0 else "ham", f"{'win cash prize' if i % 3 == 0 else 'lunch at noon'} message {i % 50}") for i in range(n)]
-    catalog = app.extensions["webnb"]["catalog"]
+    pairs = [("spam", f"win cash prize message {i % 50}") if i % 3 == 0 else ("ham", f"lunch at noon message {i % 50}")
+             for i in range(n)]
+    catalog = served_app.extensions["webnb"]["catalog"]
     corpus_id = catalog.add(Corpus.from_pairs(pairs), name="Many messages", source="test")
     release = threading.Event()
     counting = catalog.held_out
@@ -149,22 +108,17 @@ def test_large_corpus_pairs_arrive_after_the_page(app, page, server_url):
     finally:
         release.set()
         del catalog.held_out
-    assert page.errors == []
+    assert browsing.errors == []
 
 
-def test_settings_work_without_javascript(browser, server_url):
+def test_settings_work_without_javascript(new_browsing, server_url):
     from playwright.sync_api import expect
 
-    context = browser.new_context(viewport=PROJECTOR, java_script_enabled=False)
-    try:
-        page = context.new_page()
-        page.goto(f"{server_url}{PATH}?model=bernoulli&alpha=1")
-        page.locator("#words-k").fill("7")
-        page.locator("#words-by").select_option("difference")
-        page.locator("#words-settings button", has_text="Show").click()
-        expect(page.locator("#top-words table").first.locator("tbody tr")).to_have_count(7)
-        expect(page.locator("#discriminative th.ranked")).to_have_text(["difference", "difference"])
-        query = parse_qs(urlsplit(page.url).query)
-        assert query["k"] == ["7"] and query["by"] == ["difference"] and query["alpha"] == ["1"]
-    finally:
-        context.close()
+    page = new_browsing(java_script_enabled=False).new_page()
+    page.goto(f"{server_url}{PATH}?model=bernoulli&alpha=1")
+    page.locator("#words-k").fill("7")
+    page.locator("#words-by").select_option("difference")
+    page.locator("#words-settings button", has_text="Show").click()
+    expect(page).to_have_url(url_with(k="7", by="difference", alpha="1"))
+    expect(page.locator("#top-words table").first.locator("tbody tr")).to_have_count(7)
+    expect(page.locator("#discriminative th.ranked")).to_have_text(["difference", "difference"])
