@@ -32,8 +32,8 @@ if str(REPO_ROOT) not in sys.path:
 import numpy as np  # noqa: E402
 from sklearn.naive_bayes import GaussianNB as SklearnGaussianNB  # noqa: E402
 
-from webnb.engine.gaussian import GaussianStatistics  # noqa: E402
-from webnb.engine.table import NumericTable  # noqa: E402
+from webnb.engine.gaussian.model import GaussianStatistics  # noqa: E402
+from webnb.engine.gaussian.table import NumericTable  # noqa: E402
 
 
 def make_table(rows: int, features: int, classes: int, seed: int = 0):

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from webnb.engine import AnalysisOptions, Corpus, TrainingSet, VocabularyOptions, read_corpus
-from webnb.engine.additions import (
+from webnb.engine.text.additions import (
     AdditionError,
     add_document,
     added_document_id,
@@ -337,5 +337,5 @@ def test_bad_documents_are_refused(match_reviews, label, text, message):
 
 
 def test_the_engine_does_not_import_flask():
-    code = "import sys, webnb.engine.additions; assert 'flask' not in sys.modules"
+    code = "import sys, webnb.engine.text.additions; assert 'flask' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -8,9 +8,9 @@ import pytest
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS as SKLEARN_STOP_WORDS
 from sklearn.feature_extraction.text import CountVectorizer
 
-from webnb.engine.analysis import PLACEHOLDERS, TOKEN_PATTERNS, AnalysisOptions, Analyzer, DroppedWord
-from webnb.engine.readers import read_corpus
-from webnb.engine.stopwords import ENGLISH_STOP_WORDS
+from webnb.engine.io.readers import read_corpus
+from webnb.engine.text.analysis import PLACEHOLDERS, TOKEN_PATTERNS, AnalysisOptions, Analyzer, DroppedWord
+from webnb.engine.text.stopwords import ENGLISH_STOP_WORDS
 
 TRICKY = (
     "Hello, World! Isn't it... great?!",

@@ -28,8 +28,8 @@ from re import _parser as sre_parse
 import pytest
 import snowballstemmer
 
-from webnb.engine import analysis
-from webnb.engine.analysis import NORMALISATION_PATTERNS, PLACEHOLDERS, TOKEN_PATTERNS, AnalysisOptions, Analyzer
+from webnb.engine.text import analysis
+from webnb.engine.text.analysis import NORMALISATION_PATTERNS, PLACEHOLDERS, TOKEN_PATTERNS, AnalysisOptions, Analyzer
 
 SMALL, LARGE = 500, 5_000
 ALLOWED_GROWTH = 12  # 10 times the text: linear work ≈ 10 times, quadratic ≈ 100 times

@@ -10,7 +10,7 @@ from bs4 import BeautifulSoup
 
 import webnb.home
 from webnb import create_app
-from webnb.engine.corpus import Corpus
+from webnb.engine.shared.corpus import Corpus
 from webnb.examples import TABLE_EXAMPLES, Example, example_ids, load_example_corpus
 
 

@@ -8,10 +8,10 @@ import pytest
 import scipy.sparse as sp
 from sklearn.feature_extraction.text import CountVectorizer
 
-from webnb.engine.analysis import AnalysisOptions, Analyzer
-from webnb.engine.bag import BagOfWords, EmptyVocabularyError, VocabularyOptions, document_frequency
-from webnb.engine.corpus import CorpusError
-from webnb.engine.readers import read_corpus
+from webnb.engine.io.readers import read_corpus
+from webnb.engine.shared.corpus import CorpusError
+from webnb.engine.text.analysis import AnalysisOptions, Analyzer
+from webnb.engine.text.bag import BagOfWords, EmptyVocabularyError, VocabularyOptions, document_frequency
 
 SMALL = ("the cat sat on the mat", "the dog sat", "a cat and a dog", "")
 
@@ -484,7 +484,7 @@ def test_counting_in_chunks_gives_scikit_learns_matrix(monkeypatch, chunk, max_f
     """Counts are summed per chunk of documents (so counting takes memory by stored counts, not tokens); empty
     documents at the start, middle and end, and pruning across chunk boundaries, change nothing."""
 
-    import webnb.engine.bag as bag_module
+    import webnb.engine.text.bag as bag_module
 
     monkeypatch.setattr(bag_module, "COUNT_CHUNK", chunk)
     texts = ["", "..", "aa bb aa", "", "cc dd aa aa", "bb", "", "zz", ""]

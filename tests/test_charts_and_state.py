@@ -6,8 +6,8 @@ import math
 import pytest
 
 from webnb.charts import sweep_chart
-from webnb.engine.heldout import hold_out
-from webnb.engine.insights import alpha_sweep
+from webnb.engine.evaluation.heldout import hold_out
+from webnb.engine.text.insights import alpha_sweep
 from webnb.examples import load_example_corpus
 from webnb.state import LessonState, parse_state
 

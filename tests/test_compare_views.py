@@ -8,8 +8,8 @@ from conftest import soup_of
 
 from webnb import create_app
 from webnb.engine import Corpus
-from webnb.engine.comparison import PRECISE_STOPPING, compare_models
-from webnb.engine.heldout import hold_out
+from webnb.engine.evaluation.comparison import PRECISE_STOPPING, compare_models
+from webnb.engine.evaluation.heldout import hold_out
 from webnb.examples import load_example_corpus
 from webnb.views.common import LARGE_CORPUS
 from webnb.views.compare import duration
@@ -136,7 +136,7 @@ def test_the_training_documents_as_test_set(client):
 
 
 def test_a_fit_stopped_by_the_iteration_cap_is_flagged(client, monkeypatch):
-    from webnb.engine import comparison
+    from webnb.engine.evaluation import comparison
 
     monkeypatch.setattr(comparison, "PRECISE_STOPPING", comparison.StoppingRule(1e-4, 2))
     soup = soup_of(client.get(PAGE, query_string={"C": "1000"}))

@@ -1,4 +1,4 @@
-"""Naive Bayes beside logistic regression (webnb.engine.comparison).
+"""Naive Bayes beside logistic regression (webnb.engine.evaluation.comparison).
 
 On the built-in spam-ham corpus every number is recomputed here from the count matrix with plain dense numpy (the
 formulas of the lecture notes) and, for logistic regression, by scikit-learn. On the shared corpora, the Naive Bayes
@@ -21,7 +21,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import BernoulliNB, MultinomialNB
 
 from webnb.engine import Corpus, CorpusError, TrainingSet, read_corpus
-from webnb.engine.comparison import (
+from webnb.engine.evaluation.comparison import (
     FAMILY_CONTRASTS,
     MAX_C,
     MODELS,
@@ -32,7 +32,7 @@ from webnb.engine.comparison import (
     parse_C,
     stopping_rule,
 )
-from webnb.engine.heldout import HeldOut, hold_out, on_test_corpus
+from webnb.engine.evaluation.heldout import HeldOut, hold_out, on_test_corpus
 from webnb.examples import load_example_corpus
 
 NB_KEYS = ("bernoulli", "multinomial", "multinomial-binary")
@@ -232,7 +232,10 @@ def test_the_contrasts_name_both_families():
 
 
 def test_the_engine_module_imports_neither_flask_nor_scikit_learn():
-    code = "import sys, webnb.engine.comparison; print(sorted(m for m in ('flask', 'sklearn') if m in sys.modules))"
+    code = (
+        "import sys, webnb.engine.evaluation.comparison; "
+        "print(sorted(m for m in ('flask', 'sklearn') if m in sys.modules))"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
 

@@ -11,7 +11,8 @@ import sqlalchemy as sa
 
 from webnb import create_app
 from webnb.catalog import Catalog
-from webnb.engine import AnalysisOptions, Corpus, TrainingSet, VocabularyOptions, persist
+from webnb.engine import AnalysisOptions, Corpus, TrainingSet, VocabularyOptions
+from webnb.engine.io import persist
 from webnb.storage import Storage, content_hash, contents, corpora, counts, documents, stored_size
 
 LABELS = ("negative", "positive")

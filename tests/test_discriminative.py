@@ -21,7 +21,7 @@ from scipy.special import logsumexp
 from sklearn.linear_model import LogisticRegression
 
 from webnb.engine import Corpus, TrainingSet, evaluate, read_corpus, stratified_split
-from webnb.engine.discriminative import SoftmaxRegression, fit_softmax_regression, penalised_log_loss
+from webnb.engine.text.discriminative import SoftmaxRegression, fit_softmax_regression, penalised_log_loss
 
 NEWSGROUPS_4 = ("alt.atheism", "comp.graphics", "sci.med", "soc.religion.christian")
 
@@ -274,7 +274,7 @@ def test_a_matrix_of_another_vocabulary_is_refused(tiny):
 
 def test_the_engine_module_imports_neither_flask_nor_scikit_learn():
     code = (
-        "import sys, webnb.engine.discriminative; "
+        "import sys, webnb.engine.text.discriminative; "
         "print(sorted(m for m in ('flask', 'sklearn') if m in sys.modules))"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

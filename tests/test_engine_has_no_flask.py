@@ -47,9 +47,13 @@ def engine_modules() -> list[pkgutil.ModuleInfo]:
 def test_the_walk_finds_every_module_of_the_engine():
     names = {info.name for info in engine_modules()}
     engine_folder = Path(webnb.engine.__file__).parent
-    on_disk = {f"webnb.engine.{path.stem}" for path in engine_folder.glob("*.py") if path.stem != "__init__"}
+    on_disk = {
+        "webnb.engine." + ".".join(path.relative_to(engine_folder).with_suffix("").parts).removesuffix(".__init__")
+        for path in engine_folder.rglob("*.py")
+        if path.parent != engine_folder or path.stem != "__init__"
+    }
     assert names == on_disk and len(names) >= 20
-    assert {"webnb.engine.models", "webnb.engine.training", "webnb.engine.comparison"} <= names
+    assert {"webnb.engine.text.models", "webnb.engine.text.training", "webnb.engine.evaluation.comparison"} <= names
 
 
 def test_importing_the_engine_and_every_module_of_it_never_loads_flask():

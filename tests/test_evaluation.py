@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from sklearn.metrics import accuracy_score, confusion_matrix, precision_recall_fscore_support
 
-from webnb.engine.corpus import CorpusError
-from webnb.engine.evaluation import ClassScores, evaluate, stratified_split
-from webnb.engine.readers import read_corpus
-from webnb.engine.training import TrainingSet
+from webnb.engine.evaluation.scores import ClassScores, evaluate, stratified_split
+from webnb.engine.io.readers import read_corpus
+from webnb.engine.shared.corpus import CorpusError
+from webnb.engine.text.training import TrainingSet
 from webnb.examples import load_example_corpus
 
 # 10 of "a", 6 of "b", 3 of "c" and 1 of "d", interleaved so that a class is not a block of indices.

@@ -27,10 +27,10 @@ from webnb.engine import (
     VocabularyOptions,
     evaluate,
     explain,
-    export,
     stratified_split,
 )
-from webnb.engine.export import (
+from webnb.engine.export import notebook as export
+from webnb.engine.export.notebook import (
     confusion_table,
     csv_text,
     documents_table,
@@ -40,7 +40,7 @@ from webnb.engine.export import (
     parameters_table,
     priors_table,
 )
-from webnb.engine.serialize import fraction_text
+from webnb.engine.shared.plain import fraction_text
 from webnb.examples import load_example_corpus
 
 try:
@@ -430,7 +430,7 @@ def test_the_corpus_travels_as_json_in_the_notebook():
 
 
 def test_english_stop_words_travel_with_the_notebook():
-    from webnb.engine.stopwords import ENGLISH_STOP_WORDS
+    from webnb.engine.text.stopwords import ENGLISH_STOP_WORDS
 
     notebook = make_notebook(KERNEL_CASES["spam-ham held out"])
     namespace: dict = {}

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from webnb.engine import CorpusError
-from webnb.engine.evaluation import evaluate
-from webnb.engine.gaussian import GaussianStatistics, explain
-from webnb.engine.models import normalise_log_joint
-from webnb.engine.table import NumericTable, numeric_layout, parse_number, read_numeric_csv
+from webnb.engine.evaluation.scores import evaluate
+from webnb.engine.gaussian.model import GaussianStatistics, explain
+from webnb.engine.gaussian.table import NumericTable, numeric_layout, parse_number, read_numeric_csv
+from webnb.engine.text.models import normalise_log_joint
 from webnb.examples import TABLE_EXAMPLES, load_example_table
 
 sklearn_naive_bayes = pytest.importorskip("sklearn.naive_bayes")
@@ -128,7 +128,7 @@ def test_generated_data_parity_with_scikit_learn(seed):
 
 
 def test_evaluation_agrees_with_scikit_learn_on_a_split():
-    from webnb.engine.evaluation import stratified_split
+    from webnb.engine.evaluation.scores import stratified_split
 
     iris = load_example_table("iris")
     train, test = stratified_split(iris.labels, 0.3, 7)
@@ -287,7 +287,7 @@ def test_the_built_in_tables():
 
 
 def test_a_stored_row_with_a_number_missing_is_named():
-    from webnb.engine.corpus import Corpus
+    from webnb.engine.shared.corpus import Corpus
 
     corpus = Corpus(texts=("1.0\t2.0", "3.0", "4.0\t5.0"), labels=("a", "b", "a"), ids=("r1", "r2", "r3"))
     with pytest.raises(CorpusError, match="row r2 has 1 number, not 2"):

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 from bs4 import BeautifulSoup
 
-from webnb.engine.corpus import CorpusError
-from webnb.engine.gaussian import GaussianStatistics, explain
-from webnb.engine.numbers import parse_decimal
-from webnb.engine.table import NumericTable, read_numeric_csv
+from webnb.engine.gaussian.model import GaussianStatistics, explain
+from webnb.engine.gaussian.table import NumericTable, read_numeric_csv
+from webnb.engine.shared.corpus import CorpusError
+from webnb.engine.shared.numbers import parse_decimal
 from webnb.state import GAUSSIAN_STEPS
 
 LARGEST = "1.7976931348623157e308"

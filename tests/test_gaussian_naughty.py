@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from test_naughty_strings import CHECKS, STRINGS, fetch, hx_signature, inert, make_app
 
-from webnb.engine.table import NumericTable
+from webnb.engine.gaussian.table import NumericTable
 from webnb.state import GAUSSIAN_STEPS
 
 VIEWS = [("", {}), ("/parameters", {}), ("/evaluation", {"test": "training"})] + [

@@ -7,7 +7,7 @@ import pytest
 from conftest import skip_unless_ci
 
 from webnb.engine import CorpusError
-from webnb.engine.gaussian_notebook import gaussian_notebook
+from webnb.engine.export.gaussian_notebook import gaussian_notebook
 from webnb.examples import load_example_table
 
 
@@ -72,7 +72,7 @@ def test_the_notebook_is_refused_where_its_formula_would_divide_by_zero(client):
 
 def test_hostile_names_stay_data_in_the_notebook(monkeypatch):
     table = load_example_table("match-ratings")
-    from webnb.engine.table import NumericTable
+    from webnb.engine.gaussian.table import NumericTable
 
     names = ("'''; import os; os.system('echo owned') #",)
     hostile = NumericTable(names, table.values, tuple(f"\\'{label}'''" for label in table.labels), table.ids)
@@ -82,6 +82,6 @@ def test_hostile_names_stay_data_in_the_notebook(monkeypatch):
     exec(source.split("\n", 1)[0], {"json": json}, namespace)  # only the line that reads the embedded JSON
     assert namespace["TABLE"]["features"] == list(names)
     assert namespace["TABLE"]["labels"] == list(hostile.labels)
-    monkeypatch.setattr("webnb.engine.gaussian_notebook.MAX_NOTEBOOK_CELLS", 10)
+    monkeypatch.setattr("webnb.engine.export.gaussian_notebook.MAX_NOTEBOOK_CELLS", 10)
     with pytest.raises(CorpusError, match="at most 10"):
         gaussian_notebook(table, var_smoothing=1e-9, prior="learned", values=(1.0,), test_size=None)

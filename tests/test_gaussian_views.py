@@ -10,8 +10,8 @@ import re
 import numpy as np
 import pytest
 
-from webnb.engine.evaluation import stratified_split
-from webnb.engine.gaussian import GaussianStatistics
+from webnb.engine.evaluation.scores import stratified_split
+from webnb.engine.gaussian.model import GaussianStatistics
 from webnb.examples import load_example_table
 from webnb.state import GAUSSIAN_STEPS
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from webnb.engine import SEED_EPSILON, TrainingSet, VocabularyOptions, evaluate, explain, read_corpus
-from webnb.engine.serialize import ratio_text
+from webnb.engine.shared.plain import ratio_text
 from webnb.examples import load_example_corpus
 
 # -- seed 002: match reviews, Bernoulli, α = 0 ---------------------------------------------------

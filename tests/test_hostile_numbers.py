@@ -10,7 +10,7 @@ from contextlib import redirect_stderr, redirect_stdout
 import pytest
 
 from webnb.cli import main
-from webnb.engine.numbers import parse_exact_decimal, parse_whole
+from webnb.engine.shared.numbers import parse_exact_decimal, parse_whole
 
 HOSTILE = [
     "1e-100000", "1e-1000000", "1e1000000", "9" * 5000, "1" + ",111" * 500, "nan", "inf", "-inf", "-1", "0x10",
@@ -161,7 +161,7 @@ def test_a_long_review_with_an_awkward_alpha_shows_every_step(client, model):
 
 def test_an_exact_product_is_kept_while_it_can_be_written_out():
     from webnb.engine import TrainingSet, explain
-    from webnb.engine.trace import EXACT_PRODUCT_BITS
+    from webnb.engine.text.trace import EXACT_PRODUCT_BITS
     from webnb.examples import load_example_corpus
 
     training = TrainingSet.build(load_example_corpus("china-japan"))

@@ -25,9 +25,9 @@ from webnb.engine import (
     read_corpus,
     stratified_split,
 )
-from webnb.engine import training as training_module
-from webnb.engine.bag import BagOfWords
-from webnb.engine.insights import (
+from webnb.engine.text import training as training_module
+from webnb.engine.text.bag import BagOfWords
+from webnb.engine.text.insights import (
     DEFAULT_ALPHAS,
     alpha_sweep,
     discriminative_words,
@@ -38,8 +38,8 @@ from webnb.engine.insights import (
     top_words,
     unique_top_words,
 )
-from webnb.engine.models import NaiveBayes
-from webnb.engine.statistics import ClassStatistics
+from webnb.engine.text.models import NaiveBayes
+from webnb.engine.text.statistics import ClassStatistics
 from webnb.examples import load_example_corpus
 
 # -- a small corpus, worked by hand -------------------------------------------------------------------------------
@@ -701,7 +701,7 @@ def test_sampling_refuses_bad_arguments(match_reviews, kind, arguments, message)
 
 def test_insights_import_neither_flask_nor_sklearn():
     code = (
-        "import sys, webnb.engine.insights\n"
+        "import sys, webnb.engine.text.insights\n"
         "print(sorted(n for n in sys.modules if n.split('.')[0] in ('flask', 'sklearn')))\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -742,7 +742,7 @@ def test_log10_doubt_is_minus_infinity_when_the_other_classes_are_impossible(mat
 
 
 def test_calibration_by_hand(hand, hand_test):
-    from webnb.engine.insights import calibration
+    from webnb.engine.text.insights import calibration
 
     matrix, labels = hand_test
     model = hand.model("multinomial", 1)
@@ -760,7 +760,7 @@ def test_calibration_by_hand(hand, hand_test):
 
 
 def test_calibration_leaves_undecidable_documents_out_of_the_mean(hand, hand_test):
-    from webnb.engine.insights import calibration
+    from webnb.engine.text.insights import calibration
 
     matrix, labels = hand_test
     result = calibration(hand.model("multinomial", 0), matrix, labels)

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from webnb.engine import SEED_EPSILON, Corpus, TrainingSet, explain
-from webnb.engine import lesson as lesson_module
-from webnb.engine.lesson import (
+from webnb.engine.shared.plain import trace_dict
+from webnb.engine.text import lesson as lesson_module
+from webnb.engine.text.lesson import (
     PARTS,
     build_lesson,
     computed_parts,
@@ -18,8 +19,7 @@ from webnb.engine.lesson import (
     lesson_dict,
     log_space,
 )
-from webnb.engine.serialize import trace_dict
-from webnb.engine.trace import factor_of
+from webnb.engine.text.trace import factor_of
 from webnb.examples import example_ids, load_example_corpus
 from webnb.state import STEPS
 from webnb.views import inference as inference_views

@@ -9,9 +9,9 @@ from fractions import Fraction
 import pytest
 
 from webnb.engine import SEED_EPSILON, AnalysisOptions, Corpus, TrainingSet, explain, read_corpus
-from webnb.engine import lesson as lesson_module
-from webnb.engine import training as training_module
-from webnb.engine.lesson import (
+from webnb.engine.text import lesson as lesson_module
+from webnb.engine.text import training as training_module
+from webnb.engine.text.lesson import (
     REPEAT_CAP,
     RepeatedProducts,
     _first_true,
@@ -20,7 +20,7 @@ from webnb.engine.lesson import (
     lesson_dict,
     repeated,
 )
-from webnb.engine.trace import LISTED_ABSENT_LIMIT
+from webnb.engine.text.trace import LISTED_ABSENT_LIMIT
 from webnb.examples import load_example_corpus
 
 log = math.log

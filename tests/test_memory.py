@@ -18,9 +18,10 @@ from bs4 import BeautifulSoup
 from conftest import REPO_ROOT
 
 from webnb import create_app, work
-from webnb.engine import Corpus, CorpusError, TrainingSet, VocabularyOptions, budget, read_corpus_bytes
-from webnb.engine.budget import WorkTooLarge
-from webnb.engine.uploads import inspect_table
+from webnb.engine import Corpus, CorpusError, TrainingSet, VocabularyOptions, read_corpus_bytes
+from webnb.engine.io.uploads import inspect_table
+from webnb.engine.shared import budget
+from webnb.engine.shared.budget import WorkTooLarge
 from webnb.views import compare
 
 MB = 1_000_000
@@ -102,7 +103,7 @@ def test_the_dense_tables_are_refused_before_they_are_allocated():
 
 def test_counting_is_refused_before_it_starts(monkeypatch):
     counted = []
-    from webnb.engine import bag
+    from webnb.engine.text import bag
 
     monkeypatch.setattr(bag, "_count", lambda *args, **kwargs: counted.append(1))
     corpus = many_classes_corpus()
@@ -158,7 +159,7 @@ def test_a_tiny_cap_refuses_the_parameters_page_before_the_class_tables(tmp_path
 def test_too_many_class_cells_stop_counting_after_the_first_chunk(monkeypatch):
     """Without min_df/max_df pruning the vocabulary only grows, so counting stops as soon as the words found so far
     make the class tables too large, not after reading the whole corpus."""
-    import webnb.engine.bag as bag_module
+    import webnb.engine.text.bag as bag_module
 
     monkeypatch.setattr(bag_module, "COUNT_CHUNK", 10)
     monkeypatch.setattr(bag_module, "PROGRESS_EVERY", 10)

@@ -18,7 +18,7 @@ from webnb.engine import (
     fit_naive_bayes,
     parse_alpha,
 )
-from webnb.engine.trace import LISTED_ABSENT_LIMIT
+from webnb.engine.text.trace import LISTED_ABSENT_LIMIT
 
 
 def random_corpus(seed=0, n_docs=120, n_words=300, classes=("alpha", "beta", "gamma")) -> Corpus:

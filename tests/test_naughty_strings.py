@@ -27,7 +27,7 @@ from bs4 import BeautifulSoup
 from test_views import LESSON_PAGES
 
 from webnb import create_app
-from webnb.engine.corpus import Corpus
+from webnb.engine.shared.corpus import Corpus
 from webnb.state import MAX_TEXT_LENGTH, STEPS
 
 DATA = Path(__file__).parent / "data" / "naughty-strings.json"

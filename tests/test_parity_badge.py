@@ -17,8 +17,8 @@ from conftest import soup_of
 from flask import render_template_string
 
 from webnb.engine import Corpus, TrainingSet, evaluate, read_corpus
-from webnb.engine.heldout import hold_out, on_training_documents
-from webnb.engine.parity import TOLERANCE, evaluation_parity, parameters_parity
+from webnb.engine.evaluation.heldout import hold_out, on_training_documents
+from webnb.engine.evaluation.parity import TOLERANCE, evaluation_parity, parameters_parity
 from webnb.examples import load_example_corpus
 from webnb.state import LessonState
 from webnb.views.common import LARGE_CORPUS, load_lesson
@@ -64,7 +64,10 @@ def expected_parameter_numbers(training: TrainingSet) -> int:
 def test_importing_the_engine_module_imports_neither_flask_nor_sklearn():
     import subprocess
 
-    code = "import sys, webnb.engine.parity; print(sorted(m for m in ('flask', 'sklearn') if m in sys.modules))"
+    code = (
+        "import sys, webnb.engine.evaluation.parity; "
+        "print(sorted(m for m in ('flask', 'sklearn') if m in sys.modules))"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
 
@@ -249,7 +252,7 @@ def test_nan_scores_of_sklearn_are_left_out_not_counted_as_disagreements(built_i
 
 def test_a_wrong_prediction_disagrees_at_its_document(monkeypatch):
     held = hold_out(load_example_corpus("spam-ham"), test_size=0.5, seed=0)
-    import webnb.engine.parity as parity
+    import webnb.engine.evaluation.parity as parity
 
     def wrong_first(model, matrix, labels):
         right = evaluate(model, matrix, labels)

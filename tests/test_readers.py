@@ -13,9 +13,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from webnb.engine import readers
-from webnb.engine.corpus import CorpusError
-from webnb.engine.readers import read_corpus, read_corpus_bytes
+from webnb.engine.io import readers
+from webnb.engine.io.readers import read_corpus, read_corpus_bytes
+from webnb.engine.shared.corpus import CorpusError
 
 # The same three documents in each format.
 JSONL = (

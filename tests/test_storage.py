@@ -14,7 +14,7 @@ import pytest
 import sqlalchemy as sa
 
 from webnb import storage as storage_module
-from webnb.engine.corpus import Corpus, CorpusError
+from webnb.engine.shared.corpus import Corpus, CorpusError
 from webnb.storage import CorpusSummary, DocumentRow, Storage, StoredCorpus, content_hash, default_url, documents
 
 

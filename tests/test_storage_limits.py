@@ -15,7 +15,7 @@ from bs4 import BeautifulSoup
 from webnb import create_app
 from webnb.admission import size_text
 from webnb.cli import main
-from webnb.engine.uploads import parse_pasted
+from webnb.engine.io.uploads import parse_pasted
 from webnb.storage import corpora, documents, jobs, shares, stored_size, workspaces
 
 PASTE = "pos\tgreat match and a sharp keeper\nneg\tdull match\npos\tbrilliant goal\nneg\tslow dull game"

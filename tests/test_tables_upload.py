@@ -11,9 +11,9 @@ from bs4 import BeautifulSoup
 from conftest import soup_of
 
 from webnb import create_app
-from webnb.engine.corpus import Corpus
-from webnb.engine.table import NumericTable
-from webnb.engine.uploads import inspect_table, parse_pasted_table
+from webnb.engine.gaussian.table import NumericTable
+from webnb.engine.io.uploads import inspect_table, parse_pasted_table
+from webnb.engine.shared.corpus import Corpus
 from webnb.examples import load_example_table
 from webnb.storage import ANY_WORKSPACE, Storage, corpora
 
@@ -381,7 +381,7 @@ def test_an_old_database_gains_the_features_column(database_url):
 
 def test_the_catalog_refuses_a_table_it_cannot_train_on_and_keeps_quotas(app):
     from webnb.catalog import Quota
-    from webnb.engine.corpus import CorpusError
+    from webnb.engine.shared.corpus import CorpusError
 
     catalog = app.extensions["webnb"]["catalog"]
     one_class = IRIS.subset(range(10))

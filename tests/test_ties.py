@@ -21,9 +21,9 @@ from bs4 import BeautifulSoup
 
 from webnb.cli import main
 from webnb.engine import ClassStatistics, Corpus, TrainingSet, evaluate, explain, fit_naive_bayes
-from webnb.engine.comparison import compare_models
-from webnb.engine.heldout import on_test_corpus
-from webnb.engine.serialize import trace_dict
+from webnb.engine.evaluation.comparison import compare_models
+from webnb.engine.evaluation.heldout import on_test_corpus
+from webnb.engine.shared.plain import trace_dict
 
 SPAM_PAIRS = [("A", "spam"), ("B", "spam spam")]
 

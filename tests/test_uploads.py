@@ -14,9 +14,9 @@ import zipfile
 
 import pytest
 
-from webnb.engine import uploads
-from webnb.engine.corpus import CorpusError
-from webnb.engine.uploads import TableShape, inspect_table, parse_pasted, read_table, read_zip
+from webnb.engine.io import uploads
+from webnb.engine.io.uploads import TableShape, inspect_table, parse_pasted, read_table, read_zip
+from webnb.engine.shared.corpus import CorpusError
 
 # --- parse_pasted ---------------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ import pytest
 from conftest import soup_of
 
 from webnb.engine import AnalysisOptions, VocabularyOptions, evaluate, read_corpus
-from webnb.engine.heldout import hold_out
+from webnb.engine.evaluation.heldout import hold_out
 from webnb.examples import load_example_corpus
 from webnb.state import parse_state
 
@@ -249,7 +249,7 @@ def test_bigram_comparison_matches_the_engine(client):
 def test_pairs_among_discriminative_words_come_from_the_bigram_model(client):
     data = words_json(client, "spam-ham", model="multinomial", alpha="1", k="20")
     held = hold_out(load_example_corpus("spam-ham"), AnalysisOptions(ngram_range=(1, 2)), VocabularyOptions())
-    from webnb.engine.insights import discriminative_words
+    from webnb.engine.text.insights import discriminative_words
 
     found = discriminative_words(held.training.model("multinomial", "1"), "ham", "spam", k=20)
     expected = {

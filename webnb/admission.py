@@ -22,7 +22,7 @@ from limits.storage import MemoryStorage
 from limits.strategies import FixedWindowRateLimiter
 
 from webnb.engine import Corpus, CorpusError
-from webnb.engine.table import NumericTable
+from webnb.engine.gaussian.table import NumericTable
 from webnb.storage import Storage, stored_size
 
 logger = logging.getLogger(__name__)

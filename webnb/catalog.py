@@ -1,7 +1,7 @@
 """Where corpora come from (the built-in examples, or the database) and their counted data.
 
 A stored corpus is counted once for every process and machine: the first process that needs it counted under some
-analysis options claims the work in the database, counts, and stores the result (webnb/engine/persist.py); every
+analysis options claims the work in the database, counts, and stores the result (webnb/engine/io/persist.py); every
 other one loads that instead of counting again. What a process holds (documents, counted statistics, matrices,
 held-out sets) lives in one cache bounded in bytes (``WEBNB_CACHE_MB``), so moving α or paging a table never
 re-reads a corpus while it fits."""
@@ -21,13 +21,14 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from webnb.cache import DEFAULT_CACHE_MB, Cache, size_of
-from webnb.engine import AnalysisOptions, Corpus, CorpusError, TrainingSet, VocabularyOptions, persist
-from webnb.engine.analysis import Analyzer
-from webnb.engine.bag import BagOfWords
-from webnb.engine.evaluation import stratified_split
-from webnb.engine.gaussian import GaussianStatistics
-from webnb.engine.heldout import HeldOut, hold_out, on_test_corpus, on_training_documents
-from webnb.engine.table import NumericTable
+from webnb.engine import AnalysisOptions, Corpus, CorpusError, TrainingSet, VocabularyOptions
+from webnb.engine.evaluation.heldout import HeldOut, hold_out, on_test_corpus, on_training_documents
+from webnb.engine.evaluation.scores import stratified_split
+from webnb.engine.gaussian.model import GaussianStatistics
+from webnb.engine.gaussian.table import NumericTable
+from webnb.engine.io import persist
+from webnb.engine.text.analysis import Analyzer
+from webnb.engine.text.bag import BagOfWords
 from webnb.examples import EXAMPLES, TABLE_EXAMPLES, load_example_corpus, load_example_table
 from webnb.state import LessonState
 from webnb.storage import ANY_WORKSPACE, CorpusSummary, Storage, content_hash

@@ -17,9 +17,9 @@ from webnb.engine import (
     read_corpus,
     stratified_split,
 )
-from webnb.engine.analysis import PLACEHOLDERS, STEMMERS, STRIP_ACCENTS, TOKEN_PATTERNS
-from webnb.engine.numbers import is_plain_decimal, parse_whole
-from webnb.engine.serialize import evaluation_dict, fraction_text, ratio_text, trace_dict
+from webnb.engine.shared.numbers import is_plain_decimal, parse_whole
+from webnb.engine.shared.plain import evaluation_dict, fraction_text, ratio_text, trace_dict
+from webnb.engine.text.analysis import PLACEHOLDERS, STEMMERS, STRIP_ACCENTS, TOKEN_PATTERNS
 from webnb.state import MAX_FEATURES, MAX_SEED, document_bound
 
 # -- argument parsing ---------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from webnb.engine.serialize import fraction_text, ratio_text
+from webnb.engine.shared.plain import fraction_text, ratio_text
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 

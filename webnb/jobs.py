@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Callable
 
-from webnb.engine import CorpusError, budget
+from webnb.engine import CorpusError
+from webnb.engine.shared import budget
 from webnb.outages import STORAGE_ERRORS, STORAGE_UNAVAILABLE
 
 FORGET_AFTER_SECONDS = 3600
@@ -87,7 +88,7 @@ class Jobs:
         return job
 
     def _within_limits(self, work: Callable[[Job], str]) -> Callable[[Job], str]:
-        """``work`` under the memory cap of the request that started it (webnb/engine/budget.py), run when a slot
+        """``work`` under the memory cap of the request that started it (webnb/engine/shared/budget.py), run when a slot
         for heavy work is free: until then the job waits, and its progress page says it has not started."""
         cap, gate = budget.current_limit(), self.heavy_work
 

@@ -12,8 +12,8 @@ from typing import Mapping
 from urllib.parse import quote_plus, urlencode
 
 from webnb.engine import AnalysisOptions, VocabularyOptions, parse_alpha
-from webnb.engine.analysis import PLACEHOLDERS, STEMMERS, STRIP_ACCENTS, TOKEN_PATTERNS
-from webnb.engine.numbers import is_plain_decimal, parse_whole
+from webnb.engine.shared.numbers import is_plain_decimal, parse_whole
+from webnb.engine.text.analysis import PLACEHOLDERS, STEMMERS, STRIP_ACCENTS, TOKEN_PATTERNS
 
 MODELS = ("bernoulli", "multinomial")
 PRIORS = ("learned", "uniform")
@@ -360,7 +360,7 @@ class TableState:
 
 def parse_table_state(args, defaults: TableState | None = None) -> TableState:
     """Read the query string of a Gaussian page; anything invalid falls back to the default, named in ``errors``."""
-    from webnb.engine.table import parse_number
+    from webnb.engine.gaussian.table import parse_number
 
     defaults = defaults or TableState()
     values: dict = {}

@@ -27,7 +27,7 @@ import sqlalchemy as sa
 import sqlalchemy.dialects.postgresql
 import sqlalchemy.dialects.sqlite
 
-from webnb.engine.corpus import Corpus, CorpusError
+from webnb.engine.shared.corpus import Corpus, CorpusError
 from webnb.faults import pause_at
 
 DATABASE_FILENAME = "webnb.sqlite3"

@@ -1,8 +1,9 @@
 """Memory per request and heavy work per process.
 
-``WEBNB_MAX_WORK_MB`` caps the memory estimate of one piece of work (webnb/engine/budget.py): 300 MB in hosted mode,
-where students share a worker; 4,000 MB in local mode, the instructor's own machine, where the largest real corpus
-(all of 20 Newsgroups on the compare page) needs about 1 GB and the cap only stops a corpus that would swap.
+``WEBNB_MAX_WORK_MB`` caps the memory estimate of one piece of work (webnb/engine/shared/budget.py): 300 MB in
+hosted mode, where students share a worker; 4,000 MB in local mode, the instructor's own machine, where the largest
+real corpus (all of 20 Newsgroups on the compare page) needs about 1 GB and the cap only stops a corpus that would
+swap.
 0 means no cap.
 
 ``WEBNB_MAX_HEAVY_WORK`` computations at most run at once in one process (default 1 in hosted mode, 2 in local
@@ -17,8 +18,8 @@ from contextlib import contextmanager, nullcontext
 
 from flask import current_app, g, jsonify, make_response, render_template, request
 
-from webnb.engine import budget
-from webnb.engine.budget import WorkTooLarge
+from webnb.engine.shared import budget
+from webnb.engine.shared.budget import WorkTooLarge
 
 DEFAULT_MAX_WORK_MB = {"hosted": 300, "local": 4000}
 DEFAULT_MAX_HEAVY_WORK = {"hosted": 1, "local": 2}

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from accessibility import axe_violations
 
-from webnb.engine.table import NumericTable
+from webnb.engine.gaussian.table import NumericTable
 
 from .conftest import PROJECTOR, htmx_settled, lazy_parts_loaded, scroll_width, url_with
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from webnb.engine.corpus import Corpus
-from webnb.engine.table import NumericTable, read_numeric_csv
+from webnb.engine.gaussian.table import NumericTable, read_numeric_csv
+from webnb.engine.shared.corpus import Corpus
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, redirect, request, url_for
 
 from webnb.engine import CorpusError
-from webnb.engine.additions import add_document, corpus_with_document
+from webnb.engine.text.additions import add_document, corpus_with_document
 from webnb.notation import NOTATIONS
 from webnb.state import MAX_TEXT_LENGTH, parse_state
 from webnb.views.common import LARGE_CORPUS, catalog, load_lesson, respond, start_job, wants_json

@@ -11,7 +11,7 @@ from jinja2_fragments.flask import render_block
 
 from webnb.catalog import CorpusEntry, ScopedCatalog
 from webnb.engine import CorpusError, TrainingSet
-from webnb.engine.numbers import parse_whole
+from webnb.engine.shared.numbers import parse_whole
 from webnb.state import LessonState, parse_state
 from webnb.storage import ANY_WORKSPACE
 from webnb.workspaces import current_workspace, quota

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, request
 
-from webnb.engine import CorpusError, budget
-from webnb.engine.comparison import (
+from webnb.engine import CorpusError
+from webnb.engine.evaluation.comparison import (
     FAMILY_CONTRASTS,
     Comparison,
     compare_models,
     parse_C,
     stopping_rule,
 )
-from webnb.engine.serialize import number
+from webnb.engine.shared import budget
+from webnb.engine.shared.plain import number
 from webnb.views.common import LARGE_CORPUS, WorkInProgress, load_held_out, load_lesson, respond, start_job, wants_json
 from webnb.views.evaluation import held_out_key
 from webnb.work import heavy

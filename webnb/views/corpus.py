@@ -7,7 +7,7 @@ from flask import Blueprint, current_app, jsonify, redirect, render_template, re
 
 from webnb import security
 from webnb.engine import CorpusError, read_corpus_bytes
-from webnb.engine.uploads import (
+from webnb.engine.io.uploads import (
     inspect_table,
     parse_pasted,
     parse_pasted_table,

@@ -8,10 +8,10 @@ from flask import Blueprint, current_app, url_for
 
 from webnb.charts import sweep_chart
 from webnb.engine import CorpusError, evaluate
-from webnb.engine.evaluation import Evaluation
-from webnb.engine.heldout import HeldOut
-from webnb.engine.insights import AlphaSweep, alpha_sweep
-from webnb.engine.models import NaiveBayes
+from webnb.engine.evaluation.heldout import HeldOut
+from webnb.engine.evaluation.scores import Evaluation
+from webnb.engine.text.insights import AlphaSweep, alpha_sweep
+from webnb.engine.text.models import NaiveBayes
 from webnb.notation import NOTATIONS
 from webnb.views.common import Lesson, catalog, load_held_out, load_lesson, page_number, respond
 from webnb.work import heavy

@@ -7,7 +7,7 @@ import re
 from flask import Blueprint, Response, abort
 
 from webnb.engine import CorpusError
-from webnb.engine.export import (
+from webnb.engine.export.notebook import (
     confusion_table,
     csv_text,
     evaluation_table,

@@ -15,8 +15,10 @@ from flask import Blueprint, Response, abort, redirect, request, url_for
 from webnb.catalog import SMALLEST_SPLIT_CORPUS, CorpusEntry
 from webnb.charts import density_chart
 from webnb.engine import CorpusError
-from webnb.engine.evaluation import evaluate
-from webnb.engine.export import (
+from webnb.engine.evaluation.parity import gaussian_parity
+from webnb.engine.evaluation.scores import evaluate
+from webnb.engine.export.gaussian_notebook import gaussian_notebook
+from webnb.engine.export.notebook import (
     confusion_table,
     csv_text,
     evaluation_table,
@@ -24,11 +26,9 @@ from webnb.engine.export import (
     predictions_table,
     table_rows,
 )
-from webnb.engine.gaussian import DEFAULT_VAR_SMOOTHING, GaussianStatistics, explain
-from webnb.engine.gaussian_notebook import gaussian_notebook
-from webnb.engine.numbers import parse_decimal, parse_whole
-from webnb.engine.parity import gaussian_parity
-from webnb.engine.table import NumericTable
+from webnb.engine.gaussian.model import DEFAULT_VAR_SMOOTHING, GaussianStatistics, explain
+from webnb.engine.gaussian.table import NumericTable
+from webnb.engine.shared.numbers import parse_decimal, parse_whole
 from webnb.state import GAUSSIAN_STEPS, MAX_SEED, MAX_VAR_SMOOTHING, TableState, parse_table_state
 from webnb.views.common import catalog, is_htmx, respond, wants_json
 

@@ -9,9 +9,9 @@ from flask import Blueprint, request
 
 from webnb.charts import power_of_ten, repeat_doubt_chart, repeat_posterior_chart
 from webnb.engine import CorpusError
-from webnb.engine.insights import calibration, mean_document_length, overconfidence, sample_document
-from webnb.engine.numbers import parse_whole
-from webnb.engine.serialize import fraction_text, number, ratio_text
+from webnb.engine.shared.numbers import parse_whole
+from webnb.engine.shared.plain import fraction_text, number, ratio_text
+from webnb.engine.text.insights import calibration, mean_document_length, overconfidence, sample_document
 from webnb.formatting import probability
 from webnb.notation import NOTATIONS
 from webnb.views.common import load_held_out, load_lesson, respond

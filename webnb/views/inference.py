@@ -6,8 +6,8 @@ from dataclasses import replace
 from flask import Blueprint, request
 
 from webnb.engine import CorpusError
-from webnb.engine.lesson import build_lesson, lesson_dict
-from webnb.engine.numbers import parse_whole
+from webnb.engine.shared.numbers import parse_whole
+from webnb.engine.text.lesson import build_lesson, lesson_dict
 from webnb.notation import NOTATIONS
 from webnb.state import MAX_TEXT_LENGTH, STEPS
 from webnb.views.common import catalog, load_lesson, respond, wants_json

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 from flask import Blueprint, request
 
-from webnb.engine.bag import document_frequency
+from webnb.engine.text.bag import document_frequency
 from webnb.views.common import load_lesson, page_number, respond, word_filter, words_containing
 from webnb.views.corpus import DOCUMENTS_PER_PAGE
 

@@ -10,8 +10,8 @@ import numpy as np
 from flask import Blueprint, current_app, request
 
 from webnb.engine import CorpusError
-from webnb.engine.estimate import estimate
-from webnb.engine.serialize import fraction_text, number, ratio_text
+from webnb.engine.shared.plain import fraction_text, number, ratio_text
+from webnb.engine.text.estimate import estimate
 from webnb.formatting import probability
 from webnb.notation import NOTATIONS
 from webnb.state import is_whole

@@ -8,9 +8,9 @@ from dataclasses import replace
 from flask import Blueprint, request
 
 from webnb.engine import CorpusError, evaluate
-from webnb.engine.insights import DISCRIMINATIVE_MEASURES, discriminative_words, top_words, unique_top_words
-from webnb.engine.numbers import parse_whole
-from webnb.engine.serialize import fraction_text, number, ratio_text
+from webnb.engine.shared.numbers import parse_whole
+from webnb.engine.shared.plain import fraction_text, number, ratio_text
+from webnb.engine.text.insights import DISCRIMINATIVE_MEASURES, discriminative_words, top_words, unique_top_words
 from webnb.notation import NOTATIONS
 from webnb.views.common import LARGE_CORPUS, catalog, find_job, is_htmx, load_lesson, respond, start_job, wants_json
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextvars
 from contextlib import contextmanager
 
-from .corpus import CorpusError
+from webnb.engine.shared.corpus import CorpusError
 
 MB = 1_000_000
 COUNTING_BYTES_PER_CHARACTER = 8  # measured 4.7–5.9 since counting sums each chunk of documents (bag.COUNT_CHUNK)

@@ -24,13 +24,13 @@ from fractions import Fraction
 
 import numpy as np
 
-from .corpus import CorpusError
-from .discriminative import fit_softmax_regression
-from .heldout import HeldOut
-from .models import fit_naive_bayes, normalise_log_joint, parse_alpha
-from .numbers import is_plain_decimal
-from .serialize import number
-from .statistics import ClassStatistics
+from webnb.engine.evaluation.heldout import HeldOut
+from webnb.engine.shared.corpus import CorpusError
+from webnb.engine.shared.numbers import is_plain_decimal
+from webnb.engine.shared.plain import number
+from webnb.engine.text.discriminative import fit_softmax_regression
+from webnb.engine.text.models import fit_naive_bayes, normalise_log_joint, parse_alpha
+from webnb.engine.text.statistics import ClassStatistics
 
 
 @dataclass(frozen=True)

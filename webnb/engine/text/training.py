@@ -8,12 +8,12 @@ from typing import Callable
 import numpy as np
 import scipy.sparse as sp
 
-from . import budget
-from .analysis import AnalysisOptions, Analyzer
-from .bag import BagOfWords, VocabularyOptions
-from .corpus import Corpus
-from .models import NaiveBayes, fit_naive_bayes, parse_alpha
-from .statistics import ClassStatistics
+from webnb.engine.shared import budget
+from webnb.engine.shared.corpus import Corpus
+from webnb.engine.text.analysis import AnalysisOptions, Analyzer
+from webnb.engine.text.bag import BagOfWords, VocabularyOptions
+from webnb.engine.text.models import NaiveBayes, fit_naive_bayes, parse_alpha
+from webnb.engine.text.statistics import ClassStatistics
 
 
 class TrainingSet:

@@ -18,13 +18,13 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .analysis import TOKEN_PATTERNS, AnalysisOptions
-from .bag import VocabularyOptions
-from .evaluation import evaluate
-from .heldout import HeldOut
-from .models import NaiveBayes, parse_alpha
-from .serialize import number
-from .training import TrainingSet
+from webnb.engine.evaluation.heldout import HeldOut
+from webnb.engine.evaluation.scores import evaluate
+from webnb.engine.shared.plain import number
+from webnb.engine.text.analysis import TOKEN_PATTERNS, AnalysisOptions
+from webnb.engine.text.bag import VocabularyOptions
+from webnb.engine.text.models import NaiveBayes, parse_alpha
+from webnb.engine.text.training import TrainingSet
 
 TOLERANCE = 1e-10  # absolute, on log-probabilities, counts and accuracies
 # CountVectorizer reads about 10 million characters a second; beyond this the words are not counted again
@@ -588,7 +588,7 @@ def gaussian_parity(training, test, var_smoothing: float, prior: str, of: str) -
 
     Rows the app cannot decide (only possible with a variance of exactly 0) are left out, and so are rows whose
     scikit-learn scores are NaN (its formula divides 0 by 0 there)."""
-    from .gaussian import GaussianStatistics
+    from webnb.engine.gaussian.model import GaussianStatistics
 
     started = time.perf_counter()
     version = sklearn_version()

@@ -11,10 +11,10 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from .trace import ClassTrace, Factor, Trace
+from webnb.engine.text.trace import ClassTrace, Factor, Trace
 
 if TYPE_CHECKING:  # evaluation imports number() from here
-    from .evaluation import Evaluation
+    from webnb.engine.evaluation.scores import Evaluation
 
 
 def number(value: float | None):

@@ -25,13 +25,13 @@ from typing import Iterable
 
 import numpy as np
 
-from .analysis import NORMALISATION_PATTERNS, PLACEHOLDERS, AnalysisOptions
-from .bag import VocabularyOptions
-from .corpus import Corpus
-from .evaluation import Evaluation, stratified_split
-from .models import MODEL_KINDS, NaiveBayes, parse_alpha
-from .serialize import fraction_text, ratio_text
-from .training import TrainingSet
+from webnb.engine.evaluation.scores import Evaluation, stratified_split
+from webnb.engine.shared.corpus import Corpus
+from webnb.engine.shared.plain import fraction_text, ratio_text
+from webnb.engine.text.analysis import NORMALISATION_PATTERNS, PLACEHOLDERS, AnalysisOptions
+from webnb.engine.text.bag import VocabularyOptions
+from webnb.engine.text.models import MODEL_KINDS, NaiveBayes, parse_alpha
+from webnb.engine.text.training import TrainingSet
 
 # -- CSV ------------------------------------------------------------------------------------------------
 
@@ -433,7 +433,7 @@ def _settings_code(analysis, vocabulary, kind, alpha, binary, fit_prior, epsilon
     ]
     code = "\n".join(lines)
     if analysis.stop_words == "english":
-        from .stopwords import ENGLISH_STOP_WORDS
+        from webnb.engine.text.stopwords import ENGLISH_STOP_WORDS
 
         wrapped = textwrap.fill(" ".join(sorted(ENGLISH_STOP_WORDS)), width=100)
         code = (

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 
-from .corpus import CorpusError
-from .evaluation import stratified_split
-from .export import code_cell, markdown_cell, markdown_escape, notebook_document, number_literal
-from .gaussian import GaussianStatistics
-from .table import NumericTable
+from webnb.engine.evaluation.scores import stratified_split
+from webnb.engine.export.notebook import code_cell, markdown_cell, markdown_escape, notebook_document, number_literal
+from webnb.engine.gaussian.model import GaussianStatistics
+from webnb.engine.gaussian.table import NumericTable
+from webnb.engine.shared.corpus import CorpusError
 
 MAX_NOTEBOOK_CELLS = 2_000_000  # numbers embedded (rows × features); a bigger table makes an unwieldy notebook
 

@@ -17,9 +17,9 @@ import zipfile
 from collections import Counter
 from dataclasses import dataclass
 
-from webnb.engine.corpus import Corpus, CorpusError
-from webnb.engine.readers import _decode_utf8, _head, _labelled_rows, _numbered_rows, _quoted, _within_limit
-from webnb.engine.table import NumericTable, is_number, numeric_layout, numeric_table_from_rows
+from webnb.engine.gaussian.table import NumericTable, is_number, numeric_layout, numeric_table_from_rows
+from webnb.engine.io.readers import _decode_utf8, _head, _labelled_rows, _numbered_rows, _quoted, _within_limit
+from webnb.engine.shared.corpus import Corpus, CorpusError
 
 # --- typed or pasted lines ------------------------------------------------------------------
 

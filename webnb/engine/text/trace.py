@@ -14,9 +14,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .analysis import DocumentAnalysis
-from .bag import BagOfWords
-from .models import NaiveBayes
+from webnb.engine.text.analysis import DocumentAnalysis
+from webnb.engine.text.bag import BagOfWords
+from webnb.engine.text.models import NaiveBayes
 
 # Exact fractions for the products when the vocabulary is at most this size (the lecture examples).
 EXACT_VOCABULARY_LIMIT = 200

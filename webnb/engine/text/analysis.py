@@ -13,7 +13,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from .stopwords import ENGLISH_STOP_WORDS
+from webnb.engine.text.stopwords import ENGLISH_STOP_WORDS
 
 TOKEN_PATTERNS = {
     # scikit-learn's default: words of two or more letters or digits; one-letter words are dropped.

@@ -20,13 +20,13 @@ from fractions import Fraction
 import numpy as np
 import scipy.sparse as sp
 
-from .analysis import DroppedWord
-from .bag import BagOfWords
-from .corpus import Corpus, CorpusError
-from .models import NaiveBayes, parse_alpha
-from .serialize import fraction_text, number, ratio_text
-from .statistics import ClassStatistics
-from .training import TrainingSet
+from webnb.engine.shared.corpus import Corpus, CorpusError
+from webnb.engine.shared.plain import fraction_text, number, ratio_text
+from webnb.engine.text.analysis import DroppedWord
+from webnb.engine.text.bag import BagOfWords
+from webnb.engine.text.models import NaiveBayes, parse_alpha
+from webnb.engine.text.statistics import ClassStatistics
+from webnb.engine.text.training import TrainingSet
 
 ADDED_ID_PREFIX = "added-"
 # Breaking cells listed one by one; beyond this only their number is kept (a new word on 20 Newsgroups

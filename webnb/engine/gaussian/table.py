@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .corpus import Corpus, CorpusError, Labelled
+from webnb.engine.shared.corpus import Corpus, CorpusError, Labelled
 
 # A plain decimal number, as people write them in a table: no "nan", "inf", "1_000" or non-ASCII digits,
 # all of which Python's float() would accept.

@@ -18,9 +18,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from .corpus import CorpusError
-from .models import normalise_log_joint
-from .table import NumericTable
+from webnb.engine.gaussian.table import NumericTable
+from webnb.engine.shared.corpus import CorpusError
+from webnb.engine.text.models import normalise_log_joint
 
 LOG_2PI = math.log(2.0 * math.pi)
 DEFAULT_VAR_SMOOTHING = 1e-9  # scikit-learn's default
@@ -317,7 +317,7 @@ class GaussianExplanation:
         return self.evidence == 0.0
 
     def to_dict(self) -> dict:
-        from .serialize import number
+        from webnb.engine.shared.plain import number
 
         return {
             "values": list(self.values),

@@ -16,8 +16,8 @@ from numbers import Integral
 import numpy as np
 import scipy.sparse as sp
 
-from .analysis import Analyzer
-from .corpus import CorpusError
+from webnb.engine.shared.corpus import CorpusError
+from webnb.engine.text.analysis import Analyzer
 
 
 class EmptyVocabularyError(CorpusError):

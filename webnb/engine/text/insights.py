@@ -16,11 +16,11 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import logsumexp
 
-from .corpus import CorpusError
-from .evaluation import true_class_numbers
-from .models import NaiveBayes, normalise_log_joint, parse_alpha
-from .serialize import number
-from .training import TrainingSet
+from webnb.engine.evaluation.scores import true_class_numbers
+from webnb.engine.shared.corpus import CorpusError
+from webnb.engine.shared.plain import number
+from webnb.engine.text.models import NaiveBayes, normalise_log_joint, parse_alpha
+from webnb.engine.text.training import TrainingSet
 
 # [0] + 19 values from 10⁻³ to 10¹, evenly spaced in log α: 20 points.
 DEFAULT_ALPHAS = (0.0, *np.logspace(-3, 1, 19).tolist())

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .models import NaiveBayes
-from .serialize import fraction_text, number, ratio_text
+from webnb.engine.shared.plain import fraction_text, number, ratio_text
+from webnb.engine.text.models import NaiveBayes
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import re
 import zlib
 from pathlib import Path
 
-from webnb.engine.corpus import Corpus, CorpusError
+from webnb.engine.shared.corpus import Corpus, CorpusError
 
 FORMATS = ("jsonl", "csv", "tsv")
 

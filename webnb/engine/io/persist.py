@@ -15,9 +15,9 @@ from dataclasses import asdict
 import numpy as np
 import scipy.sparse as sp
 
-from .analysis import AnalysisOptions
-from .bag import VocabularyOptions
-from .statistics import ClassStatistics
+from webnb.engine.text.analysis import AnalysisOptions
+from webnb.engine.text.bag import VocabularyOptions
+from webnb.engine.text.statistics import ClassStatistics
 
 # Raised whenever counting or this format changes, so that data counted by an older release is counted again.
 FORMAT_VERSION = 1

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from .corpus import CorpusError
-from .models import NaiveBayes, normalise_log_joint
-from .statistics import count_matrix
+from webnb.engine.shared.corpus import CorpusError
+from webnb.engine.text.models import NaiveBayes, normalise_log_joint
+from webnb.engine.text.statistics import count_matrix
 
 if TYPE_CHECKING:
-    from .discriminative import SoftmaxRegression
-from .serialize import number
+    from webnb.engine.text.discriminative import SoftmaxRegression
+from webnb.engine.shared.plain import number
 
 
 def stratified_split(labels, test_size: float = 0.25, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .analysis import AnalysisOptions
-from .bag import VocabularyOptions
-from .corpus import Corpus, CorpusError
-from .evaluation import stratified_split, true_class_numbers
-from .training import TrainingSet
+from webnb.engine.evaluation.scores import stratified_split, true_class_numbers
+from webnb.engine.shared.corpus import Corpus, CorpusError
+from webnb.engine.text.analysis import AnalysisOptions
+from webnb.engine.text.bag import VocabularyOptions
+from webnb.engine.text.training import TrainingSet
 
 
 @dataclass(frozen=True, eq=False)

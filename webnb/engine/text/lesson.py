@@ -23,12 +23,12 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable
 
-from .bag import BagOfWords
-from .corpus import CorpusError
-from .models import SEED_EPSILON, NaiveBayes, parse_alpha
-from .serialize import factor_dict, fraction_text, number, trace_dict
-from .trace import ClassTrace, Factor, Reading, Trace, explain, factors_of, read_review
-from .training import TrainingSet
+from webnb.engine.shared.corpus import CorpusError
+from webnb.engine.shared.plain import factor_dict, fraction_text, number, trace_dict
+from webnb.engine.text.bag import BagOfWords
+from webnb.engine.text.models import SEED_EPSILON, NaiveBayes, parse_alpha
+from webnb.engine.text.trace import ClassTrace, Factor, Reading, Trace, explain, factors_of, read_review
+from webnb.engine.text.training import TrainingSet
 
 # The longest repetition of a review tried when looking for the underflow of float64 products.
 REPEAT_CAP = 5000

@@ -22,10 +22,10 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from . import budget
-from .corpus import CorpusError
-from .numbers import bounded_fraction, parse_exact_decimal
-from .statistics import ClassStatistics, count_matrix
+from webnb.engine.shared import budget
+from webnb.engine.shared.corpus import CorpusError
+from webnb.engine.shared.numbers import bounded_fraction, parse_exact_decimal
+from webnb.engine.text.statistics import ClassStatistics, count_matrix
 
 MODEL_KINDS = ("bernoulli", "multinomial")
 PRIOR_MODES = ("learned", "uniform", "given")

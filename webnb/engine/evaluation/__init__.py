@@ -1,0 +1,1 @@
+"""How good a model is: held-out splits, scores, comparisons of models, and agreement with scikit-learn."""
