@@ -127,7 +127,7 @@ def test_stop_word_list_is_kept_sorted_as_a_tuple():
     options = AnalysisOptions(stop_words=["won", "great", "the"])
     assert options.stop_words == ("great", "the", "won")
     assert options.stop_word_set == frozenset({"great", "the", "won"})
-    assert options.describe()["stop_words"] == ["great", "the", "won"]
+    assert options.to_dict()["stop_words"] == ["great", "the", "won"]
 
 
 def test_ngrams_are_unigrams_then_bigrams_then_trigrams():
@@ -448,7 +448,7 @@ def test_options_describe_round_trips():
         lowercase=False, token_pattern="words", strip_accents="ascii", stop_words=("b", "a"), stemmer="porter",
         normalize=("number", "url"), ngram_range=(1, 2),
     )
-    assert options.describe() == {
+    assert options.to_dict() == {
         "lowercase": False,
         "token_pattern": "words",
         "strip_accents": "ascii",
@@ -457,7 +457,7 @@ def test_options_describe_round_trips():
         "normalize": ["url", "number"],
         "ngram_range": [1, 2],
     }
-    rebuilt = AnalysisOptions(**{k: tuple(v) if isinstance(v, list) else v for k, v in options.describe().items()})
+    rebuilt = AnalysisOptions(**{k: tuple(v) if isinstance(v, list) else v for k, v in options.to_dict().items()})
     assert rebuilt == options
 
 

@@ -427,7 +427,7 @@ def test_numpy_numbers_are_accepted():
 
 
 def test_describe():
-    assert VocabularyOptions(min_df=2, max_df=0.5, max_features=10, binary=True).describe() == {
+    assert VocabularyOptions(min_df=2, max_df=0.5, max_features=10, binary=True).to_dict() == {
         "min_df": 2, "max_df": 0.5, "max_features": 10, "binary": True,
     }
 

@@ -221,7 +221,7 @@ def test_evaluate_scores_it_beside_naive_bayes(tiny):
 
 def test_describe(tiny):
     _, model = tiny
-    assert model.describe() == {
+    assert model.to_dict() == {
         "model": "logistic",
         "C": 1.0,
         "binary": False,
@@ -236,7 +236,7 @@ def test_a_fit_stopped_early_says_so():
     matrix, class_index = random_counts(60, 20, 3, seed=1)
     model = fit_softmax_regression(matrix, class_index, "abc", max_iterations=2)
     assert model.n_iterations == 2 and not model.converged
-    assert model.describe()["converged"] is False
+    assert model.to_dict()["converged"] is False
 
 
 def test_progress_is_told_every_iteration():

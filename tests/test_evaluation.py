@@ -203,7 +203,7 @@ def test_f1_is_zero_when_precision_and_recall_are_zero(match_reviews):
 
 def test_describe(match_reviews):
     result = evaluate(match_reviews.model("bernoulli", 0), match_reviews.transform(HAND_TEXTS), HAND_LABELS)
-    described = result.describe()
+    described = result.to_dict()
     assert described["n_test"] == 6
     assert described["accuracy"] == 0.5
     assert described["undecidable"] == 2

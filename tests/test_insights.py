@@ -31,7 +31,6 @@ from webnb.engine.text.insights import (
     DEFAULT_ALPHAS,
     alpha_sweep,
     discriminative_words,
-    insights_dict,
     mean_document_length,
     overconfidence,
     sample_document,
@@ -248,7 +247,7 @@ def test_sweep_refuses_bad_alphas(hand, hand_test):
 
 
 def test_sweep_as_plain_data(hand, hand_test):
-    data = insights_dict(alpha_sweep(hand, *hand_test, alphas=[0, 1]))
+    data = alpha_sweep(hand, *hand_test, alphas=[0, 1]).to_dict()
     json.dumps(data, allow_nan=False)
     assert data["points"][0]["log_loss"] == "inf"
     assert data["points"][1]["alpha"] == 1.0 and isinstance(data["points"][1]["log_loss"], float)
@@ -332,7 +331,7 @@ def test_top_words_by_hand(match_reviews):
     assert [w.probability for w in positive.words] == [3 / 18] * 3 + [2 / 18] * 2
     # θ(negative) = (c + 1)/16: match, not, was 3/16; composed, sharp 2/16.
     assert words.for_class("negative").names == ("match", "not", "was", "composed", "sharp")
-    data = insights_dict(words)
+    data = words.to_dict()
     json.dumps(data, allow_nan=False)
     assert data["per_class"][1]["words"][0] == {"word": "composed", "index": 2, "probability": 3 / 18}
 
@@ -471,7 +470,7 @@ def test_discriminative_words_with_infinite_ratios(match_reviews):
     assert result.toward_negative[0].positive_probability == 0.0
     scores = [w.score for w in result.toward_positive + result.toward_negative]
     assert not any(math.isnan(s) for s in scores)
-    data = insights_dict(result)
+    data = result.to_dict()
     json.dumps(data, allow_nan=False)
     assert data["toward_positive"][0]["score"] == "inf"
 
@@ -589,7 +588,7 @@ def test_overconfidence_with_zero_factors(match_reviews):
     # "match was not sharp" is impossible for positive only: negative has probability 1 from the start.
     curve = overconfidence(match_reviews, "match was not sharp", kind="bernoulli", alpha=0, max_repeats=3)
     assert curve.saturates_at == 1 and curve.points[0].posteriors == (1.0, 0.0)
-    data = insights_dict(curve)
+    data = curve.to_dict()
     json.dumps(data, allow_nan=False)
     assert data["log_likelihood"][1] == "-inf" and data["points"][0]["log_posteriors"][1] == "-inf"
 
@@ -678,7 +677,7 @@ def test_default_length_is_the_mean_training_length(match_reviews):
 
 def test_sampled_document_as_plain_data(match_reviews):
     document = sample_document(match_reviews.model("multinomial", 1), seed=3, label="negative")
-    assert insights_dict(document) == {"label": "negative", "words": list(document.words), "seed": 3}
+    assert document.to_dict() == {"label": "negative", "words": list(document.words), "seed": 3}
     assert document.text == " ".join(document.words)
 
 
@@ -706,11 +705,6 @@ def test_insights_import_neither_flask_nor_sklearn():
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
-
-
-def test_insights_dict_refuses_other_objects():
-    with pytest.raises(TypeError, match="not an insights record"):
-        insights_dict({"a": 1})
 
 
 # -- the generative pages' additions: the doubt left below 1, and calibration -------------------------------------

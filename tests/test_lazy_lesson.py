@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from webnb.engine import SEED_EPSILON, Corpus, TrainingSet, explain
-from webnb.engine.shared.plain import trace_dict
 from webnb.engine.text import lesson as lesson_module
 from webnb.engine.text.lesson import (
     PARTS,
@@ -16,7 +15,6 @@ from webnb.engine.text.lesson import (
     computed_parts,
     contributions,
     find_underflow,
-    lesson_dict,
     log_space,
 )
 from webnb.engine.text.trace import factor_of
@@ -149,14 +147,12 @@ def test_each_part_is_what_the_engine_makes_of_its_scenario(example, text, optio
         "floored": training.model(kind, 0, epsilon=SEED_EPSILON, **model_options),
     }
     for name, model in scenarios.items():
-        assert trace_dict(getattr(lesson, name)) == trace_dict(explain(model, training.bag, text)), name
+        assert getattr(lesson, name).to_dict() == explain(model, training.bag, text).to_dict(), name
     expected_underflow = find_underflow(user_model, training.bag, text, repeats=options.get("repeats"))
-    assert lesson_module.underflow_dict(lesson.underflow) == lesson_module.underflow_dict(expected_underflow)
-    assert lesson_module.log_space_dict(lesson.log_space) == lesson_module.log_space_dict(log_space(lesson.trace))
+    assert lesson.underflow.to_dict() == expected_underflow.to_dict()
+    assert lesson.log_space.to_dict() == log_space(lesson.trace).to_dict()
     source = lesson.smoothed if lesson.trace.cannot_decide else lesson.trace
-    assert lesson_module.contributions_dict(lesson.contributions) == lesson_module.contributions_dict(
-        contributions(source, from_smoothed=source is not lesson.trace)
-    )
+    assert lesson.contributions.to_dict() == contributions(source, from_smoothed=source is not lesson.trace).to_dict()
     # Culprits: each factor as factor_of gives it, one word at a time.
     index = training.bag.index
     for culprit in lesson.culprits:
@@ -166,7 +162,7 @@ def test_each_part_is_what_the_engine_makes_of_its_scenario(example, text, optio
     assert lesson.zero_summary == tuple(lesson_module._class_zeros(c) for c in lesson.unsmoothed.per_class)
     # Computed once, then kept: reading a part again gives the very same object.
     assert all(getattr(lesson, name) is getattr(lesson, name) for name in PARTS)
-    assert lesson_dict(lesson) == lesson_dict(build_lesson(training, text, **options))
+    assert lesson.to_dict() == build_lesson(training, text, **options).to_dict()
 
 
 def test_what_cannot_be_computed_is_refused_when_the_lesson_is_built(match_reviews):

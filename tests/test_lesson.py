@@ -17,7 +17,6 @@ from webnb.engine.text.lesson import (
     _first_true,
     build_lesson,
     find_underflow,
-    lesson_dict,
     repeated,
 )
 from webnb.engine.text.trace import LISTED_ABSENT_LIMIT
@@ -351,15 +350,15 @@ def test_log_space_sums_the_trace_terms_per_class(match_reviews, china_japan):
         ("china-japan", "", {"kind": "multinomial", "alpha": "0.5"}),
     ],
 )
-def test_lesson_dict_is_strict_json(corpus, text, options):
+def test_lesson_to_dict_is_strict_json(corpus, text, options):
     lesson = build_lesson(TrainingSet.build(load_example_corpus(corpus)), text, **options)
-    data = lesson_dict(lesson)
+    data = lesson.to_dict()
     assert json.loads(json.dumps(data, allow_nan=False)) == data
     assert all(math.isfinite(x) for x in all_numbers(data))
 
 
-def test_lesson_dict_writes_infinities_as_strings(match_reviews):
-    data = lesson_dict(build_lesson(match_reviews, "match was sharp"))
+def test_lesson_to_dict_writes_infinities_as_strings(match_reviews):
+    data = build_lesson(match_reviews, "match was sharp").to_dict()
     absent = data["contributions"]["entries"][0]
     assert (absent["kind"], absent["log_ratio"], absent["runner_up_log"]) == ("absent", "inf", "-inf")
     assert data["contributions"]["total"] == "inf"

@@ -23,7 +23,6 @@ from webnb.cli import main
 from webnb.engine import ClassStatistics, Corpus, TrainingSet, evaluate, explain, fit_naive_bayes
 from webnb.engine.evaluation.comparison import compare_models
 from webnb.engine.evaluation.heldout import on_test_corpus
-from webnb.engine.shared.plain import trace_dict
 
 SPAM_PAIRS = [("A", "spam"), ("B", "spam spam")]
 
@@ -67,7 +66,7 @@ def test_trace_reports_the_tie_and_the_rule(spam_training):
     assert trace.per_class[0].log_joint == trace.per_class[1].log_joint
     assert trace.per_class[0].posterior == trace.per_class[1].posterior == 0.5
     assert trace.tie_note == "A and B are tied, with the same probability; a tie goes to the first class, A."
-    data = trace_dict(trace)
+    data = trace.to_dict()
     assert data["decision"] == "A" and data["tied"] == ["A", "B"] and data["tie_note"] == trace.tie_note
     untied = explain(model, spam_training.bag, "ham")  # not in the vocabulary: the priors, 1/2 each, tie too
     assert untied.tied == ("A", "B")

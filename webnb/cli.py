@@ -18,7 +18,7 @@ from webnb.engine import (
     stratified_split,
 )
 from webnb.engine.shared.numbers import is_plain_decimal, parse_whole
-from webnb.engine.shared.plain import evaluation_dict, fraction_text, ratio_text, trace_dict
+from webnb.engine.shared.plain import fraction_text, ratio_text
 from webnb.engine.text.analysis import PLACEHOLDERS, STEMMERS, STRIP_ACCENTS, TOKEN_PATTERNS
 from webnb.state import MAX_FEATURES, MAX_SEED, document_bound
 
@@ -289,9 +289,9 @@ def run_evaluate(args, out) -> int:
             "class_prior": [float(p) for p in model.class_prior_],
             "vocabulary_size": len(training.vocabulary),
             "settings": {
-                **model.describe(), **_analysis_options(args).describe(), **_vocabulary_options(args).describe()
+                **model.to_dict(), **_analysis_options(args).to_dict(), **_vocabulary_options(args).to_dict()
             },
-            **evaluation_dict(result),
+            **result.to_dict(),
         }
         json.dump(report, out, indent=2, ensure_ascii=False)
         out.write("\n")
@@ -319,7 +319,7 @@ def run_explain(args, out) -> int:
     model = _model(training, args)
     trace = explain(model, training.bag, args.text)
     if args.json:
-        json.dump(trace_dict(trace), out, indent=2, ensure_ascii=False)
+        json.dump(trace.to_dict(), out, indent=2, ensure_ascii=False)
         out.write("\n")
         return 0
     _print_trace(trace, model, out)

@@ -152,5 +152,5 @@ def show(corpus_id):
         for score in comparison.models
     ]
     context.update(comparison=comparison, held=held, rows=rows)
-    data.update(comparison=comparison.to_dict(), held_out=held.describe(), C=number(C))
+    data.update(comparison=comparison.to_dict(), held_out=held.to_dict(), C=number(C))
     return respond("compare/show.html", "compare", context, data)

@@ -145,9 +145,9 @@ def show(corpus_id):
     rows = mistakes(lesson, score, wrong, page)
     context.update(score=score, mistakes=rows, n_wrong=n_wrong, page=page, pages=pages)
     data = {
-        "model": score.model.describe(),
-        "test": score.held.describe(),
-        **score.result.describe(),
+        "model": score.model.to_dict(),
+        "test": score.held.to_dict(),
+        **score.result.to_dict(),
         "decided_accuracy": score.result.decided_accuracy,
         "misclassified": {
             "count": n_wrong,
@@ -177,5 +177,5 @@ def sweep(corpus_id):
     chart = sweep_chart(swept, alpha, score.result.accuracy, score.result.log_loss)
     context.update(sweep=swept, chart=chart, score=score)
     data = {**swept.to_dict(), "current": {"alpha": alpha, "accuracy": score.result.accuracy,
-                                           "log_loss": score.result.describe()["log_loss"]}}
+                                           "log_loss": score.result.to_dict()["log_loss"]}}
     return respond("evaluation/sweep.html", "sweep", context, data)

@@ -353,7 +353,7 @@ def evaluation(corpus_id):
                                   values=tuple(repr(v) for v in row["values"]), step="logspace")
     context.update(result=result, n_train=len(training), n_test=len(test), mistakes=shown, n_mistakes=len(mistakes),
                    page=page, pages=pages, model=model)
-    data.update({"n_train": len(training), "n_test": len(test), "evaluation": result.describe(),
+    data.update({"n_train": len(training), "n_test": len(test), "evaluation": result.to_dict(),
                  "mistakes": [{k: v for k, v in row.items() if k != "link"} for row in mistakes]})
     return respond("gaussian/evaluation.html", "evaluation", context, data)
 

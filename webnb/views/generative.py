@@ -209,7 +209,7 @@ def sample(corpus_id):
     context.update(model=model, priors=priors, story=story, chosen=chosen, length=length)
     # "draw" is the random seed of this sample (the engine's SampledDocument.seed); the lesson's split seed is not used.
     data = {
-        "model": model.describe(),
+        "model": model.to_dict(),
         "draw": draw,
         "class_drawn": not chosen,
         "class": document.label,
@@ -317,7 +317,7 @@ def confidence(corpus_id):
     held, scores = _held_out_calibration(lesson, context["held_messages"])
     context.update(n_max=n_max, held=held, calibration=scores, max_repeats=MAX_REPEATS)
     data = {"repeats": n_max, "messages": messages + context["held_messages"], "overconfidence": None,
-            "held_out": held.describe() if held is not None else None,
+            "held_out": held.to_dict() if held is not None else None,
             "calibration": scores.to_dict() if scores is not None else None}
     if curve is not None:
         doubts = curve.log10_doubt

@@ -7,7 +7,7 @@ from flask import Blueprint, request
 
 from webnb.engine import CorpusError
 from webnb.engine.shared.numbers import parse_whole
-from webnb.engine.text.lesson import build_lesson, lesson_dict
+from webnb.engine.text.lesson import build_lesson
 from webnb.notation import NOTATIONS
 from webnb.state import MAX_TEXT_LENGTH, STEPS
 from webnb.views.common import catalog, load_lesson, respond, wants_json
@@ -83,7 +83,7 @@ def show(corpus_id):
                 repeats=int(state.repeats) if state.repeats else None,
             )
             if wants_json():  # the plain data is only for the JSON twin, which carries (so computes) every part
-                plain = lesson_dict(context["explained"])
+                plain = context["explained"].to_dict()
         except (CorpusError, ValueError) as error:
             context["explained"], lesson.error = None, str(error)
     data = {"step": state.step, "error": lesson.error}

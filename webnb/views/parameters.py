@@ -212,7 +212,7 @@ def show(corpus_id):
     if not wants_json():  # the plain data is only for the JSON twin
         return respond("parameters/show.html", "parameters", context)
     data = {
-        "model": model.describe(),
+        "model": model.to_dict(),
         "classes": list(model.classes),
         "priors": [
             {"class": p.label, "documents": p.count, "exact": fraction_text(p.exact), "value": p.value}
@@ -272,7 +272,7 @@ def cell(corpus_id):
     elif label is not None:
         data = estimates[0].to_dict()
     else:
-        data = {"word": word, "model": model.describe(), "classes": [e.to_dict() for e in estimates]}
+        data = {"word": word, "model": model.to_dict(), "classes": [e.to_dict() for e in estimates]}
     response = respond("parameters/cell.html", "cell", context, data)
     response.status_code = status
     return response

@@ -372,7 +372,7 @@ def show(corpus_id):
         top_range=TOP_RANGE,
     )
     data = {
-        "model": model.describe(),
+        "model": model.to_dict(),
         "classes": list(model.classes),
         "vocabulary_size": d,
         "settings": settings,

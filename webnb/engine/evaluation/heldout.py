@@ -39,7 +39,7 @@ class HeldOut:
     def true_class(self) -> np.ndarray:
         return true_class_numbers(self.training.classes, self.test.labels, self.test_matrix.shape[0])
 
-    def describe(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "source": self.source,
             "test_size": self.test_size,

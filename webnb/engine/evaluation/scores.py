@@ -84,7 +84,7 @@ class Evaluation:
         decided = self.n_test - self.undecidable
         return self.correct / decided if decided else None
 
-    def describe(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "n_test": self.n_test,
             "accuracy": self.accuracy,

@@ -231,8 +231,8 @@ def lesson_notebook(
         "review": review,
         "test_size": test_size,
         "seed": seed,
-        "analysis": analysis_options.describe(),
-        "vocabulary": vocabulary_options.describe(),
+        "analysis": analysis_options.to_dict(),
+        "vocabulary": vocabulary_options.to_dict(),
     }
     symbol = "ψ" if kind == "bernoulli" else "θ"
     cells = [

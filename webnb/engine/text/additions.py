@@ -435,7 +435,7 @@ class Addition:
     class_index: int
     text: str
     kind: str  # "bernoulli" or "multinomial"
-    model: dict  # NaiveBayes.describe()
+    model: dict  # NaiveBayes.to_dict()
     method: str  # "incremental" or "rebuild"
     features: tuple[str, ...]  # the document's features in order, as the analysis produced them
     dropped: tuple[DroppedWord, ...]  # what the analysis threw away (one-letter words, stop words)
@@ -656,7 +656,7 @@ def compare(
         class_index=class_index,
         text=text,
         kind=new_model.kind,
-        model=new_model.describe(),
+        model=new_model.to_dict(),
         method=method,
         features=tuple(features),
         dropped=analysis.dropped,

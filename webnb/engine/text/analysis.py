@@ -166,7 +166,7 @@ class AnalysisOptions:
             return ENGLISH_STOP_WORDS
         return frozenset(self.stop_words)
 
-    def describe(self) -> dict:
+    def to_dict(self) -> dict:
         """Plain values, for JSON and for the command line."""
         return {
             "lowercase": self.lowercase,

@@ -62,7 +62,7 @@ class VocabularyOptions:
             )
         return low, high
 
-    def describe(self) -> dict:
+    def to_dict(self) -> dict:
         return {"min_df": self.min_df, "max_df": self.max_df, "max_features": self.max_features, "binary": self.binary}
 
 

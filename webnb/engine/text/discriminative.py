@@ -147,7 +147,7 @@ class SoftmaxRegression:
         """J(W, b) of this model on documents ``matrix`` (counts) whose class numbers are ``class_index``."""
         return penalised_log_loss(self.coef_, self.intercept_, self._features(matrix), class_index, self.C)[0]
 
-    def describe(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "model": MODEL_KIND,
             "C": self.C,

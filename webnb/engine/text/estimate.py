@@ -85,7 +85,7 @@ def estimate(model: NaiveBayes, word_index: int, class_index: int) -> Estimate:
         ratio=ratio,
         value=float(model.columns([word_index])[0][class_index, 0]),
         epsilon=model.epsilon,
-        model=model.describe(),
+        model=model.to_dict(),
     )
 
 

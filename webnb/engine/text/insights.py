@@ -2,8 +2,8 @@
 class leans on, how repeated evidence makes the posterior overconfident, and what documents the model
 would write if it were the process that generated the corpus.
 
-Every function returns a frozen record of plain numbers; ``to_dict()`` (or ``insights_dict``) gives the
-JSON-safe twin, with infinities written as "inf" / "-inf" as in ``serialize``.
+Every function returns a frozen record of plain numbers; ``to_dict()`` gives the
+JSON-safe twin, with infinities written as "inf" / "-inf" as in ``shared.plain``.
 
 Notation as in ``models``: φ_k the class prior, ψ_jk (Bernoulli) the probability that word j appears in
 a document of class k, θ_jk (multinomial) the probability that a drawn word is word j.
@@ -531,7 +531,7 @@ def overconfidence(
         counted.data = np.ones_like(counted.data)
     return Overconfidence(
         text=text,
-        model=model.describe(),
+        model=model.to_dict(),
         classes=classes,
         known_words=int(counted.sum()),
         log_prior=tuple(log_prior.tolist()),
@@ -673,17 +673,6 @@ def sample_document(model: NaiveBayes, *, seed: int, length: int | None = None, 
     return SampledDocument(label=model.classes[k], words=words, seed=int(seed))
 
 
-# -- 5. plain data ---------------------------------------------------------------------------------------------------
-
-
-def insights_dict(record) -> dict:
-    """The JSON-safe plain data of any record of this module (infinities as "inf" / "-inf")."""
-    to_dict = getattr(record, "to_dict", None)
-    if to_dict is None:
-        raise TypeError(f"not an insights record: {type(record).__name__}")
-    return to_dict()
-
-
 __all__ = [
     "DEFAULT_ALPHAS", "DISCRIMINATIVE_MEASURES",
     "SweepPoint", "AlphaSweep", "alpha_sweep",
@@ -691,5 +680,4 @@ __all__ = [
     "DiscriminativeWord", "DiscriminativeWords", "discriminative_words",
     "RepeatPoint", "Overconfidence", "overconfidence", "Calibration", "calibration",
     "SampledDocument", "mean_document_length", "sample_document",
-    "insights_dict",
 ]

@@ -24,7 +24,7 @@ from fractions import Fraction
 from typing import Callable
 
 from webnb.engine.shared.corpus import CorpusError
-from webnb.engine.shared.plain import factor_dict, fraction_text, number, trace_dict
+from webnb.engine.shared.plain import fraction_text, number
 from webnb.engine.text.bag import BagOfWords
 from webnb.engine.text.models import SEED_EPSILON, NaiveBayes, parse_alpha
 from webnb.engine.text.trace import ClassTrace, Factor, Reading, Trace, explain, factors_of, read_review
@@ -65,6 +65,16 @@ class Culprit:
     unsmoothed: Factor  # probability 0.0, exact 0
     smoothed: Factor  # small but not 0
     floored: Factor  # ε, or 1 − (1 − ε) in float64 for an absent word
+
+    def to_dict(self) -> dict:
+        return {
+            "word": self.word,
+            "class": self.label,
+            "present": self.present,
+            "unsmoothed": self.unsmoothed.to_dict(),
+            "smoothed": self.smoothed.to_dict(),
+            "floored": self.floored.to_dict(),
+        }
 
 
 @dataclass(frozen=True)
@@ -119,6 +129,35 @@ class LogSpace:
     log_evidence: float  # −∞ when every class is impossible
     naive: NaiveNormalisation
 
+    def to_dict(self) -> dict:
+        return {
+            "per_class": [
+                {
+                    "class": c.label,
+                    "log_prior": number(c.log_prior),
+                    "terms": [
+                        {"word": t.word, "present": t.present, "power": t.power, "log": number(t.log_value)}
+                        for t in c.terms
+                    ],
+                    "log_absent_words": number(c.log_absent_words),
+                    "log_joint": number(c.log_joint),
+                    "shifted": number(c.shifted),
+                    "exp_shifted": number(c.exp_shifted),
+                    "posterior": number(c.posterior),
+                }
+                for c in self.per_class
+            ],
+            "shift": number(self.shift),
+            "sum_exp_shifted": number(self.sum_exp_shifted),
+            "log_evidence": number(self.log_evidence),
+            "naive": {
+                "exps": _numbers(self.naive.exps),
+                "total": number(self.naive.total),
+                "posteriors": _numbers(self.naive.posteriors),
+                "underflowed": self.naive.underflowed,
+            },
+        }
+
 
 @dataclass(frozen=True)
 class Underflow:
@@ -139,6 +178,26 @@ class Underflow:
     first_zero_repeats: tuple[int | None, ...]  # fewest repeats at which each class's product is 0.0
     cap: int
     float_limits: FloatLimits = field(default=FLOAT64)
+
+    def to_dict(self) -> dict:
+        limits = self.float_limits
+        return {
+            "classes": list(self.classes),
+            "repeats": self.repeats,
+            "trace": None if self.trace is None else self.trace.to_dict(),
+            "naive_products": _numbers(self.naive_products),
+            "log_joints": _numbers(self.log_joints),
+            "log_space": None if self.log_space is None else self.log_space.to_dict(),
+            "first_zero_repeats": list(self.first_zero_repeats),
+            "cap": self.cap,
+            "float_limits": {
+                "smallest_normal": limits.smallest_normal,
+                "smallest_subnormal": limits.smallest_subnormal,
+                "log_smallest_normal": limits.log_smallest_normal,
+                "log_smallest_subnormal": limits.log_smallest_subnormal,
+                "largest": limits.largest,
+            },
+        }
 
 
 @dataclass(frozen=True)
@@ -162,10 +221,37 @@ class Contributions:
     decided: str
     runner_up: str
     from_smoothed: bool  # the user's model cannot decide, so these come from the smoothed trace
-    alpha: object  # α of the trace they come from, as ``NaiveBayes.describe`` gives it
+    alpha: object  # α of the trace they come from, as ``NaiveBayes.to_dict`` gives it
     entries: tuple[Contribution, ...]
     total: float  # Σ log ratios
     log_joint_difference: float  # log joint(decided) − log joint(runner-up), from the trace: equals total
+
+    def to_dict(self) -> dict:
+        return {
+            "decided": self.decided,
+            "runner_up": self.runner_up,
+            "from_smoothed": self.from_smoothed,
+            "alpha": self.alpha,
+            "entries": [
+                {
+                    "kind": e.kind,
+                    "word": e.word,
+                    "count": e.count,
+                    "decided_log": number(e.decided_log),
+                    "runner_up_log": number(e.runner_up_log),
+                    "log_ratio": number(e.log_ratio),
+                    "favours": e.favours,
+                    "zero_words": list(e.zero_words),
+                }
+                for e in self.entries
+            ],
+            "total": number(self.total),
+            "log_joint_difference": number(self.log_joint_difference),
+        }
+
+
+def _numbers(values) -> list | None:
+    return None if values is None else [number(v) for v in values]
 
 
 class _part:
@@ -257,6 +343,33 @@ class Lesson:
     def underflow(self) -> Underflow:
         user_model = self.variants.model(self.alpha, self.user_epsilon)
         return find_underflow(user_model, self.variants.training.bag, self.text, trace=self.trace, repeats=self.repeats)
+
+    def to_dict(self) -> dict:
+        """Every part as JSON-ready data (so reading it computes every part): infinities as "inf"/"-inf", exact
+        values as "p/q"."""
+        return {
+            "text": self.text,
+            "trace": self.trace.to_dict(),
+            "unsmoothed": self.unsmoothed.to_dict(),
+            "smoothed": self.smoothed.to_dict(),
+            "floored": self.floored.to_dict(),
+            "smoothing_alpha": fraction_text(self.smoothing_alpha),
+            "epsilon": number(self.epsilon),
+            "culprits": [c.to_dict() for c in self.culprits],
+            "unsmoothed_cannot_decide": self.unsmoothed_cannot_decide,
+            "zero_summary": [
+                {
+                    "class": z.label,
+                    "zeroed": z.zeroed,
+                    "present_words": list(z.present_words),
+                    "absent_words": list(z.absent_words),
+                }
+                for z in self.zero_summary
+            ],
+            "log_space": None if self.log_space is None else self.log_space.to_dict(),
+            "contributions": None if self.contributions is None else self.contributions.to_dict(),
+            "underflow": self.underflow.to_dict(),
+        }
 
 
 PARTS = tuple(name for name, value in vars(Lesson).items() if isinstance(value, _part))
@@ -619,127 +732,3 @@ def _first_true(predicate: Callable[[int], bool], cap: int, hint: int | None = N
         else:
             low = middle
     return high
-
-
-# -- plain data ----------------------------------------------------------------------------------------------
-
-
-def lesson_dict(lesson: Lesson) -> dict:
-    """The lesson as JSON-ready data: infinities as "inf"/"-inf", exact values as "p/q"."""
-    return {
-        "text": lesson.text,
-        "trace": trace_dict(lesson.trace),
-        "unsmoothed": trace_dict(lesson.unsmoothed),
-        "smoothed": trace_dict(lesson.smoothed),
-        "floored": trace_dict(lesson.floored),
-        "smoothing_alpha": fraction_text(lesson.smoothing_alpha),
-        "epsilon": number(lesson.epsilon),
-        "culprits": [_culprit_dict(c) for c in lesson.culprits],
-        "unsmoothed_cannot_decide": lesson.unsmoothed_cannot_decide,
-        "zero_summary": [
-            {
-                "class": z.label,
-                "zeroed": z.zeroed,
-                "present_words": list(z.present_words),
-                "absent_words": list(z.absent_words),
-            }
-            for z in lesson.zero_summary
-        ],
-        "log_space": log_space_dict(lesson.log_space),
-        "contributions": contributions_dict(lesson.contributions),
-        "underflow": underflow_dict(lesson.underflow),
-    }
-
-
-def _culprit_dict(culprit: Culprit) -> dict:
-    return {
-        "word": culprit.word,
-        "class": culprit.label,
-        "present": culprit.present,
-        "unsmoothed": factor_dict(culprit.unsmoothed),
-        "smoothed": factor_dict(culprit.smoothed),
-        "floored": factor_dict(culprit.floored),
-    }
-
-
-def _numbers(values) -> list | None:
-    return None if values is None else [number(v) for v in values]
-
-
-def log_space_dict(space: LogSpace | None) -> dict | None:
-    if space is None:
-        return None
-    return {
-        "per_class": [
-            {
-                "class": c.label,
-                "log_prior": number(c.log_prior),
-                "terms": [
-                    {"word": t.word, "present": t.present, "power": t.power, "log": number(t.log_value)}
-                    for t in c.terms
-                ],
-                "log_absent_words": number(c.log_absent_words),
-                "log_joint": number(c.log_joint),
-                "shifted": number(c.shifted),
-                "exp_shifted": number(c.exp_shifted),
-                "posterior": number(c.posterior),
-            }
-            for c in space.per_class
-        ],
-        "shift": number(space.shift),
-        "sum_exp_shifted": number(space.sum_exp_shifted),
-        "log_evidence": number(space.log_evidence),
-        "naive": {
-            "exps": _numbers(space.naive.exps),
-            "total": number(space.naive.total),
-            "posteriors": _numbers(space.naive.posteriors),
-            "underflowed": space.naive.underflowed,
-        },
-    }
-
-
-def contributions_dict(chart: Contributions | None) -> dict | None:
-    if chart is None:
-        return None
-    return {
-        "decided": chart.decided,
-        "runner_up": chart.runner_up,
-        "from_smoothed": chart.from_smoothed,
-        "alpha": chart.alpha,
-        "entries": [
-            {
-                "kind": e.kind,
-                "word": e.word,
-                "count": e.count,
-                "decided_log": number(e.decided_log),
-                "runner_up_log": number(e.runner_up_log),
-                "log_ratio": number(e.log_ratio),
-                "favours": e.favours,
-                "zero_words": list(e.zero_words),
-            }
-            for e in chart.entries
-        ],
-        "total": number(chart.total),
-        "log_joint_difference": number(chart.log_joint_difference),
-    }
-
-
-def underflow_dict(underflow: Underflow) -> dict:
-    limits = underflow.float_limits
-    return {
-        "classes": list(underflow.classes),
-        "repeats": underflow.repeats,
-        "trace": None if underflow.trace is None else trace_dict(underflow.trace),
-        "naive_products": _numbers(underflow.naive_products),
-        "log_joints": _numbers(underflow.log_joints),
-        "log_space": log_space_dict(underflow.log_space),
-        "first_zero_repeats": list(underflow.first_zero_repeats),
-        "cap": underflow.cap,
-        "float_limits": {
-            "smallest_normal": limits.smallest_normal,
-            "smallest_subnormal": limits.smallest_subnormal,
-            "log_smallest_normal": limits.log_smallest_normal,
-            "log_smallest_subnormal": limits.log_smallest_subnormal,
-            "largest": limits.largest,
-        },
-    }

@@ -432,7 +432,7 @@ class NaiveBayes:
             return None
         return int(self.statistics.class_count_[class_index]), self.statistics.n_documents
 
-    def describe(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "model": self.kind,
             "alpha": str(self.alpha) if self.alpha.denominator != 1 else int(self.alpha),

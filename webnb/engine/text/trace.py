@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from webnb.engine.shared.plain import fraction_text, number, ratio_text
 from webnb.engine.text.analysis import DocumentAnalysis
 from webnb.engine.text.bag import BagOfWords
 from webnb.engine.text.models import NaiveBayes
@@ -54,6 +55,17 @@ class Factor(NamedTuple):
     def is_zero(self) -> bool:
         return self.probability == 0.0
 
+    def to_dict(self) -> dict:
+        return {
+            "word": self.word,
+            "present": self.present,
+            "power": self.power,
+            "probability": number(self.probability),
+            "ratio": ratio_text(self.ratio),
+            "exact": fraction_text(self.exact),
+            "log": number(self.log_value),
+        }
+
 
 @dataclass(frozen=True)
 class AbsentWords:
@@ -64,11 +76,22 @@ class AbsentWords:
     product: float
     exact: Fraction | None
 
+    def to_dict(self) -> dict:
+        return {
+            "count": self.count,
+            "log_product": number(self.log_product),
+            "product": number(self.product),
+            "exact": fraction_text(self.exact),
+        }
+
 
 class ZeroFactor(NamedTuple):
     word: str
     label: str
     present: bool  # True: the word is in the review but never in the class; False: absent but always there
+
+    def to_dict(self) -> dict:
+        return {"word": self.word, "class": self.label, "present": self.present}
 
 
 class ClassTrace(NamedTuple):
@@ -88,6 +111,23 @@ class ClassTrace(NamedTuple):
     shifted_log_joint: float | None  # log_joint − max over classes (the log-sum-exp shift)
     posterior: float | None
     log_posterior: float | None
+
+    def to_dict(self) -> dict:
+        return {
+            "class": self.label,
+            "prior": number(self.prior),
+            "prior_exact": fraction_text(self.prior_exact),
+            "log_prior": number(self.log_prior),
+            "factors": [f.to_dict() for f in self.factors],
+            "absent_words": None if self.absent_words is None else self.absent_words.to_dict(),
+            "zero_factors": [z.to_dict() for z in self.zero_factors],
+            "joint": number(self.joint),
+            "joint_exact": fraction_text(self.joint_exact),
+            "log_joint": number(self.log_joint),
+            "shifted_log_joint": number(self.shifted_log_joint),
+            "posterior": number(self.posterior),
+            "log_posterior": number(self.log_posterior),
+        }
 
 
 @dataclass(frozen=True)
@@ -120,6 +160,30 @@ class Trace:
             return None
         equal = " and ".join((", ".join(self.tied[:-1]), self.tied[-1]))
         return f"{equal} are tied, with the same probability; a tie goes to the first class, {self.decision}."
+
+    def to_dict(self) -> dict:
+        analysis = self.analysis
+        return {
+            "text": self.text,
+            "model": self.model,
+            "tokens": list(analysis.features),
+            "dropped": [{"word": d.word, "reason": d.reason} for d in analysis.dropped],
+            "replacements": [{"text": original, "placeholder": p} for original, p in analysis.replacements],
+            "unseen": list(self.unseen),
+            "features": [{"word": f.word, "index": f.index, "count": f.count, "value": f.value} for f in self.features],
+            "vocabulary_size": self.vocabulary_size,
+            "classes": list(self.classes),
+            "per_class": [c.to_dict() for c in self.per_class],
+            "cannot_decide": self.cannot_decide,
+            "log_shift": number(self.log_shift),
+            "sum_shifted": number(self.sum_shifted),
+            "log_evidence": number(self.log_evidence),
+            "evidence": number(self.evidence),
+            "decision": self.decision,
+            "tied": list(self.tied),
+            "tie_note": self.tie_note,
+            "exact": self.exact,
+        }
 
 
 @dataclass(frozen=True)
@@ -192,7 +256,7 @@ def explain(model: NaiveBayes, bag: BagOfWords, text: str) -> Trace:
         tied = tuple(model.classes[k] for k in best) if len(best) > 1 else ()
     return Trace(
         text=text,
-        model=model.describe(),
+        model=model.to_dict(),
         analysis=analysis,
         features=features,
         unseen=tuple(unseen),
