@@ -2,11 +2,12 @@
 answer with a full page, an htmx fragment or JSON."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from urllib.parse import urlencode
 
 import numpy as np
-from flask import abort, current_app, jsonify, make_response, redirect, render_template, request, url_for
+from flask import Response, abort, current_app, jsonify, make_response, redirect, render_template, request, url_for
 from jinja2_fragments.flask import render_block
 
 from webnb.catalog import CorpusEntry, ScopedCatalog
@@ -22,8 +23,20 @@ def catalog() -> ScopedCatalog:
     return ScopedCatalog(current_app.extensions["webnb"]["catalog"], current_workspace(), quota())
 
 
+class Linking:
+    """``link()`` for a page's lesson: needs ``state`` (with ``query``) and ``defaults``, the state that a link
+    leaves out. Text and table lessons share it."""
+
+    def link(self, path: str, extra: dict | None = None, **changes) -> str:
+        """``path`` with this lesson's state (with ``changes``), plus page-specific ``extra`` parameters."""
+        query = self.state.query(self.defaults, **changes)
+        if extra:
+            query = "&".join(filter(None, [query, urlencode({k: v for k, v in extra.items() if v not in (None, "")})]))
+        return f"{path}?{query}" if query else path
+
+
 @dataclass
-class Lesson:
+class Lesson(Linking):
     """The request's corpus, state and counted training set (None when the options leave no words)."""
 
     entry: CorpusEntry
@@ -32,12 +45,9 @@ class Lesson:
     error: str | None
     trained_on_split: object = None  # the HeldOut whose training part ``training`` is, when state.train == "split"
 
-    def link(self, path: str, extra: dict | None = None, **changes) -> str:
-        """``path`` with this lesson's state (with ``changes``), plus page-specific ``extra`` parameters."""
-        query = self.state.query(self.entry.defaults, **changes)
-        if extra:
-            query = "&".join(filter(None, [query, urlencode({k: v for k, v in extra.items() if v not in (None, "")})]))
-        return f"{path}?{query}" if query else path
+    @property
+    def defaults(self) -> LessonState:
+        return self.entry.defaults
 
 
 # Where a text lesson page sends a table of numbers.
@@ -150,22 +160,38 @@ def wants_json() -> bool:
     return request.args.get("format") == "json"
 
 
-def respond(template: str, fragment: str, context: dict, data=None):
-    """A JSON twin for ``?format=json``, just the named block for htmx, or the whole page."""
+def respond(template: str, block: str, record=None, *, status: int = 200, **context):
+    """Every page's answer: for ``?format=json`` its JSON twin, ``record.to_dict()``; for htmx just the named
+    ``block`` of ``template``; otherwise the whole page. ``record`` is what the page shows, as the engine built it
+    (None when nothing could be built: then the twin is the lesson's error). The twin also says what the page says
+    about the parameters it could not use, and the lesson's error when there is one."""
     if wants_json():
-        data = {} if data is None else data
+        data = {} if record is None else record.to_dict()
         lesson = context.get("lesson")
+        error = getattr(lesson, "error", None)
+        if "error" not in data and (record is None or error):
+            data["error"] = error
         state_errors = getattr(getattr(lesson, "state", None), "errors", None)
-        if isinstance(data, dict) and state_errors and "errors" not in data:
-            # What the page says about the parameters it could not use, the JSON twin says too.
-            data = {**data, "errors": dict(state_errors)}
+        if state_errors and "errors" not in data:
+            data["errors"] = dict(state_errors)
         response = make_response(jsonify(data))
     elif is_htmx():
-        response = make_response(render_block(template, fragment, **context))
+        response = make_response(render_block(template, block, record=record, **context))
     else:
-        response = make_response(render_template(template, **context))
+        response = make_response(render_template(template, record=record, **context))
+    response.status_code = status
     # Caches must not hand a fragment to a browser that asked for a page, or the reverse.
     response.headers["Vary"] = "HX-Request"
+    return response
+
+
+def download(entry: CorpusEntry, name: str, body: str, suffix: str = "csv", mimetype: str = "text/csv") -> Response:
+    """A file to save, named after the corpus: only a built-in's id or a stored corpus's random id goes into the
+    name, never text a user typed."""
+    response = Response(body, mimetype=mimetype)
+    safe_id = re.sub(r"[^A-Za-z0-9_-]", "", entry.id)
+    response.headers["Content-Disposition"] = f'attachment; filename="{safe_id}-{name}.{suffix}"'
+    response.headers["X-Content-Type-Options"] = "nosniff"
     return response
 
 

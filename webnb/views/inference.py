@@ -1,16 +1,16 @@
 """Bayes' rule for a typed review, step by step, then the zero-probability failure and its two fixes."""
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from flask import Blueprint, request
 
 from webnb.engine import CorpusError
 from webnb.engine.shared.numbers import parse_whole
-from webnb.engine.text.lesson import build_lesson
+from webnb.engine.text.lesson import Lesson, build_lesson
 from webnb.notation import NOTATIONS
 from webnb.state import MAX_TEXT_LENGTH, STEPS
-from webnb.views.common import catalog, load_lesson, respond, wants_json
+from webnb.views.common import catalog, load_lesson, respond
 
 bp = Blueprint("inference", __name__)
 
@@ -53,40 +53,60 @@ def _open_document(lesson) -> str | None:
     return note + "."
 
 
+@dataclass(frozen=True)
+class InferencePage:
+    """The inference page: the step shown and the lesson (None when the lesson could not be built). Its plain data
+    carries every part of the lesson, so reading it computes them all; the page reads only the step's parts."""
+
+    step: str
+    error: str | None
+    explained: Lesson | None
+
+    def to_dict(self) -> dict:
+        data = {"step": self.step, "error": self.error}
+        if self.explained is not None:
+            data.update(self.explained.to_dict())
+        return data
+
+
+def _explained(lesson) -> Lesson | None:
+    """The lesson of the review typed, each part computed when first read (see ``Lesson``); None with
+    ``lesson.error`` set when the settings cannot make one."""
+    if lesson.training is None:
+        return None
+    state = lesson.state
+    options = state.model_options()
+    try:
+        return build_lesson(
+            lesson.training,
+            state.text,
+            kind=options["kind"],
+            alpha=options["alpha"],
+            binary=options["binary"],
+            fit_prior=options["fit_prior"],
+            epsilon=options["epsilon"],
+            repeats=int(state.repeats) if state.repeats else None,
+        )
+    except (CorpusError, ValueError) as error:
+        lesson.error = str(error)
+        return None
+
+
 @bp.get("/corpora/<corpus_id>/inference")
 def show(corpus_id):
     lesson = load_lesson(corpus_id)
     document_note = _open_document(lesson)
+    explained = _explained(lesson)
     state = lesson.state
-    context = {
-        "document_note": document_note,
-        "lesson": lesson,
-        "section": "inference",
-        "notation": NOTATIONS[state.notation],
-        "steps": [(step, STEP_TITLES[step]) for step in STEPS],
-        "step_index": state.step_index,
-        "explained": None,
-    }
-    plain = None
-    if lesson.training is not None:
-        options = state.model_options()
-        try:
-            # Each part of the lesson is computed when the step's template first reads it (see Lesson).
-            context["explained"] = build_lesson(
-                lesson.training,
-                state.text,
-                kind=options["kind"],
-                alpha=options["alpha"],
-                binary=options["binary"],
-                fit_prior=options["fit_prior"],
-                epsilon=options["epsilon"],
-                repeats=int(state.repeats) if state.repeats else None,
-            )
-            if wants_json():  # the plain data is only for the JSON twin, which carries (so computes) every part
-                plain = context["explained"].to_dict()
-        except (CorpusError, ValueError) as error:
-            context["explained"], lesson.error = None, str(error)
-    data = {"step": state.step, "error": lesson.error}
-    if plain is not None:
-        data.update(plain)
-    return respond("inference/show.html", "inference", context, data)
+    return respond(
+        "inference/show.html",
+        "inference",
+        InferencePage(state.step, lesson.error, explained),
+        lesson=lesson,
+        document_note=document_note,
+        section="inference",
+        notation=NOTATIONS[state.notation],
+        steps=[(step, STEP_TITLES[step]) for step in STEPS],
+        step_index=state.step_index,
+        explained=explained,
+    )

@@ -109,6 +109,19 @@ class Evaluation:
         }
 
 
+@dataclass(frozen=True)
+class Score:
+    """A model trained on a held-out set's training part and scored on its test part: text and tables alike.
+    ``held`` has ``training`` and ``test`` (a text ``HeldOut`` or a table's split), ``result`` the scores."""
+
+    held: object
+    model: object
+    result: Evaluation
+
+    def to_dict(self) -> dict:
+        return {"model": self.model.to_dict(), **self.result.to_dict()}
+
+
 def true_class_numbers(classes: tuple[str, ...], labels, n_documents: int) -> np.ndarray:
     """The class number of each test label, refusing a label count that does not match the documents
     and classes the model never saw."""
