@@ -183,6 +183,13 @@ def make_hosted_app(tmp_path):
 
 
 @pytest.fixture()
+def hosted_app(make_hosted_app, database_url):
+    """Makes hosted-mode apps on SQLite and on PostgreSQL (as ``database_url`` is parametrised), closing their
+    connections afterwards."""
+    return lambda **config: make_hosted_app(**{"DATABASE_URL": database_url, **config})
+
+
+@pytest.fixture()
 def redis_test_url():
     """Redis database 15 on this machine, emptied before and after, for tests of counts shared between processes."""
     redis = pytest.importorskip("redis") if not in_ci() else __import__("redis")

@@ -18,6 +18,7 @@ from webnb.engine.text.additions import (
     can_update_incrementally,
     compare,
     corpus_with_document,
+    document_problem,
     incremental_training_set,
     rebuilt_training_set,
 )
@@ -334,6 +335,20 @@ def test_bad_documents_are_refused(match_reviews, label, text, message):
     with pytest.raises(AdditionError, match=message):
         add_document(match_reviews, label, text)
     assert len(match_reviews.corpus) == 5
+
+
+@pytest.mark.parametrize(
+    "label, text, problem",
+    [
+        ("positive", "x" * 11, "The document is 11 characters long; the limit is 10. Shorten it."),
+        ("neutral", "fine match", "Choose the document's class from the list (negative, positive)."),
+        ("", "fine match", "Choose the document's class from the list (negative, positive)."),
+        ("positive", " \n\t", "Type the text of the document to add."),
+        ("positive", "x" * 10, None),
+    ],
+)
+def test_what_is_wrong_with_a_typed_document_is_said_before_counting(label, text, problem):
+    assert document_problem(("negative", "positive"), label, text, max_length=10) == problem
 
 
 def test_the_engine_does_not_import_flask():

@@ -165,12 +165,16 @@ def test_json_twin(client):
     ],
 )
 def test_bad_input_gets_a_message_and_stores_nothing(app, client, data, message):
-    page = soup_of(client.get(PAGE, query_string=data))
+    page = soup_of(client.get(PAGE, query_string=data))  # status 200: htmx swaps only a successful answer
     assert message in page.find(id="add-error").get_text() and page.find("table", class_="add-params") is None
-    assert client.get(PAGE, query_string={**data, "format": "json"}).status_code == 400
+    twin = client.get(PAGE, query_string={**data, "format": "json"})
+    assert twin.status_code == 400
+    assert message in twin.get_json()["error"] and twin.get_json()["addition"] is None
     response = client.post(KEEP, data=data)
     error = soup_of(response, status=400).find(id="add-error").get_text()
     assert message in error and "Nothing was stored." in error
+    refused = client.post(KEEP, query_string={"format": "json"}, data=data)
+    assert refused.status_code == 400 and refused.get_json()["error"] == error.strip()
     assert stored_count(app) == 0
     assert len(app.extensions["webnb"]["catalog"].get("match-reviews").corpus) == 5
 

@@ -1,4 +1,4 @@
-"""The sweep chart's geometry, and the held-out settings of the lesson state."""
+"""The sweep chart's geometry, the held-out settings of the lesson state, and the links both kinds of state write."""
 from __future__ import annotations
 
 import math
@@ -9,7 +9,7 @@ from webnb.charts import sweep_chart
 from webnb.engine.evaluation.heldout import hold_out
 from webnb.engine.text.insights import alpha_sweep
 from webnb.examples import load_example_corpus
-from webnb.state import LessonState, parse_state
+from webnb.state import LessonState, TableState, parse_state
 
 
 @pytest.fixture(scope="module")
@@ -99,3 +99,60 @@ def test_links_follow_the_rule_for_any_state_and_change():
         assert state.query(defaults) == _query_by_the_rule(state, defaults)
     with pytest.raises(TypeError):
         LessonState().query(no_such_field="1")
+
+
+def _table_query_by_the_rule(state: TableState, defaults: TableState | None, **changes) -> str:
+    """The Gaussian pages' rule: every field in order, left out when it equals the default except var_smoothing,
+    each typed value as a "value" of its own."""
+    from dataclasses import fields, replace
+    from urllib.parse import urlencode
+
+    state, defaults = replace(state, **changes), defaults or TableState()
+    pairs = []
+    for f in fields(state):
+        value = getattr(state, f.name)
+        if f.name == "errors" or (value == getattr(defaults, f.name) and f.name != "var_smoothing"):
+            continue
+        if f.name == "values":
+            pairs.extend(("value", v) for v in value)
+        else:
+            pairs.append((f.name, "1" if value is True else "0" if value is False else str(value)))
+    return urlencode(pairs)
+
+
+def test_table_links_follow_the_rule_for_any_state_and_change():
+    """The same query-string builder, with the Gaussian pages' parameters: var_smoothing in every link, typed values
+    repeated."""
+    import random
+
+    from webnb.state import GAUSSIAN_STEPS
+
+    values = {
+        "var_smoothing": ["1e-9", "0", "1e-3"], "prior": ["learned", "uniform"], "step": list(GAUSSIAN_STEPS),
+        "values": [(), ("5.1",), ("1", "-2.5e3", "a&b")], "presenter": [True, False], "test": ["split", "training"],
+        "test_size": ["0.25", "0.4"], "seed": ["0", "3"], "train": ["all", "split"],
+    }
+    rng = random.Random(21)
+    for _ in range(2000):
+        state = TableState(**{k: rng.choice(v) for k, v in values.items() if rng.random() < 0.5})
+        defaults = rng.choice([None, TableState(test="training"), TableState()])
+        changes = {k: rng.choice(v) for k, v in values.items() if rng.random() < 0.15}
+        assert state.query(defaults, **changes) == _table_query_by_the_rule(state, defaults, **changes)
+        assert state.query(defaults) == _table_query_by_the_rule(state, defaults)
+    with pytest.raises(TypeError):
+        TableState().query(no_such_field="1")
+
+
+def test_a_state_reads_back_from_its_own_link():
+    from urllib.parse import parse_qsl
+
+    from werkzeug.datastructures import MultiDict
+
+    from webnb.state import parse_table_state
+
+    lesson = LessonState(model="multinomial", binary=True, normalize=("url", "phone"), text="ü & <b>", seed="9")
+    again = parse_state(MultiDict(parse_qsl(lesson.query(), keep_blank_values=True)))
+    assert again == lesson and again.errors == {}
+    table = TableState(var_smoothing="0", values=("5.1", "-2"), presenter=True, test="training")
+    again = parse_table_state(MultiDict(parse_qsl(table.query(), keep_blank_values=True)))
+    assert again == table and again.errors == {}

@@ -116,6 +116,22 @@ def test_errors_are_messages_not_tracebacks(argv, message, capsys):
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("option, value, words", [
+    ("--min-df", "1.5", "(min_df as a fraction must be between 0 and 1, not 1.5)"),
+    ("--max-df", "half", "(write it as 2 (documents) or 0.5 (a fraction of them))"),
+    ("--max-df", "9" * 41, "(A number of documents must be a whole number from 0 to 1,000,000,000.)"),
+])
+def test_document_bounds_are_read_as_the_lesson_pages_read_them(option, value, words, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["evaluate", "--train", MATCH, option, value], out=io.StringIO())
+    assert exit_.value.code == 2
+    error = capsys.readouterr().err
+    assert f"argument {option}: expected a whole number of documents or a fraction between 0 and 1" in error
+    assert words in error
+    args = build_parser().parse_args(["evaluate", "--train", MATCH, "--min-df", " 2", "--max-df", "0.5"])
+    assert (args.min_df, args.max_df) == (2, 0.5) and isinstance(args.min_df, int)
+
+
 def test_single_class_corpus_is_refused(tmp_path, capsys):
     path = tmp_path / "one.jsonl"
     path.write_text('{"label": "spam", "text": "win money"}\n{"label": "spam", "text": "free prize"}\n')

@@ -8,11 +8,10 @@ from conftest import soup_of
 
 from webnb import create_app
 from webnb.engine import Corpus
-from webnb.engine.evaluation.comparison import PRECISE_STOPPING, compare_models
+from webnb.engine.evaluation.comparison import PRECISE_STOPPING, compare_models, duration
 from webnb.engine.evaluation.heldout import hold_out
 from webnb.examples import load_example_corpus
 from webnb.views.common import LARGE_CORPUS
-from webnb.views.compare import duration
 
 PAGE = "/corpora/spam-ham/compare"
 KEYS = ("bernoulli", "multinomial", "multinomial-binary", "logistic")
@@ -133,6 +132,15 @@ def test_the_training_documents_as_test_set(client):
     assert "flatters" in soup.find(id="compare").get_text()
     assert soup.find("input", id="compare-seed") is None
     assert "16 of 16" in row_cells(soup, "multinomial")[2]
+
+
+def test_testing_on_the_training_documents_keeps_the_split_in_hidden_fields(client):
+    """The split's inputs are hidden while the training documents are the test set; the split comes back with them."""
+    soup = soup_of(client.get(PAGE, query_string={"test": "training", "test_size": "0.5", "seed": "3"}))
+    form = soup.find("form", class_="compare-form")
+    hidden = [(field["name"], field["value"]) for field in form.find_all("input", type="hidden")]
+    assert [pair for pair in hidden if pair[0] in ("test_size", "seed")] == [("test_size", "0.5"), ("seed", "3")]
+    assert ("test", "training") in hidden
 
 
 def test_a_fit_stopped_by_the_iteration_cap_is_flagged(client, monkeypatch):
@@ -263,7 +271,3 @@ def test_an_htmx_request_for_a_large_corpus_gets_the_progress_fragment(app, clie
     assert "<html" not in text and soup_of(response, status=202).find(id="job")
     follow_job(app, response)
 
-
-@pytest.mark.parametrize("seconds, text", [(4.2e-6, "4.2 µs"), (0.0123, "12.3 ms"), (0.5, "500 ms"), (47.26, "47.3 s")])
-def test_durations_read_well(seconds, text):
-    assert duration(seconds) == text

@@ -29,6 +29,8 @@ from webnb.engine.evaluation.comparison import (
     QUICK_STOPPING,
     StoppingRule,
     compare_models,
+    duration,
+    estimated_fit_seconds,
     parse_C,
     stopping_rule,
 )
@@ -140,6 +142,25 @@ def test_the_stopping_rule_follows_the_number_of_weights():
     assert stopping_rule(130_107, 20) == QUICK_STOPPING == StoppingRule(3e-3, 100)  # all of 20 Newsgroups
     assert stopping_rule(500_000, 2) == PRECISE_STOPPING and stopping_rule(500_001, 2) == QUICK_STOPPING
     assert stopping_rule(100_000, 5) == PRECISE_STOPPING and stopping_rule(100_001, 5) == QUICK_STOPPING
+
+
+def test_the_fit_estimate_is_the_iteration_cap_times_the_cost_of_an_iteration():
+    # all of 20 Newsgroups: the quick rule's 100 iterations over (130,107 + 1) × 20 weights at 0.47 s per 2.6 million
+    assert estimated_fit_seconds(130_107, 20) == pytest.approx(100 * 130_108 * 20 * 0.47 / 2_600_000)
+    assert estimated_fit_seconds(130_107, 20) == pytest.approx(47.04, abs=0.01)
+    # two classes fit one weight vector, under the precise rule's 1,000 iterations
+    assert estimated_fit_seconds(98, 2) == pytest.approx(1000 * 99 * 0.47 / 2_600_000)
+
+
+@pytest.mark.parametrize("seconds, text", [(4.2e-6, "4.2 µs"), (0.0123, "12.3 ms"), (0.5, "500 ms"), (47.26, "47.3 s")])
+def test_durations_read_well(seconds, text):
+    assert duration(seconds) == text
+
+
+def test_each_score_reads_its_times(spam_ham):
+    for score in compare_models(spam_ham, 1).models:
+        assert score.fit_time == duration(score.fit_seconds) and score.predict_time == duration(score.predict_seconds)
+        assert score.fit_time.endswith(("µs", "ms", " s"))
 
 
 def test_alpha_zero_leaves_documents_undecided_and_the_loss_infinite(spam_ham):

@@ -19,12 +19,6 @@ ALICE_CORPUS = "\n".join(
 )
 
 
-@pytest.fixture()
-def hosted_app(make_hosted_app, database_url):
-    """Hosted-mode apps on SQLite and on PostgreSQL, as in test_workspaces."""
-    return lambda **config: make_hosted_app(**{"DATABASE_URL": database_url, **config})
-
-
 def lesson_routes(app) -> list[str]:
     """Every GET route of a corpus (pages, fragments' pages, JSON twins and downloads)."""
     return sorted(
@@ -73,7 +67,7 @@ def test_the_owner_still_sees_her_test_corpus_after_another_workspace_asked(host
     refused = bob.get(f"/corpora/match-reviews/evaluation?test={alice_id}&format=json").get_json()
     assert "There is no test corpus" in refused["error"]
     data = alice.get(f"/corpora/match-reviews/evaluation?test={alice_id}&format=json").get_json()
-    assert data["error"] is None if "error" in data else True
+    assert data.get("error") is None
     assert data["test"]["source"] == "corpus" and data["test"]["n_test"] == 4
 
 

@@ -6,9 +6,13 @@ import numpy as np
 import pytest
 from sklearn.metrics import accuracy_score, confusion_matrix, precision_recall_fscore_support
 
-from webnb.engine.evaluation.scores import ClassScores, evaluate, stratified_split
+from webnb.engine.evaluation.heldout import hold_out, on_test_corpus
+from webnb.engine.evaluation.mistakes import Mistake, misclassified, mistake_pages, snippet
+from webnb.engine.evaluation.scores import ClassScores, Score, evaluate, stratified_split
+from webnb.engine.evaluation.sweep import MarkedSweep
 from webnb.engine.io.readers import read_corpus
-from webnb.engine.shared.corpus import CorpusError
+from webnb.engine.shared.corpus import Corpus, CorpusError
+from webnb.engine.text.insights import alpha_sweep
 from webnb.engine.text.training import TrainingSet
 from webnb.examples import load_example_corpus
 
@@ -211,6 +215,73 @@ def test_describe(match_reviews):
     assert described["undecidable_by_class"] == [1, 1]
     assert described["per_class"][0] == {
         "class": "negative", "support": 3, "precision": 1.0, "recall": 1 / 3, "f1": 0.5}
+
+
+# --- a score with its held-out documents, the documents it got wrong, the sweep beside it -------
+
+
+@pytest.fixture(scope="module")
+def hand_score(match_reviews) -> Score:
+    """The hand-worked reviews as a test corpus of their own, scored by Bernoulli with α = 0."""
+    held = on_test_corpus(match_reviews, Corpus.from_pairs(zip(HAND_LABELS, HAND_TEXTS, strict=True)))
+    model = match_reviews.model("bernoulli", 0)
+    return Score(held, model, evaluate(model, held.test_matrix, held.test_labels))
+
+
+def test_a_score_knows_what_it_got_wrong_and_says_it_all(hand_score):
+    assert hand_score.wrong == (2, 4, 5)  # two it cannot decide, one positive said of a negative review
+    data = hand_score.to_dict()
+    assert data["model"] == {"model": "bernoulli", "alpha": 0, "epsilon": None, "binary": True, "prior": "learned"}
+    assert data["test"] == {"source": "corpus", "test_size": None, "seed": None, "n_train": 5, "n_test": 6}
+    assert (data["n_test"], data["correct"], data["accuracy"], data["undecidable"]) == (6, 3, 0.5, 2)
+    assert data["confusion"] == [[1, 1], [0, 2]] and data["decided_accuracy"] == 0.75
+
+
+def test_the_wrong_documents_a_page_at_a_time(hand_score):
+    assert mistake_pages(hand_score, per_page=2) == 2 and mistake_pages(hand_score) == 1
+    first = misclassified(hand_score, 1, per_page=2)
+    assert (first.count, first.page, first.pages) == (3, 1, 2)
+    assert first.documents == (
+        Mistake(position=2, id="3", true="positive", predicted=None, confidence=0.0, snippet="not sharp match"),
+        Mistake(position=4, id="5", true="negative", predicted=None, confidence=0.0, snippet="keeper was not sharp"),
+    )
+    # "match was composed" lacks "not", which every negative review has (ψ = 2/2): certainly positive
+    second = misclassified(hand_score, 2, per_page=2)
+    assert second.to_dict() == {
+        "count": 3, "page": 2, "pages": 2,
+        "documents": [{"position": 5, "id": "6", "true": "negative", "predicted": "positive", "confidence": 1.0}],
+    }
+    with pytest.raises(ValueError, match="There are 2 pages of wrong documents, not 3"):
+        misclassified(hand_score, 3, per_page=2)
+
+
+def test_no_wrong_document_is_one_empty_page(match_reviews):
+    held = on_test_corpus(match_reviews, Corpus.from_pairs([("positive", "brilliant match")]))
+    model = match_reviews.model("bernoulli", 1)
+    score = Score(held, model, evaluate(model, held.test_matrix, held.test_labels))
+    assert score.wrong == () and misclassified(score, 1).to_dict() == {"count": 0, "page": 1, "pages": 1,
+                                                                       "documents": []}
+
+
+def test_a_snippet_is_the_beginning_on_one_line():
+    assert snippet("free  prize\n\tcall now ") == "free prize call now"
+    assert snippet("x" * 160) == "x" * 160
+    assert snippet("x" * 161) == "x" * 159 + "…" and len(snippet("y " * 200)) == 160
+    assert snippet("one two three", length=6) == "one t…"
+
+
+def test_the_sweep_marks_the_score_it_was_made_for():
+    held = hold_out(load_example_corpus("spam-ham"), test_size=0.25, seed=0)
+    model = held.training.model("bernoulli", 0)
+    score = Score(held, model, evaluate(model, held.test_matrix, held.test_labels))
+    sweep = alpha_sweep(held.training, held.test_matrix, held.test_labels, kind="bernoulli")
+    marked = MarkedSweep(sweep, score)
+    assert marked.alpha == 0.0
+    data = marked.to_dict()
+    assert data["current"] == {"alpha": 0.0, "accuracy": 0.25, "log_loss": "inf"}
+    assert {k: v for k, v in data.items() if k != "current"} == sweep.to_dict()
+    assert data["points"][0] == {"alpha": 0.0, "accuracy": 0.25, "correct": 1, "log_loss": "inf", "undecidable": 3,
+                                 "infinite_loss_documents": 3}
 
 
 # --- agreement with scikit-learn's metrics ------------------------------------------------------

@@ -116,6 +116,32 @@ def test_training_documents_and_another_corpus_as_test_documents(app, client):
     assert "There is no test corpus" in soup_of(client.get("/corpora/spam-ham/evaluation?test=nosuch")).text
 
 
+def test_the_wrong_documents_come_a_page_at_a_time(app, client):
+    pairs = [pair for i in range(25) for pair in (("spam", f"win cash prize{i}"), ("ham", f"lunch at noon friend{i}"))]
+    corpus_id = catalog(app).add(Corpus.from_pairs(pairs), name="messages", source="test")
+    flipped = [("ham" if label == "spam" else "spam", text) for label, text in pairs]
+    test_id = catalog(app).add(Corpus.from_pairs(flipped), name="flipped labels", source="test")
+    url = f"/corpora/{corpus_id}/evaluation"
+
+    def shown(page):
+        return client.get(url, query_string={"test": test_id, "wrong_page": page, "format": "json"}).get_json()
+
+    data = shown("3")
+    assert data["correct"] == 0 and data["misclassified"]["count"] == 50
+    assert (data["misclassified"]["page"], data["misclassified"]["pages"]) == (3, 3)
+    assert [d["position"] for d in data["misclassified"]["documents"]] == list(range(40, 50))
+    first = data["misclassified"]["documents"][0]
+    assert {k: first[k] for k in ("position", "id", "true", "predicted")} == {
+        "position": 40, "id": "41", "true": "ham", "predicted": "spam"}
+    assert 0.5 < first["confidence"] <= 1.0
+    assert shown("9")["misclassified"]["page"] == 3 and shown("x")["misclassified"]["page"] == 1
+    soup = soup_of(client.get(url, query_string={"test": test_id, "wrong_page": "2"}))
+    rows = soup.select("table.mistakes tbody tr")
+    assert len(rows) == 20 and rows[0].select_one(".snippet").text == "win cash prize10"
+    link = parse_qs(urlsplit(rows[0].a["href"]).query)
+    assert link["document"] == ["20"] and link["from"] == ["test"] and link.get("train", ["all"]) == ["all"]
+
+
 @pytest.mark.parametrize("name, value", [("test_size", "2"), ("test_size", "x"), ("seed", "-1"), ("test", "<b>")])
 def test_bad_split_settings_fall_back_with_a_message(client, name, value):
     soup = soup_of(client.get("/corpora/spam-ham/evaluation", query_string={name: value}))

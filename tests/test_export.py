@@ -29,8 +29,7 @@ from webnb.engine import (
     explain,
     stratified_split,
 )
-from webnb.engine.export import notebook as export
-from webnb.engine.export.notebook import (
+from webnb.engine.export import (
     confusion_table,
     csv_text,
     documents_table,
@@ -40,6 +39,7 @@ from webnb.engine.export.notebook import (
     parameters_table,
     priors_table,
 )
+from webnb.engine.export import notebook as export
 from webnb.engine.shared.plain import fraction_text
 from webnb.examples import load_example_corpus
 

@@ -73,3 +73,20 @@ def test_notebook_download(client):
 def test_notebook_refuses_what_it_cannot_reproduce(client):
     response = client.get("/corpora/spam-ham/export/notebook.ipynb", query_string={"stemmer": "porter"})
     assert response.status_code == 400 and "stemmer" in response.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("path, filename, content_type", [
+    ("matrix.csv", "match-reviews-matrix.csv", "text/csv; charset=utf-8"),
+    ("parameters.csv", "match-reviews-parameters.csv", "text/csv; charset=utf-8"),
+    ("priors.csv", "match-reviews-priors.csv", "text/csv; charset=utf-8"),
+    ("evaluation.csv", "match-reviews-evaluation.csv", "text/csv; charset=utf-8"),
+    ("confusion.csv", "match-reviews-confusion.csv", "text/csv; charset=utf-8"),
+    ("predictions.csv", "match-reviews-predictions.csv", "text/csv; charset=utf-8"),
+    ("notebook.ipynb", "match-reviews-lesson.ipynb", "application/x-ipynb+json"),
+])
+def test_every_download_is_an_attachment_named_after_the_corpus(client, path, filename, content_type):
+    response = client.get(f"/corpora/match-reviews/export/{path}", query_string={"test": "training"})
+    assert response.status_code == 200
+    assert response.headers["Content-Disposition"] == f'attachment; filename="{filename}"'
+    assert response.headers["Content-Type"] == content_type
+    assert response.headers["X-Content-Type-Options"] == "nosniff"

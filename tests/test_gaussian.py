@@ -44,7 +44,7 @@ def test_match_ratings_statistics_equal_the_exact_fractions():
     table = load_example_table("match-ratings")
     model = GaussianStatistics.fit(table).model(0.0)
     assert model.classes == ("lost", "won")
-    assert model.exact_priors == (Fraction(4, 9), Fraction(5, 9))
+    assert model.class_prior_exact == (Fraction(4, 9), Fraction(5, 9))
     lost = [Fraction(v) for v in ("8.1", "7.4", "8.8", "6.9", "7.7", "9.2", "7.0", "8.4")]
     won = [Fraction(v) for v in ("5.2", "6.1", "4.4", "6.8", "5.7", "3.9", "6.3", "5.0", "7.1", "4.8")]
     for k, rows in enumerate((lost, won)):
@@ -67,7 +67,7 @@ def test_explanation_numbers_follow_the_formula():
         density = math.exp(-(6.5 - mu) ** 2 / (2 * var)) / math.sqrt(2 * math.pi * var)
         assert t.density == pytest.approx(density, rel=1e-14)
         assert t.log_density == pytest.approx(math.log(density), rel=1e-13)
-        assert terms.product == pytest.approx(model.priors[k] * density, rel=1e-14)
+        assert terms.product == pytest.approx(model.class_prior_[k] * density, rel=1e-14)
         total += terms.product
     assert explained.evidence == pytest.approx(total, rel=1e-14)
     for terms in explained.classes:
@@ -86,7 +86,7 @@ def _assert_parity(table: NumericTable, var_smoothing: float, rows, uniform: boo
     theirs = sklearn_naive_bayes.GaussianNB(var_smoothing=var_smoothing, priors=[1 / k] * k if uniform else None)
     theirs.fit(table.values, np.array(table.labels))
     assert tuple(theirs.classes_) == ours.classes
-    np.testing.assert_allclose(ours.priors, theirs.class_prior_, rtol=0, atol=1e-10)
+    np.testing.assert_array_equal(ours.class_prior_, theirs.class_prior_)
     np.testing.assert_allclose(ours.means, theirs.theta_, rtol=0, atol=1e-10)
     np.testing.assert_allclose(ours.smoothed_variances, theirs.var_, rtol=0, atol=1e-10)
     assert ours.epsilon == pytest.approx(theirs.epsilon_, rel=1e-12)

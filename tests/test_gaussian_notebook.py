@@ -1,13 +1,14 @@
 """The Gaussian lesson's notebook: valid nbformat, and run in a Jupyter kernel it recomputes the app's numbers."""
 from __future__ import annotations
 
+import importlib
 import json
 
 import pytest
 from conftest import skip_unless_ci
 
 from webnb.engine import CorpusError
-from webnb.engine.export.gaussian_notebook import gaussian_notebook
+from webnb.engine.export import gaussian_notebook
 from webnb.examples import load_example_table
 
 
@@ -82,6 +83,7 @@ def test_hostile_names_stay_data_in_the_notebook(monkeypatch):
     exec(source.split("\n", 1)[0], {"json": json}, namespace)  # only the line that reads the embedded JSON
     assert namespace["TABLE"]["features"] == list(names)
     assert namespace["TABLE"]["labels"] == list(hostile.labels)
-    monkeypatch.setattr("webnb.engine.export.gaussian_notebook.MAX_NOTEBOOK_CELLS", 10)
+    # The package re-exports the function under the module's name, so the module is found by its import name.
+    monkeypatch.setattr(importlib.import_module("webnb.engine.export.gaussian_notebook"), "MAX_NOTEBOOK_CELLS", 10)
     with pytest.raises(CorpusError, match="at most 10"):
         gaussian_notebook(table, var_smoothing=1e-9, prior="learned", values=(1.0,), test_size=None)

@@ -188,6 +188,82 @@ def test_downloads(client):
     assert response.headers["Content-Disposition"] == 'attachment; filename="iris-evaluation.csv"'
 
 
+@pytest.mark.parametrize("download, name, mimetype", [
+    ("rows.csv", "iris-rows.csv", "text/csv; charset=utf-8"),
+    ("parameters.csv", "iris-gaussian-parameters.csv", "text/csv; charset=utf-8"),
+    ("evaluation.csv", "iris-evaluation.csv", "text/csv; charset=utf-8"),
+    ("confusion.csv", "iris-confusion.csv", "text/csv; charset=utf-8"),
+    ("predictions.csv", "iris-predictions.csv", "text/csv; charset=utf-8"),
+    ("notebook.ipynb", "iris-gaussian.ipynb", "application/x-ipynb+json"),
+])
+def test_every_download_is_an_attachment_never_sniffed(client, download, name, mimetype):
+    response = client.get(f"/corpora/iris/gaussian/{download}?var_smoothing=1e-3")
+    assert response.status_code == 200
+    assert response.headers["Content-Disposition"] == f'attachment; filename="{name}"'
+    assert response.headers["Content-Type"] == mimetype
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
+
+
+@pytest.mark.parametrize("download", ["parameters.csv", "evaluation.csv", "confusion.csv", "predictions.csv",
+                                      "notebook.ipynb"])
+def test_a_download_with_unusable_settings_says_which(client, download):
+    response = client.get(f"/corpora/iris/gaussian/{download}?var_smoothing=-1")
+    assert response.status_code == 400
+    assert "var_smoothing is a number from 0" in response.get_data(as_text=True)
+
+
+def test_every_page_keeps_its_address_and_endpoint(app):
+    routes = {rule.endpoint: rule.rule for rule in app.url_map.iter_rules() if rule.endpoint.startswith("gaussian.")}
+    base = "/corpora/<corpus_id>/gaussian"
+    assert routes == {
+        "gaussian.rows": base, "gaussian.parameters": f"{base}/parameters", "gaussian.inference": f"{base}/inference",
+        "gaussian.evaluation": f"{base}/evaluation", "gaussian.parity": f"{base}/parity",
+        "gaussian.rows_csv": f"{base}/rows.csv", "gaussian.parameters_csv": f"{base}/parameters.csv",
+        "gaussian.evaluation_csv": f"{base}/evaluation.csv", "gaussian.confusion_csv": f"{base}/confusion.csv",
+        "gaussian.predictions_csv": f"{base}/predictions.csv", "gaussian.notebook": f"{base}/notebook.ipynb",
+    }
+
+
+def test_the_rows_a_page_at_a_time(client):
+    data = client.get("/corpora/iris/gaussian?page=2&format=json").get_json()
+    assert data["corpus"] == {"id": "iris", "name": "Iris flowers", "rows": 150}
+    assert (data["page"], data["pages"], data["errors"]) == (2, 3, {})
+    assert data["rows"][0] == {"index": 50, "id": "52", "label": "versicolor", "values": [7.0, 3.2, 4.7, 1.4]}
+    assert data["class_counts"] == {"setosa": 50, "versicolor": 50, "virginica": 50}
+    past = client.get("/corpora/iris/gaussian?page=9&format=json").get_json()
+    assert past["page"] == 3 and past["errors"] == {"page": "There are only 3 pages; the last is shown."}
+    fragment = client.get("/corpora/iris/gaussian?page=3", headers={"HX-Request": "true"}).get_data(as_text=True)
+    assert fragment.lstrip().startswith('<section id="rows"') and "<html" not in fragment
+    assert "Rows 101–150 of 150" in fragment and "page 3 of 3" in fragment
+
+
+def test_the_json_twins_carry_the_settings_and_the_page(client):
+    parameters = client.get("/corpora/red-cards/gaussian/parameters?format=json&prior=uniform").get_json()
+    assert parameters["corpus"] == {"id": "red-cards", "name": "Rating and red cards"}
+    assert parameters["state"] == {"var_smoothing": "1e-9", "prior": "uniform", "values": [7.5, 1.0],
+                                   "test": "split", "test_size": "0.25", "seed": "0", "train": "all",
+                                   "errors": {}}
+    assert parameters["error"] is None and [c["prior"] for c in parameters["parameters"]] == [0.5, 0.5]
+    inference = client.get("/corpora/red-cards/gaussian/inference?format=json&step=product").get_json()
+    assert inference["step"] == "product" and inference["error"] is None
+    assert [c["prior"] for c in inference["explanation"]["classes"]] == [6 / 14, 8 / 14]
+    # Six and eight rows hold out none at 1 %: the page says why there is no evaluation.
+    query = "test=split&test_size=0.01"
+    evaluation = client.get(f"/corpora/red-cards/gaussian/evaluation?format=json&{query}").get_json()
+    assert evaluation["error"].startswith("The test set would be empty") and "n_test" not in evaluation
+    assert evaluation["state"]["test_size"] == "0.01"
+    page = _text(client.get(f"/corpora/red-cards/gaussian/evaluation?{query}"))
+    assert "The test set would be empty" in page and "Accuracy" not in page
+
+
+def test_a_bad_check_is_refused_with_its_reason(client):
+    response = client.get("/corpora/iris/gaussian/parity?of=words&format=json")
+    assert response.status_code == 400
+    data = response.get_json()
+    assert data["status"] == "error" and data["of"] == "parameters" and data["errors"] == {}
+    assert data["error"] == "A check is of the parameters or of the evaluation (of=parameters or of=evaluation)."
+
+
 def test_the_scikit_learn_badge(client):
     pytest.importorskip("sklearn")
     page = client.get("/corpora/iris/gaussian/parameters").get_data(as_text=True)

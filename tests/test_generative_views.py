@@ -261,6 +261,40 @@ def test_a_bad_draw_is_explained_beside_its_input_and_draw_0_is_shown(client, ra
     assert data == {**draw_zero, "messages": data["messages"]}
 
 
+def test_many_classes_read_back_the_most_probable_and_the_sample_s_own(app, client):
+    # Eight classes of two documents "ownC shared": θ of a class's own word and of "shared" is (2 + 1)/(4 + 9), of
+    # any other word 1/13. The table shows the five most probable classes (ties: the first first) and the sample's.
+    corpus = Corpus.from_pairs([(f"c{i}", f"own{i} shared") for i in range(8) for _ in range(2)])
+    corpus_id = app.extensions["webnb"]["catalog"].add(corpus, name="Eight", source="test")
+    url = f"/corpora/{corpus_id}/sample?model=multinomial&alpha=1&class=c7&length=2&draw=1"
+    data = client.get(url + "&format=json").get_json()
+    joint = []
+    for c in range(8):
+        product = F(1, 8)
+        for word in data["text"].split():
+            product *= F(3, 13) if word in (f"own{c}", "shared") else F(1, 13)
+        joint.append(product)
+    assert [r["posterior"] for r in data["read_back"]] == pytest.approx([float(j / sum(joint)) for j in joint])
+    shown = sorted(set(sorted(range(8), key=lambda c: (-joint[c], c))[:5]) | {7})
+    soup = soup_of(client.get(url))
+    rows = soup.select("table.decision tbody tr")
+    assert [row.th.get_text() for row in rows] == [f"c{c}" for c in shown]
+    assert [row.td.get_text() for row in rows] == [f"{float(joint[c] / sum(joint)):.4g}" for c in shown]
+    hidden = soup.find("p", string=lambda text: text and "less probable" in text).get_text()
+    assert hidden == f"The other {8 - len(shown)} classes are less probable."
+
+
+def test_a_lesson_without_words_answers_with_its_error(app, client):
+    corpus = Corpus.from_pairs([("a", "the and of"), ("b", "of the and")])
+    corpus_id = app.extensions["webnb"]["catalog"].add(corpus, name="Stop words", source="test")
+    for page in ("sample", "confidence"):
+        url = f"/corpora/{corpus_id}/{page}?stop_words=english"
+        data = client.get(url + "&format=json").get_json()
+        assert list(data) == ["error"] and data["error"].startswith("No words were found")
+        soup = soup_of(client.get(url))
+        assert "No words were found" in soup.get_text() and soup.select("svg.chart, #sample-text") == []
+
+
 # -- 2. overconfidence -----------------------------------------------------------------------------------------------
 
 
@@ -373,6 +407,25 @@ def test_the_svg_plots_the_curves(client):
     doubt_chart = charts[1]
     assert len(doubt_chart.select("polyline.doubt")) == 1 and doubt_chart.select_one("line.precision") is not None
     assert "108 repeats" in doubt_chart.find("desc").get_text()
+
+
+def test_a_posterior_below_the_smallest_float64_is_not_written_as_impossible(client):
+    # "not not not", multinomial, α = 1: θ_not is 1/18 for positive and 3/16 for negative, so each copy multiplies
+    # the odds for positive by (16/54)³. Counted 300 times its posterior is about 10⁻⁴⁷⁵: 0.0 in float64, yet the
+    # class is still possible, and the doubt left for negative is that same number.
+    url = "/corpora/match-reviews/confidence?model=multinomial&alpha=1&text=not+not+not&repeats=300"
+    soup = soup_of(client.get(url))
+    rows = {
+        row.th.get_text(strip=True): [td.get_text(" ", strip=True) for td in row.find_all("td")]
+        for row in soup.select("table.repeats tbody tr")
+    }
+    once = F(3, 2) * F(16, 54) ** 3
+    assert rows["1"][:2] == [f"{float(1 / (1 + once)):.4g}", f"{float(once / (1 + once)):.4g}"]
+    log10_positive = log10_of(F(3, 2)) + 300 * log10_of(F(16, 54) ** 3)
+    exponent = math.floor(log10_positive)
+    superscript = str(-exponent).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    assert rows["300"][:2] == ["1.0 in float64", "0.0 in float64"]
+    assert rows["300"][2] == f"{10 ** (log10_positive - exponent):.3f} × 10⁻{superscript}"
 
 
 def test_alpha_zero_certainty_is_not_rounding(client):

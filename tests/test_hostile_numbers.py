@@ -10,7 +10,8 @@ from contextlib import redirect_stderr, redirect_stdout
 import pytest
 
 from webnb.cli import main
-from webnb.engine.shared.numbers import parse_exact_decimal, parse_whole
+from webnb.engine.shared.numbers import is_whole, parse_exact_decimal, parse_whole
+from webnb.state import document_bound
 
 HOSTILE = [
     "1e-100000", "1e-1000000", "1e1000000", "9" * 5000, "1" + ",111" * 500, "nan", "inf", "-inf", "-1", "0x10",
@@ -143,6 +144,20 @@ def test_the_shared_parsers():
                          ("nan", "not 'nan'"), ("-1", "not '-1'"), ("0x1", "not '0x1'")):
         with pytest.raises(ValueError, match=message):
             parse_exact_decimal(bad)
+
+
+def test_one_rule_for_whole_numbers_and_one_reader_for_document_bounds():
+    """The digits 0-9 are checked in one place; min_df/max_df are read by one function, for pages and command line."""
+    assert is_whole("007") and is_whole("9" * 100)  # what kind of number; parse_whole bounds its length
+    for bad in ("", " 1", "1 ", "²", "٣", "１", "-1", "+1", "1.0", "1_0", "12\n"):
+        assert not is_whole(bad), bad
+    assert document_bound(" 2 ") == 2 and isinstance(document_bound("2"), int)
+    assert document_bound("0.5", "max_df") == 0.5 and document_bound(".5") == 0.5
+    for bad, message in (("1.5", "max_df as a fraction must be between 0 and 1, not 1.5"),
+                         ("9" * 41, "from 0 to 1,000,000,000"), ("1e-1000", "write it as 2"), ("nan", "write it as 2"),
+                         ("١", "write it as 2"), ("-1", "write it as 2")):
+        with pytest.raises(ValueError, match=message):
+            document_bound(bad, "max_df")
 
 
 @pytest.mark.parametrize("model", ["multinomial", "bernoulli"])

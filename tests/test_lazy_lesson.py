@@ -17,11 +17,11 @@ from webnb.engine.text.lesson import (
     find_underflow,
     log_space,
 )
+from webnb.engine.text.parameter_table import WholeTable
 from webnb.engine.text.trace import factor_of
 from webnb.examples import example_ids, load_example_corpus
 from webnb.state import STEPS
 from webnb.views import inference as inference_views
-from webnb.views import parameters as parameter_views
 
 MODELS = [
     {"model": "bernoulli", "alpha": "0"},
@@ -255,19 +255,19 @@ def test_whole_table_facts_agree_with_the_dense_table(corpus, kind, alpha, epsil
     model = training.model(kind, alpha, epsilon=epsilon)
     dense = model.feature_prob_
     breaks = (dense == 0) | ((dense == 1) if kind == "bernoulli" else False)
-    table = parameter_views._WholeTable(model)
+    table = WholeTable(model)
     assert table.breaking_cells == int(breaks.sum())
     assert (table.breaking_words == breaks.any(axis=0)).all()
     n_words = dense.shape[1]
     every_word, some_words = np.arange(n_words), np.arange(0, n_words, 3)
     for words in (every_word, some_words):
         breaking_first = words[np.argsort(~breaks[:, words].any(axis=0), kind="stable")]
-        assert (parameter_views._order(table, "zeros", words) == breaking_first).all()
+        assert (table.ordered(words, "zeros") == breaking_first).all()
         for k in range(len(model.classes)):
-            by_class = parameter_views._order(table, f"class-{k}", words)
+            by_class = table.ordered(words, f"class-{k}")
             assert (by_class == words[np.argsort(-dense[k, words], kind="stable")]).all()
-        assert (parameter_views._order(table, "word", words) == words).all()
-        assert (parameter_views._order(table, f"class-{len(model.classes)}", words) == words).all()  # no such class
+        assert (table.ordered(words, "word") == words).all()
+        assert (table.ordered(words, f"class-{len(model.classes)}") == words).all()  # no such class
     if kind == "bernoulli" and alpha == 0 and epsilon is None:
         assert table.breaking_cells > 0  # the case the facts are for
 
@@ -277,6 +277,6 @@ def test_the_parameters_page_keeps_its_whole_table_facts_with_the_model(app, cli
     first = client.get("/corpora/match-reviews/parameters", query_string=query, headers={"HX-Request": "true"})
     tables = app.extensions["webnb"]["parameter_tables"]
     (key,) = tables.keys()
-    assert "zeros" in tables.get(key)._orders
+    assert "zeros" in tables.get(key).orders
     again = client.get("/corpora/match-reviews/parameters", query_string=query, headers={"HX-Request": "true"})
     assert again.get_data() == first.get_data() and tables.keys() == [key]

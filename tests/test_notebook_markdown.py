@@ -20,8 +20,7 @@ import pytest
 from test_naughty_strings import STRINGS
 
 from webnb.engine import AnalysisOptions
-from webnb.engine.export.gaussian_notebook import gaussian_notebook
-from webnb.engine.export.notebook import lesson_notebook, markdown_escape
+from webnb.engine.export import gaussian_notebook, lesson_notebook, markdown_escape
 from webnb.engine.gaussian.table import NumericTable
 from webnb.engine.shared.corpus import Corpus
 

@@ -95,7 +95,9 @@ def test_a_cell_without_a_word_is_a_clear_400(client):
 
 def test_unknown_word_or_class_is_a_clear_404(client):
     for query, message in (({"word": "zebra", "class": "positive"}, "“zebra” is not a word of this vocabulary."),
-                           ({"word": "not", "class": "neutral"}, "“neutral” is not a class of this corpus.")):
+                           ({"word": "not", "class": "neutral"}, "“neutral” is not a class of this corpus."),
+                           ({"word": "not", "class": " positive"}, "“ positive” is not a class of this corpus."),
+                           ({"word": "not", "class": ""}, "“” is not a class of this corpus.")):
         response = client.get("/corpora/match-reviews/parameters/cell", query_string=query)
         assert response.status_code == 404 and message in response.get_data(as_text=True)
         data = client.get("/corpora/match-reviews/parameters/cell", query_string={**query, "format": "json"})
@@ -111,3 +113,21 @@ def test_cell_escapes_words_and_labels(client):
     assert page.status_code == 200 and "<b>x</b>" not in body and "&lt;b&gt;x&lt;/b&gt;" in body
     table = client.get(f"/corpora/{corpus_id}/parameters").get_data(as_text=True)
     assert 'data-class="&lt;b&gt;x&lt;/b&gt;"' in table and "<b>x</b>" not in table
+
+
+def test_a_model_that_cannot_be_made_is_said_once_in_the_cell_and_in_the_table(client):
+    """Multinomial with α = 0 and a class without words: the cell says why in its own place (the lesson's header
+    stays quiet), the table in the lesson's header; both twins carry the message."""
+    pasted = client.post("/corpora/paste", data={"corpus": "silent,x y\nsilent,a b\nloud,keeper match\nloud,match"})
+    base = pasted.headers["Location"]
+    query = {"word": "match", "model": "multinomial", "alpha": "0"}
+    soup = soup_of(client.get(f"{base}/parameters/cell", query_string=query))
+    alerts = [alert.get_text(" ", strip=True) for alert in soup.find_all(role="alert")]
+    assert len(alerts) == 1 and alerts[0].startswith("Class 'silent' has no words in the vocabulary")
+    assert soup.find(class_="cell-formula").find(role="alert") is not None
+    cell = client.get(f"{base}/parameters/cell", query_string={**query, "format": "json"}).get_json()
+    table = client.get(f"{base}/parameters", query_string={"model": "multinomial", "alpha": "0", "format": "json"})
+    assert cell == table.get_json() == {"error": alerts[0]}
+    page = soup_of(client.get(f"{base}/parameters", query_string={"model": "multinomial", "alpha": "0"}))
+    assert [a.get_text(" ", strip=True) for a in page.find_all(role="alert")] == alerts
+    assert page.find("table", class_="params") is None

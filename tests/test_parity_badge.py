@@ -429,6 +429,11 @@ def test_bad_requests_get_a_message_not_a_500(client, url, status, message):
     response = client.get(url, headers={"HX-Request": "true"})
     badge = soup_of(response, status=status).find(class_="parity-error")
     assert badge is not None and message in badge.get_text()
+    twin = client.get(url + "&format=json")
+    assert twin.status_code == status
+    data = twin.get_json()
+    assert (data["status"], data["of"]) == ("error", "evaluation" if "of=evaluation" in url else "parameters")
+    assert message in data["error"]
     assert client.get("/corpora/no-such-corpus/parity").status_code == 404
 
 

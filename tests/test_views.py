@@ -170,6 +170,32 @@ def test_bad_settings_give_a_message_and_the_default(client, query, field, messa
     assert errors is not None and field in errors.get_text() and message in errors.get_text()
 
 
+@pytest.mark.parametrize("raw", ["2", " 2 ", "02"])
+def test_a_document_number_opens_that_document_in_the_review_box(client, raw):
+    data = client.get("/corpora/match-reviews/inference", query_string={"document": raw, "format": "json"}).get_json()
+    assert data["error"] is None and data["text"] == "brilliant match"  # the third review of the corpus
+    soup = soup_of(client.get("/corpora/match-reviews/inference", query_string={"document": raw}))
+    assert soup.find("textarea", attrs={"name": "text"}).get_text().strip() == "brilliant match"
+
+
+@pytest.mark.parametrize("raw", ["abc", "-1", "1.5", "5", "²", "9" * 41])
+def test_a_document_that_is_not_there_is_said_so(client, raw):
+    data = client.get("/corpora/match-reviews/inference", query_string={"document": raw, "format": "json"}).get_json()
+    plain = client.get("/corpora/match-reviews/inference", query_string={"format": "json"}).get_json()
+    assert data["error"] == "There is no such document." and data["text"] == plain["text"] == "match was sharp"
+
+
+@pytest.mark.parametrize("of", ["words", "", " evaluation", "Parameters"])
+def test_a_check_of_anything_but_the_parameters_or_the_evaluation_is_a_400(client, of):
+    message = "A check is of the parameters or of the evaluation (of=parameters or of=evaluation)."
+    soup = soup_of(client.get("/corpora/match-reviews/parity", query_string={"of": of}), status=400)
+    badge = soup.find(id="parity-parameters").get_text(" ", strip=True)
+    assert badge == f"– Not checked against scikit-learn: {message}"
+    response = client.get("/corpora/match-reviews/parity", query_string={"of": of, "format": "json"})
+    assert response.status_code == 400
+    assert response.get_json() == {"of": "parameters", "status": "error", "error": message}
+
+
 @pytest.mark.parametrize(
     "corpus, message",
     [

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from conftest import soup_of
 
-from webnb.engine import AnalysisOptions, VocabularyOptions, evaluate, read_corpus
+from webnb.engine import AnalysisOptions, Corpus, VocabularyOptions, evaluate, read_corpus
 from webnb.engine.evaluation.heldout import hold_out
 from webnb.examples import load_example_corpus
 from webnb.state import parse_state
@@ -265,6 +265,35 @@ def test_pairs_among_discriminative_words_come_from_the_bigram_model(client):
     assert current.startswith("single words")
 
 
+def test_the_word_pair_part_alone_for_htmx(client):
+    # The "being computed" note polls for this part only: the section with the comparison, nothing else.
+    response = client.get(
+        "/corpora/spam-ham/words", query_string={"model": "bernoulli", "alpha": "1", "part": "bigrams"},
+        headers={"HX-Request": "true"})
+    part = soup_of(response)
+    top = [element for element in part.contents if getattr(element, "name", None)]
+    assert [(element.name, element.get("id")) for element in top] == [("section", "bigrams")]
+    cells = [[td.get_text(strip=True) for td in row.select("td")] for row in top[0].select("table tbody tr")]
+    # By hand for the default split: 98 single words in the 12 training messages, 224 with their pairs, 4 tested.
+    assert [c[0] for c in cells] == ["98", "224"] and all(c[1].endswith("/ 4") for c in cells)
+
+
+def test_the_json_twin_says_every_parameter_it_could_not_use(client):
+    data = words_json(client, "spam-ham", alpha="x", k="4", by="log")
+    assert set(data["errors"]) == {"alpha", "k", "by"}
+    assert data["settings"] == {"k": 10, "top": 31, "by": "ratio", "positive": "ham", "negative": "spam"}
+    assert "error" not in data
+
+
+def test_a_lesson_without_words_answers_with_its_error(app, client):
+    corpus_id = app.extensions["webnb"]["catalog"].add(
+        Corpus.from_pairs([("a", "the and of"), ("b", "of the and")]), name="Stop words", source="test")
+    data = words_json(client, corpus_id, stop_words="english")
+    assert list(data) == ["error"] and data["error"].startswith("No words were found")
+    soup = soup_of(client.get(f"/corpora/{corpus_id}/words", query_string={"stop_words": "english"}))
+    assert "No words were found" in soup.get_text() and soup.find(id="top-words") is None
+
+
 def test_a_split_too_small_is_a_message_in_its_section(client):
     """match-reviews with a 10 % split rounds every class's share of 5 reviews to 0 test documents."""
     response = client.get("/corpora/match-reviews/words", query_string={"test": "split", "test_size": "0.1"})
@@ -335,6 +364,26 @@ def test_bad_page_settings_give_a_message_and_the_default(client, query, field, 
     assert message in data["errors"][field]
     defaults = words_json(client, "spam-ham")["settings"]
     assert data["settings"][field] == (defaults[field] if field != "negative" else "ham")
+
+
+def test_a_setting_sent_twice_is_read_from_its_last_value(client):
+    """The page's form may send a setting twice (its own field and the state's); the last one counts."""
+    data = words_json(client, "spam-ham", k=["abc", " 12 "], top=["0", "30"], by=["log", "difference"])
+    assert data["errors"] == {}
+    assert {name: data["settings"][name] for name in ("k", "top", "by")} == {"k": 12, "top": 30, "by": "difference"}
+    refused = words_json(client, "spam-ham", k=["12", "abc"])
+    assert refused["settings"]["k"] == 10 and refused["errors"] == {"k": "k is a whole number of words from 5 to 50."}
+
+
+def test_an_unknown_class_on_either_side_compares_the_first_two_classes(client):
+    defaults = words_json(client, "spam-ham")["settings"]
+    for query, field in (({"negative": "nope"}, "negative"), ({"positive": "ham", "negative": "Spam"}, "negative"),
+                         ({"positive": "x" * 50, "negative": "ham"}, "positive")):
+        data = words_json(client, "spam-ham", **query)
+        shown = query[field] if len(query[field]) <= 40 else query[field][:40] + "…"
+        assert data["errors"] == {field: f"There is no class {shown!r} in this corpus."}
+        assert (data["settings"]["positive"], data["settings"]["negative"]) == (
+            defaults["positive"], defaults["negative"])
 
 
 @pytest.mark.parametrize(

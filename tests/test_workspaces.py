@@ -14,12 +14,6 @@ SECRET = "s" * 40
 PASTE = "pos\tgreat match and a sharp keeper\nneg\tdull match\npos\tbrilliant goal\nneg\tslow dull game"
 
 
-@pytest.fixture()
-def hosted_app(make_hosted_app, database_url):
-    """Makes hosted-mode apps on SQLite and on PostgreSQL, closing their connections afterwards."""
-    return lambda **config: make_hosted_app(**{"DATABASE_URL": database_url, **config})
-
-
 def student(app):
     return app.test_client()  # (Werkzeug's test client sends Secure cookies over plain http too)
 

@@ -426,9 +426,9 @@ class Catalog:
             if test == "split":
                 train_index, test_index = stratified_split(table.labels, test_size, seed)
                 training, tested, positions = table.subset(train_index), table.subset(test_index), test_index
-            else:
-                training, tested, positions = table, table, np.arange(len(table))
-            return GaussianSplit(GaussianStatistics.fit(training), training, tested, positions)
+                return GaussianSplit(GaussianStatistics.fit(training), training, tested, positions, test, test_size,
+                                     seed)
+            return GaussianSplit(GaussianStatistics.fit(table), table, table, np.arange(len(table)), test)
 
         return self.cache.get_or_build(key, split, lambda held: 2 * _table_size(held.training))
 
@@ -460,12 +460,20 @@ def _held_out_size(held: HeldOut) -> int:
 
 @dataclass(frozen=True, eq=False)
 class GaussianSplit:
-    """Statistics of a table's training rows, with the rows it is tested on and their places in the table."""
+    """Statistics of a table's training rows, with the rows it is tested on and their places in the table: the
+    ``held`` of a Gaussian ``Score`` (webnb.engine.gaussian.lesson.score_table), as a text ``HeldOut`` is."""
 
     statistics: GaussianStatistics
     training: NumericTable
     test: NumericTable
     positions: np.ndarray
+    source: str = "all"  # "split", "training" or "all" (tested on the rows it learned from, as "training")
+    test_size: float | None = None  # of a split
+    seed: int | None = None
+
+    def to_dict(self) -> dict:
+        return {"source": self.source, "test_size": self.test_size, "seed": self.seed, "n_train": len(self.training),
+                "n_test": len(self.test)}
 
 
 @dataclass(frozen=True)

@@ -27,13 +27,19 @@ from webnb.state import MAX_FEATURES, MAX_SEED, document_bound
 MAX_NGRAM = 9
 
 
-def _document_bound(text: str):
-    """min_df/max_df: "2" is a number of documents, "0.5" a fraction of them (as in scikit-learn), read as the
-    lesson pages read them."""
-    try:
-        return document_bound(text.strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number or a fraction, not {text[:40]!r}") from None
+def _document_bound(name: str):
+    """An argparse type for min_df or max_df (``name``): "2" is a number of documents, "0.5" a fraction of them (as
+    in scikit-learn), read as the lesson pages read them."""
+
+    def bound(text: str):
+        try:
+            return document_bound(text, name)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(
+                f"expected a whole number of documents or a fraction between 0 and 1, not {text[:40]!r} ({error})"
+            ) from None
+
+    return bound
 
 
 def _whole(low: int, high: int):
@@ -116,8 +122,8 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
     analysis.add_argument("--ngram-range", type=_ngram_range, default=(1, 1), metavar="MIN,MAX")
 
     vocabulary = parser.add_argument_group("vocabulary")
-    vocabulary.add_argument("--min-df", type=_document_bound, default=1)
-    vocabulary.add_argument("--max-df", type=_document_bound, default=1.0)
+    vocabulary.add_argument("--min-df", type=_document_bound("min_df"), default=1)
+    vocabulary.add_argument("--max-df", type=_document_bound("max_df"), default=1.0)
     vocabulary.add_argument(
         "--max-features", type=_whole(1, MAX_FEATURES), default=None, help="keep the N most frequent words"
     )

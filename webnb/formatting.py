@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from webnb.charts import power_of_ten
 from webnb.engine.shared.plain import fraction_text, ratio_text
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -104,6 +105,7 @@ FILTERS = {
     "ratio": ratio,
     "big_count": big_count,
     "joint_parameter_count": joint_parameter_count,
+    "power_of_ten": power_of_ten,
 }
 
 

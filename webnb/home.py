@@ -1,15 +1,47 @@
 """The home page: what webnb is for, and the example corpora it ships with."""
 from __future__ import annotations
 
-from flask import Blueprint, render_template
+from dataclasses import dataclass
 
-from webnb.examples import EXAMPLES, TABLE_EXAMPLES, load_example_corpus, load_example_table
+from flask import Blueprint
+
+from webnb.engine.gaussian.table import NumericTable
+from webnb.engine.shared.corpus import Corpus
+from webnb.examples import EXAMPLES, TABLE_EXAMPLES, Example, TableExample, load_example_corpus, load_example_table
+from webnb.views.common import respond
 
 bp = Blueprint("home", __name__)
 
 
+@dataclass(frozen=True)
+class HomePage:
+    """The built-in examples the home page introduces: each text corpus with its documents, each table of numbers
+    with its size."""
+
+    examples: tuple[tuple[Example, Corpus], ...]
+    tables: tuple[tuple[TableExample, NumericTable], ...]
+
+    def to_dict(self) -> dict:
+        return {
+            "examples": [
+                {"id": example.id, "title": example.title, "description": example.description,
+                 "sample_review": example.sample_review, "class_counts": corpus.class_counts(),
+                 "documents": [{"id": doc_id, "label": label, "text": text}
+                               for doc_id, label, text in zip(corpus.ids, corpus.labels, corpus.texts, strict=True)]}
+                for example, corpus in self.examples
+            ],
+            "tables": [
+                {"id": example.id, "title": example.title, "description": example.description, "rows": len(table),
+                 "features": list(table.features), "class_counts": table.class_counts()}
+                for example, table in self.tables
+            ],
+        }
+
+
 @bp.get("/")
 def index():
-    examples = [(example, load_example_corpus(example.id)) for example in EXAMPLES]
-    tables = [(example, load_example_table(example.id)) for example in TABLE_EXAMPLES]
-    return render_template("home/index.html", examples=examples, tables=tables)
+    page = HomePage(
+        tuple((example, load_example_corpus(example.id)) for example in EXAMPLES),
+        tuple((example, load_example_table(example.id)) for example in TABLE_EXAMPLES),
+    )
+    return respond("home/index.html", "content", page)

@@ -3,22 +3,31 @@
 Everything a page shows follows from the corpus id in the path and these parameters, so a link
 reproduces exactly what the projector shows. Parsing never fails: a value that makes no sense is
 replaced by the default and reported in ``errors``, so the page can say what was wrong.
+
+Every parameter a page reads from its address is a ``Parameter`` in one of three tables:
+``LESSON_PARAMETERS`` (the text pages' ``LessonState``), ``TABLE_PARAMETERS`` (the Gaussian pages'
+``TableState``) and ``PAGE_PARAMETERS`` (what one page reads for itself: its page number, sort order, …,
+through ``read_parameter``). A state's table reads the state (``parse_state``, ``parse_table_state``) and
+writes it back into links (``query``) and forms (``hidden_fields``).
 """
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, fields, replace
-from typing import Mapping
-from urllib.parse import quote_plus, urlencode
+from dataclasses import MISSING, dataclass, field, fields, replace
+from typing import Any, Callable, Mapping, NamedTuple
+from urllib.parse import quote_plus
 
+from webnb import notation
 from webnb.engine import AnalysisOptions, VocabularyOptions, parse_alpha
-from webnb.engine.shared.numbers import is_plain_decimal, parse_whole
+from webnb.engine.gaussian.table import parse_number
+from webnb.engine.shared.numbers import is_plain_decimal, is_whole, parse_whole
 from webnb.engine.text.analysis import PLACEHOLDERS, STEMMERS, STRIP_ACCENTS, TOKEN_PATTERNS
+from webnb.engine.text.telling_words import SEED_TOP
 
 MODELS = ("bernoulli", "multinomial")
 PRIORS = ("learned", "uniform")
 NGRAMS = {"1-1": (1, 1), "1-2": (1, 2), "2-2": (2, 2)}
-NOTATIONS = ("phi-psi", "pi-theta", "p-hat", "beta-alpha")
+NOTATIONS = tuple(notation.NOTATIONS)  # their keys, in the order of the lecture notes
 STEPS = (
     "tokens",
     "vector",
@@ -35,6 +44,301 @@ MAX_TEXT_LENGTH = 5000
 MAX_SEED = 2**32 - 1
 MAX_REPEATS = 5000
 MAX_FEATURES = 10_000_000  # more words than any vocabulary here may hold
+MAX_DOCUMENT_COUNT = 10**9  # more documents than any corpus here holds, so min_df/max_df never need more
+
+
+# --- one parameter of an address ---------------------------------------------------------------------------------
+
+
+class Reading(NamedTuple):
+    """What a parameter's text in an address came to."""
+
+    value: Any  # the value to use: the parsed text, or the default
+    message: str | None  # why the text could not be used (None when it could, was absent, or falls back silently)
+    text: Any  # the text as read (a list of texts for a parameter read from all its repetitions); None when absent
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One parameter of an address: how its text becomes a value, and what the page says when it cannot.
+
+    ``parse`` turns the text into the value or raises ValueError; then the page uses the default and shows
+    ``message``, a template of the words a student reads: ``{error}`` is the parser's own explanation, ``{raw}`` the
+    text, and other names come from the page's context (``read_parameter``; a list there reads as its items joined by
+    commas). An empty message falls back without a word."""
+
+    name: str  # in the address
+    parse: Callable[..., Any]  # the text, and what ``needs`` names, to the value
+    message: str = "{error}"
+    default: Any = None  # in a state's table the state's own default, filled in by ``ParameterTable``
+    field: str = ""  # the state's field, or the page's name for the parameter, when it is not ``name``
+    # "strip": read without the spaces around it; "keep": spaces are part of the text (" " is a wrong value);
+    # "blank": spaces alone are not given, anything else is read as typed (α, whose messages quote what was typed)
+    spaces: str = "strip"
+    unset: tuple[str, ...] = ("",)  # texts that leave the default in place, without a message
+    repeated: str = "first"  # which text counts when the address repeats the name: "first", "last", or "all" (a list)
+    several: bool = False  # the value is a tuple written as one text per item (value=5.1&value=3.5)
+    needs: tuple[str, ...] = ()  # what ``parse`` takes from the page besides the text, e.g. ("classes",)
+    in_every_link: bool = False  # links carry it even at its default, so that they mean the same thing tomorrow
+
+    def __post_init__(self):
+        if not self.field:
+            object.__setattr__(self, "field", self.name)
+
+    def read(self, args: Mapping, default: Any = MISSING, **context) -> Reading:
+        """The value in ``args`` (a query string or a form; a dict in tests), or ``default`` (this parameter's own
+        unless given) when it is absent or cannot be used, with the message for the latter."""
+        default = self.default if default is MISSING else default
+        text = self._text(args)
+        if text is None or text in self.unset:
+            return Reading(default, None, text)
+        try:
+            value = self.parse(text, **{name: context[name] for name in self.needs})
+        except ValueError as error:
+            named = {name: ", ".join(v) if isinstance(v, (tuple, list)) else v for name, v in context.items()}
+            return Reading(default, self.message.format(error=error, raw=text, **named) or None, text)
+        return Reading(value, None, text)
+
+    def _text(self, args: Mapping):
+        if hasattr(args, "getlist"):
+            texts = args.getlist(self.name)
+        else:
+            texts = [args[self.name]] if self.name in args else []
+        if not texts:
+            return None
+        if self.repeated == "all":
+            return texts
+        text = texts[-1] if self.repeated == "last" else texts[0]
+        if self.spaces == "strip":
+            return text.strip()
+        if self.spaces == "blank" and not text.strip():
+            return ""
+        return text
+
+    def texts(self, value) -> tuple[str, ...]:
+        """How ``value`` is written in an address: one text (a flag as 1 or 0, a tuple joined by commas), or one
+        text per item when the parameter is ``several``."""
+        if self.several:
+            return tuple(value)
+        if isinstance(value, bool):
+            return ("1" if value else "0",)
+        if isinstance(value, tuple):
+            return (",".join(value),)
+        return (str(value),)
+
+
+class ParameterTable:
+    """The parameters of one kind of state (a frozen dataclass with an ``errors`` field), one per field, in the order
+    a page lists their messages. Reads the state from an address and writes it back into links and forms."""
+
+    def __init__(self, state_class, parameters: tuple[Parameter, ...]):
+        self.plain = state_class()
+        names = [f.name for f in fields(state_class) if f.name != "errors"]
+        if sorted(p.field for p in parameters) != sorted(names):
+            raise TypeError(f"{state_class.__name__} needs one parameter for each of its fields: {', '.join(names)}")
+        self.parameters = tuple(replace(p, default=getattr(self.plain, p.field)) for p in parameters)
+        by_field = {p.field: p for p in self.parameters}
+        self.by_field = {name: by_field[name] for name in names}  # in field order, the order of links and forms
+
+    def parse(self, args: Mapping, defaults=None):
+        """The state in ``args``; what cannot be used is the default's, its message in ``errors`` under its name."""
+        defaults = defaults or self.plain
+        values, errors = {}, {}
+        for parameter in self.parameters:
+            reading = parameter.read(args, getattr(defaults, parameter.field))
+            values[parameter.field] = reading.value
+            if reading.message:
+                errors[parameter.name] = reading.message
+        return replace(defaults, **values, errors=errors)
+
+    def query(self, state, defaults, changes: dict) -> str:
+        """``state`` with ``changes`` as a query string, leaving out what equals ``defaults`` (the plain state's when
+        None) unless the parameter is ``in_every_link``."""
+        defaults = defaults or self.plain
+        parts = self._query_parts(state, defaults)
+        if changes:
+            parts = dict(parts)
+            for name, value in changes.items():
+                if name not in parts:
+                    raise TypeError(f"{type(state).__name__} has no field {name!r}")
+                parts[name] = self._query_part(self.by_field[name], value, defaults)
+        return "&".join(part for part in parts.values() if part)
+
+    def _query_parts(self, state, defaults) -> dict[str, str]:
+        """Each field's "name=value" ("" when left out), in field order, made once per state and defaults: a page
+        links its state a few dozen times (every step, setting and download), each with one change or none."""
+        made = state.__dict__.setdefault("_query_parts_made", {})
+        parts = made.get(defaults)
+        if parts is None:
+            parts = made[defaults] = {
+                name: self._query_part(parameter, getattr(state, name), defaults)
+                for name, parameter in self.by_field.items()
+            }
+        return parts
+
+    @staticmethod
+    def _query_part(parameter: Parameter, value, defaults) -> str:
+        if value == getattr(defaults, parameter.field) and not parameter.in_every_link:
+            return ""
+        name = quote_plus(parameter.name)
+        return "&".join(f"{name}={quote_plus(text)}" for text in parameter.texts(value))
+
+    def hidden_fields(self, state) -> tuple[tuple[str, str], ...]:
+        """(name, text) of every parameter of ``state`` in field order, one pair per text."""
+        return tuple(
+            (parameter.name, text)
+            for name, parameter in self.by_field.items()
+            for text in parameter.texts(getattr(state, name))
+        )
+
+
+# --- parsers: each turns a text into a value, or raises ValueError ------------------------------------------------
+
+
+def _one_of(allowed):
+    def one_of(text: str) -> str:
+        if text not in allowed:
+            raise ValueError(f"{text[:40]!r} is not one of {', '.join(allowed)}")
+        return text
+
+    return one_of
+
+
+def _whole_number(low: int, high: int):
+    def whole_number(text: str) -> int:
+        return parse_whole(text, low=low, high=high, what="The number")
+
+    return whole_number
+
+
+def _whole_text(low: int, high: int):
+    """A whole number kept as the text a state holds, without leading zeros ("007" is "7")."""
+
+    def whole_text(text: str) -> str:
+        return str(parse_whole(text, low=low, high=high, what="The number"))
+
+    return whole_text
+
+
+def _flag(text: str) -> bool:
+    flag = {
+        "1": True, "true": True, "on": True, "yes": True, "0": False, "false": False, "off": False, "no": False
+    }.get(text.strip().lower())
+    if flag is None:
+        raise ValueError(f"{text[:40]!r} is not 1 or 0")
+    return flag
+
+
+def _alpha(text: str) -> str:
+    if parse_alpha(text) > 1000:
+        raise ValueError("α above 1000 drowns every count; use a value between 0 and 1000.")
+    return text.strip()
+
+
+def _review(text: str) -> str:
+    if len(text) > MAX_TEXT_LENGTH:
+        raise ValueError(f"The review is {len(text):,} characters long; the limit is {MAX_TEXT_LENGTH:,}.")
+    return text
+
+
+def _placeholders(texts: list[str]) -> tuple[str, ...]:
+    """The placeholder kinds, from one text of commas or from the form's checkboxes (one text each)."""
+    kinds = {kind for text in texts for kind in text.split(",") if kind}
+    if not kinds <= set(PLACEHOLDERS):
+        raise ValueError("not a placeholder kind")
+    return tuple(kind for kind in PLACEHOLDERS if kind in kinds)
+
+
+def document_bound(text: str, name: str = "min_df") -> int | float:
+    """min_df or max_df (``name``), as the lesson pages and the command line read it: a whole number of documents,
+    or a fraction of them between 0 and 1 (at most 40 characters, never NaN)."""
+    text = text.strip()
+    if is_whole(text):
+        bound = parse_whole(text, low=0, high=MAX_DOCUMENT_COUNT, what="A number of documents")
+    elif is_plain_decimal(text):
+        bound = float(text)
+    else:
+        raise ValueError("write it as 2 (documents) or 0.5 (a fraction of them)")
+    VocabularyOptions(**{name: bound})  # refuses a fraction above 1, in the vocabulary's own words
+    return bound
+
+
+def _document_bound_text(name: str):
+    def document_bound_text(text: str) -> str:
+        document_bound(text, name)
+        return text
+
+    return document_bound_text
+
+
+def _test_source(text: str) -> str:
+    if text in ("split", "training") or re.fullmatch(r"[A-Za-z0-9_-]{1,64}", text):
+        return text  # whether such a test corpus exists is checked where it is loaded
+    raise ValueError("not a split, the training documents or a corpus id")
+
+
+def _share(text: str) -> str:
+    """The held-out share, kept as typed: a fraction strictly between 0 and 1, at most 8 characters."""
+    if len(text) <= 8 and 0.0 < float(text) < 1.0:  # float() refuses what is no number; nan is not between
+        return text
+    raise ValueError("not a fraction between 0 and 1")
+
+
+def _smoothing(text: str) -> str:
+    number = parse_number(text)
+    if number is None or not 0 <= number <= MAX_VAR_SMOOTHING:
+        raise ValueError("not a number from 0 to 1,000,000")
+    return text
+
+
+def _typed_values(texts: list[str]) -> tuple[str, ...]:
+    if len(texts) > MAX_VALUES or any(len(text) > 100 for text in texts):
+        raise ValueError("too many or too long values")
+    return tuple(text.strip() for text in texts)
+
+
+def _class_of_the_corpus(text: str, classes: tuple[str, ...]) -> str:
+    if text not in classes:
+        shown = text if len(text) <= 40 else text[:40] + "…"
+        raise ValueError(f"There is no class {shown!r} in this corpus.")
+    return text
+
+
+# Imported when a page needs them: they bring scipy.optimize and scipy.special, which the command line never does.
+def _inverse_penalty(text: str) -> float:
+    """C of the logistic regression on the comparison page."""
+    from webnb.engine.evaluation.comparison import parse_C
+
+    return parse_C(text)
+
+
+def _measure(text: str) -> str:
+    """How the telling-words page ranks the words that tell two classes apart."""
+    from webnb.engine.text.insights import DISCRIMINATIVE_MEASURES
+
+    return _one_of(DISCRIMINATIVE_MEASURES)(text)
+
+
+def _word_filter(text: str) -> str:
+    return text.lower()[:100]
+
+
+def _page_within(text: str, pages: int) -> int:
+    """Kept between 1 and ``pages``: page 0 is the first, a page past the end the last."""
+    return min(max(parse_whole(text, low=0, high=10**40, what="The page"), 1), max(pages, 1))
+
+
+def _split_parameters(repeated: str) -> tuple[Parameter, Parameter]:
+    """The held-out split of the evaluation pages, texts and tables alike."""
+    return (
+        Parameter("test_size", _share, "The held-out share is a fraction between 0 and 1, such as 0.25.",
+                  repeated=repeated),
+        Parameter("seed", _whole_text(0, MAX_SEED), f"The seed is a whole number from 0 to {MAX_SEED:,}.",
+                  repeated=repeated),
+    )
+
+
+# --- the text pages ---------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -82,8 +386,8 @@ class LessonState:
 
     def vocabulary_options(self) -> VocabularyOptions:
         return VocabularyOptions(
-            min_df=document_bound(self.min_df),
-            max_df=document_bound(self.max_df),
+            min_df=document_bound(self.min_df, "min_df"),
+            max_df=document_bound(self.max_df, "max_df"),
             max_features=int(self.max_features) if self.max_features else None,
             binary=self.binary,
         )
@@ -111,200 +415,60 @@ class LessonState:
     def query(self, defaults: "LessonState | None" = None, **changes) -> str:
         """The query string for this state with ``changes``, leaving out values equal to ``defaults``
         except the model, α and review, which every link carries so it means the same thing tomorrow."""
-        defaults = defaults or _PLAIN_STATE
-        parts = self._query_parts(defaults)
-        if changes:
-            parts = dict(parts)
-            for name, value in changes.items():
-                if name not in parts:
-                    raise TypeError(f"LessonState has no field {name!r}")
-                parts[name] = _query_part(name, value, defaults)
-        return "&".join(part for part in parts.values() if part)
+        return LESSON_PARAMETERS.query(self, defaults, changes)
 
-    def _query_parts(self, defaults: "LessonState") -> dict[str, str]:
-        """Each field's "name=value" ("" when left out), in field order, made once per state and defaults: a page
-        links its state a few dozen times (every step, setting and download), each with one change or none."""
-        made = self.__dict__.setdefault("_query_parts_made", {})
-        parts = made.get(defaults)
-        if parts is None:
-            parts = made[defaults] = {
-                f.name: _query_part(f.name, getattr(self, f.name), defaults) for f in fields(self) if f.name != "errors"
-            }
-        return parts
+    def hidden_fields(self) -> tuple[tuple[str, str], ...]:
+        """(name, text) of every setting, for the hidden fields that carry the state through a form."""
+        return LESSON_PARAMETERS.hidden_fields(self)
 
 
-_ALWAYS_IN_LINKS = ("model", "alpha", "text")
+def _setting(name: str, parse, message: str = "{error}", **how) -> Parameter:
+    """A parameter of the lesson state. Its forms send a checkbox as a hidden "0" followed by "1" when ticked, so
+    the last text wins."""
+    how.setdefault("repeated", "last")
+    return Parameter(name, parse, message, **how)
 
 
-def _query_part(name: str, value, defaults: LessonState) -> str:
-    if value == getattr(defaults, name) and name not in _ALWAYS_IN_LINKS:
-        return ""
-    return f"{quote_plus(name)}={quote_plus(_encode(value))}"
+# In the order the messages are listed.
+LESSON_PARAMETERS = ParameterTable(LessonState, (
+    _setting("model", _one_of(MODELS), "The model is Bernoulli or multinomial.", spaces="keep", in_every_link=True),
+    _setting("prior", _one_of(PRIORS), "The prior is learned from the class frequencies, or uniform.", spaces="keep"),
+    _setting("step", _one_of(STEPS), "There is no such step.", spaces="keep"),
+    _setting("notation", _one_of(NOTATIONS), "Unknown notation.", spaces="keep"),
+    _setting("tokens", _one_of(TOKEN_PATTERNS), "Tokens are the default words, all words, or white-space separated.",
+             spaces="keep"),
+    _setting("ngrams", _one_of(NGRAMS), "Words can be single words (1-1), words and pairs (1-2) or pairs (2-2).",
+             spaces="keep"),
+    _setting("accents", _one_of(STRIP_ACCENTS), "Unknown accents option.", spaces="keep", unset=("", "none")),
+    _setting("stemmer", _one_of(STEMMERS), "Unknown stemmer option.", spaces="keep", unset=("", "none")),
+    _setting("stop_words", _one_of(("english",)), "Unknown stop words option.", spaces="keep", unset=("", "none")),
+    *(
+        _setting(name, _flag, "Expected 1 or 0.", spaces="keep")
+        for name in ("binary", "floor", "presenter", "lowercase")
+    ),
+    _setting("alpha", _alpha, spaces="blank", in_every_link=True),
+    _setting("text", _review, spaces="keep", unset=(), in_every_link=True),  # an empty review is a review
+    _setting("repeats", _whole_text(1, MAX_REPEATS), f"Repeat the review between 1 and {MAX_REPEATS:,} times."),
+    _setting("normalize", _placeholders, f"Placeholders are chosen from {', '.join(PLACEHOLDERS)}.", repeated="all",
+             unset=()),
+    *(
+        _setting(name, _document_bound_text(name),
+                 name + ": a whole number of documents or a fraction between 0 and 1 ({error}).")
+        for name in ("min_df", "max_df")
+    ),
+    _setting("max_features", _whole_text(1, MAX_FEATURES),
+             f"max_features is a whole number of words, from 1 to {MAX_FEATURES:,}."),
+    _setting("test", _test_source,
+             "The test documents are a split of the corpus, its training documents, or another corpus."),
+    _setting("train", _one_of(("all", "split")),
+             "The model is trained on all documents or on the training part of the split.", spaces="keep"),
+    *_split_parameters("last"),
+))
 
 
-_PLAIN_STATE = LessonState()
-
-
-def _encode(value) -> str:
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    if isinstance(value, tuple):
-        return ",".join(value)
-    return str(value)
-
-
-def is_whole(text: str) -> bool:
-    """Only the digits 0-9: str.isdigit() also accepts "²" and other digits that int() refuses."""
-    return text.isascii() and text.isdigit()
-
-
-MAX_DOCUMENT_COUNT = 10**9  # more documents than any corpus here holds, so min_df/max_df never need more
-
-
-def document_bound(text: str):
-    """min_df/max_df: a whole number of documents, or a fraction of them (at most 40 characters, never NaN)."""
-    if is_whole(text):
-        return parse_whole(text, low=0, high=MAX_DOCUMENT_COUNT, what="A number of documents")
-    if not is_plain_decimal(text):
-        raise ValueError("write it as 2 (documents) or 0.5 (a fraction of them)")
-    return float(text)
-
-
-def _flag(raw: str) -> bool | None:
-    return {
-        "1": True, "true": True, "on": True, "yes": True, "0": False, "false": False, "off": False, "no": False
-    }.get(raw.strip().lower())
-
-
-def _single_values(args) -> dict[str, str]:
-    """One value per name. A form sends a checkbox as a hidden "0" followed by "1" when ticked, so the
-    last value wins; the placeholder checkboxes send one value each, which are joined by commas."""
-    if not hasattr(args, "getlist"):
-        return dict(args)
-    values = {name: args.getlist(name)[-1] for name in args.keys()}
-    if "normalize" in values:
-        values["normalize"] = ",".join(v for v in args.getlist("normalize") if v)
-    return values
-
-
-# Over the complexity limit until it is replaced by the URL-parameter table, which is on its way.
-def parse_state(args: Mapping[str, str], defaults: LessonState | None = None) -> LessonState:  # noqa: C901
+def parse_state(args: Mapping[str, str], defaults: LessonState | None = None) -> LessonState:
     """Read the query string; anything invalid falls back to the default and is named in ``errors``."""
-    defaults = defaults or LessonState()
-    args = _single_values(args)
-    values: dict = {}
-    errors: dict[str, str] = {}
-
-    def choice(name: str, allowed, message: str):
-        raw = args.get(name)
-        if raw is None or raw == "":
-            return
-        if raw in allowed:
-            values[name] = raw
-        else:
-            errors[name] = message
-
-    choice("model", MODELS, "The model is Bernoulli or multinomial.")
-    choice("prior", PRIORS, "The prior is learned from the class frequencies, or uniform.")
-    choice("step", STEPS, "There is no such step.")
-    choice("notation", NOTATIONS, "Unknown notation.")
-    choice("tokens", TOKEN_PATTERNS, "Tokens are the default words, all words, or white-space separated.")
-    choice("ngrams", NGRAMS, "Words can be single words (1-1), words and pairs (1-2) or pairs (2-2).")
-    for name, allowed in (("accents", STRIP_ACCENTS), ("stemmer", STEMMERS), ("stop_words", ("english",))):
-        raw = args.get(name)
-        if raw in (None, "", "none"):
-            continue
-        if raw in allowed:
-            values[name] = raw
-        else:
-            errors[name] = f"Unknown {name.replace('_', ' ')} option."
-
-    for name in ("binary", "floor", "presenter", "lowercase"):
-        raw = args.get(name)
-        if raw is not None and raw != "":
-            flag = _flag(raw)
-            if flag is None:
-                errors[name] = "Expected 1 or 0."
-            else:
-                values[name] = flag
-
-    raw_alpha = args.get("alpha")
-    if raw_alpha is not None and raw_alpha.strip() != "":
-        try:
-            alpha = parse_alpha(raw_alpha)
-            if alpha > 1000:
-                raise ValueError("α above 1000 drowns every count; use a value between 0 and 1000.")
-            values["alpha"] = raw_alpha.strip()
-        except ValueError as error:
-            errors["alpha"] = str(error)
-
-    text = args.get("text")
-    if text is not None:
-        if len(text) > MAX_TEXT_LENGTH:
-            errors["text"] = f"The review is {len(text):,} characters long; the limit is {MAX_TEXT_LENGTH:,}."
-        else:
-            values["text"] = text
-
-    raw_repeats = args.get("repeats", "").strip()
-    if raw_repeats:
-        try:
-            values["repeats"] = str(parse_whole(raw_repeats, low=1, high=MAX_REPEATS, what="repeats"))
-        except ValueError:
-            errors["repeats"] = f"Repeat the review between 1 and {MAX_REPEATS:,} times."
-
-    raw_normalize = args.get("normalize")
-    if raw_normalize is not None:
-        kinds = tuple(k for k in raw_normalize.split(",") if k)
-        if set(kinds) <= set(PLACEHOLDERS):
-            values["normalize"] = tuple(k for k in PLACEHOLDERS if k in kinds)
-        else:
-            errors["normalize"] = f"Placeholders are chosen from {', '.join(PLACEHOLDERS)}."
-
-    for name in ("min_df", "max_df"):
-        raw = args.get(name, "").strip()
-        if raw:
-            try:
-                bound = document_bound(raw)
-                VocabularyOptions(**{name: bound})
-                values[name] = raw
-            except ValueError as error:
-                errors[name] = f"{name}: a whole number of documents or a fraction between 0 and 1 ({error})."
-    raw_max = args.get("max_features", "").strip()
-    if raw_max:
-        try:
-            values["max_features"] = str(parse_whole(raw_max, low=1, high=MAX_FEATURES, what="max_features"))
-        except ValueError:
-            errors["max_features"] = f"max_features is a whole number of words, from 1 to {MAX_FEATURES:,}."
-
-    raw_test = args.get("test", "").strip()
-    if raw_test:
-        if raw_test in ("split", "training") or re.fullmatch(r"[A-Za-z0-9_-]{1,64}", raw_test):
-            values["test"] = raw_test  # whether such a test corpus exists is checked where it is loaded
-        else:
-            errors["test"] = "The test documents are a split of the corpus, its training documents, or another corpus."
-    choice("train", ("all", "split"), "The model is trained on all documents or on the training part of the split.")
-    _parse_split(args, values, errors)
-    return replace(defaults, **values, errors=errors)
-
-
-def _parse_split(args, values: dict, errors: dict) -> None:
-    """``test_size`` (a fraction between 0 and 1) and ``seed`` (a whole number) into ``values``, or ``errors``."""
-    raw_size = args.get("test_size", "").strip()
-    if raw_size:
-        try:
-            size = float(raw_size)
-        except ValueError:
-            size = None
-        if size is not None and 0.0 < size < 1.0 and len(raw_size) <= 8:
-            values["test_size"] = raw_size
-        else:
-            errors["test_size"] = "The held-out share is a fraction between 0 and 1, such as 0.25."
-    raw_seed = args.get("seed", "").strip()
-    if raw_seed:
-        try:
-            values["seed"] = str(parse_whole(raw_seed, low=0, high=MAX_SEED, what="The seed"))
-        except ValueError:
-            errors["seed"] = f"The seed is a whole number from 0 to {MAX_SEED:,}."
+    return LESSON_PARAMETERS.parse(args, defaults)
 
 
 # --- tables of numbers (Gaussian Naive Bayes) ----------------------------------------------------------------
@@ -344,58 +508,117 @@ class TableState:
 
     def query(self, defaults: "TableState | None" = None, **changes) -> str:
         """The query string, leaving out defaults except ``var_smoothing``, which every link carries."""
-        state = replace(self, **changes) if changes else self
-        defaults = defaults or TableState()
-        pairs = []
-        for f in fields(state):
-            value = getattr(state, f.name)
-            if f.name == "errors" or (value == getattr(defaults, f.name) and f.name != "var_smoothing"):
-                continue
-            if f.name == "values":
-                pairs.extend(("value", v) for v in value)
-            else:
-                pairs.append((f.name, _encode(value)))
-        return urlencode(pairs)
+        return TABLE_PARAMETERS.query(self, defaults, changes)
+
+    def hidden_fields(self) -> tuple[tuple[str, str], ...]:
+        """(name, text) of every setting and typed value, for the hidden fields that carry the state through a
+        form."""
+        return TABLE_PARAMETERS.hidden_fields(self)
 
 
-def parse_table_state(args, defaults: TableState | None = None) -> TableState:
+# In the order the messages are listed.
+TABLE_PARAMETERS = ParameterTable(TableState, (
+    Parameter("var_smoothing", _smoothing, "var_smoothing is a number from 0 to 1,000,000, such as 1e-9 or 0.",
+              in_every_link=True),
+    Parameter("prior", _one_of(PRIORS), "The prior is learned from the rows or uniform."),
+    Parameter("step", _one_of(GAUSSIAN_STEPS), "Unknown step."),
+    Parameter("test", _one_of(("split", "training")), "Test on a split of the rows or on the training rows."),
+    Parameter("train", _one_of(("all", "split")), "Train on all rows or on the split's training part."),
+    Parameter("presenter", _flag, "Expected 1 or 0."),
+    Parameter("value", _typed_values, "Too many or too long values.", field="values", repeated="all", several=True),
+    *_split_parameters("first"),
+))
+
+
+def parse_table_state(args: Mapping, defaults: TableState | None = None) -> TableState:
     """Read the query string of a Gaussian page; anything invalid falls back to the default, named in ``errors``."""
-    from webnb.engine.gaussian.table import parse_number
+    return TABLE_PARAMETERS.parse(args, defaults)
 
-    defaults = defaults or TableState()
-    values: dict = {}
-    errors: dict[str, str] = {}
-    raw = args.get("var_smoothing", "").strip()
-    if raw:
-        number = parse_number(raw)
-        if number is not None and 0 <= number <= MAX_VAR_SMOOTHING:
-            values["var_smoothing"] = raw
-        else:
-            errors["var_smoothing"] = "var_smoothing is a number from 0 to 1,000,000, such as 1e-9 or 0."
-    for name, allowed, message in (
-        ("prior", PRIORS, "The prior is learned from the rows or uniform."),
-        ("step", GAUSSIAN_STEPS, "Unknown step."),
-        ("test", ("split", "training"), "Test on a split of the rows or on the training rows."),
-        ("train", ("all", "split"), "Train on all rows or on the split's training part."),
-    ):
-        value = args.get(name, "").strip()
-        if value:
-            if value in allowed:
-                values[name] = value
-            else:
-                errors[name] = message
-    presenter = args.get("presenter", "").strip()
-    if presenter:
-        flag = _flag(presenter)
-        if flag is None:
-            errors["presenter"] = "Expected 1 or 0."
-        else:
-            values["presenter"] = flag
-    typed = args.getlist("value") if hasattr(args, "getlist") else ([args["value"]] if "value" in args else [])
-    if typed:
-        if len(typed) > MAX_VALUES or any(len(v) > 100 for v in typed):
-            errors["value"] = "Too many or too long values."
-        else:
-            values["values"] = tuple(v.strip() for v in typed)
-    _parse_split(args, values, errors)
-    return replace(defaults, **values, errors=errors)
+
+# --- what one page reads for itself ----------------------------------------------------------------------------
+
+DEFAULT_C = 1.0  # the logistic regression's inverse penalty on the comparison page
+MAX_SAMPLE_LENGTH = 1000
+# The sample's own random seed, the page parameter "draw". It is not the lesson state's ``seed``: that one fixes the
+# held-out split of the evaluation pages, which paging through samples must leave alone.
+MAX_DRAW = 2**32 - 1
+K_RANGE = (5, 50)
+DEFAULT_K = 10
+TOP_RANGE = (1, 10_000)
+PARITY_CHECKS = ("parameters", "evaluation")
+
+
+def _by_field(parameters: tuple[Parameter, ...]) -> dict[str, Parameter]:
+    keyed = {parameter.field: parameter for parameter in parameters}
+    if len(keyed) != len(parameters):
+        raise TypeError("two page parameters have the same field")
+    return keyed
+
+
+# Keyed by ``field``, the page's name for the parameter: "page" of a text page and "table_page" of a Gaussian page
+# are both ?page=, read differently.
+PAGE_PARAMETERS = _by_field((
+    # every page: its JSON twin
+    Parameter("format", _one_of(("json",)), "", spaces="keep"),
+    # the word tables of the matrix and parameters pages; pages of documents, words, matrix rows and columns, mistakes
+    Parameter("q", _word_filter, "", default=""),
+    *(
+        Parameter(name, _page_within, "", default=1, needs=("pages",))
+        for name in ("page", "rows", "cols", "wrong_page")
+    ),
+    Parameter("values", _one_of(("presence", "counts")), "", spaces="keep"),
+    Parameter("order", _one_of(("frequent", "alphabetical")), "", default="alphabetical", spaces="keep"),
+    # the parameters page: its order (kept as typed, links carry it on) and one cell
+    Parameter("sort", str, "", default="word", spaces="keep", unset=()),
+    Parameter("word", str, "", default="", spaces="keep", unset=()),
+    Parameter("class", _class_of_the_corpus, "“{raw:.100}” is not a class of this corpus.", field="cell_class",
+              spaces="keep", unset=(), needs=("classes",)),
+    # Bayes' rule: a document of the corpus (or of the test corpus) in the review box
+    Parameter("document", _whole_number(0, MAX_DOCUMENT_COUNT), "There is no such document."),
+    Parameter("from", _one_of(("test",)), "", spaces="keep"),
+    # models side by side
+    Parameter("C", _inverse_penalty, f"{{error}} Showing C = {DEFAULT_C:g}.", default=DEFAULT_C),
+    # telling words (a form may send them twice; the last wins)
+    Parameter("k", _whole_number(*K_RANGE), f"k is a whole number of words from {K_RANGE[0]} to {K_RANGE[1]}.",
+              default=DEFAULT_K, repeated="last"),
+    Parameter("top", _whole_number(*TOP_RANGE),
+              f"top is a whole number of words from {TOP_RANGE[0]} to {TOP_RANGE[1]:,}.", default=SEED_TOP,
+              repeated="last"),
+    Parameter("by", _measure,
+              "Words are ranked by the ratio or by the difference of their probabilities.", default="ratio",
+              repeated="last"),
+    *(Parameter(name, _class_of_the_corpus, repeated="last", needs=("classes",)) for name in ("positive", "negative")),
+    Parameter("bigram_job", str, "", repeated="last"),  # the background count of word pairs the page waits for
+    Parameter("part", _one_of(("bigrams",)), "", repeated="last"),  # the note polling for that count's results
+    # sampling
+    Parameter("class", _class_of_the_corpus, "“{raw:.100}” is not a class of this corpus, so the class is drawn from "
+              "the prior instead. The classes are: {classes}.", default="", field="sampled_class", spaces="keep",
+              needs=("classes",)),
+    Parameter("draw", _whole_number(0, MAX_DRAW),
+              f"The draw is a whole number from 0 to {MAX_DRAW:,}, not “{{raw:.20}}”; draw 0 is shown instead.",
+              default=0),
+    Parameter("length", _whole_number(1, MAX_SAMPLE_LENGTH),
+              f"The length is a whole number of words from 1 to {MAX_SAMPLE_LENGTH:,}, not “{{raw:.20}}”; the mean "
+              "length of the class is used instead."),
+    # adding a document (a query string or a posted form)
+    Parameter("label", str, "", default="", spaces="keep", unset=()),
+    Parameter("document", str, "", default="", field="new_document", spaces="keep", unset=()),
+    # the Gaussian pages: a page of rows, and the check against scikit-learn (of the text pages too)
+    Parameter("page", _whole_number(1, 2**63), "The page is a whole number from 1 to {pages:,}; the first page is "
+              "shown.", default=1, field="table_page", unset=()),
+    Parameter("of", _one_of(PARITY_CHECKS),
+              "A check is of the parameters or of the evaluation (of=parameters or of=evaluation).",
+              default="parameters", spaces="keep", unset=()),
+))
+
+
+def read_parameter(args: Mapping, key: str, default: Any = MISSING, **context) -> Reading:
+    """One parameter of ``PAGE_PARAMETERS`` (by its ``field``) from ``args`` (``request.args``, or ``request.form``):
+    its value, or ``default`` (the table's unless given) when it is absent or cannot be used, with the message for
+    the latter. ``context`` gives what the parameter ``needs`` and what its message names, e.g.
+
+        draw, problem, _ = read_parameter(request.args, "draw")
+        label = read_parameter(request.args, "positive", default=classes[0], classes=classes).value
+        page = read_parameter(request.args, "table_page", pages=pages)
+    """
+    return PAGE_PARAMETERS[key].read(args, default, **context)

@@ -2,12 +2,15 @@
 keeping a copy of the corpus with the document (the corpus shown is never modified)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from flask import Blueprint, redirect, request, url_for
 
+from webnb.catalog import CorpusEntry
 from webnb.engine import CorpusError
-from webnb.engine.text.additions import add_document, corpus_with_document
+from webnb.engine.text.additions import Addition, add_document, corpus_with_document, document_problem
 from webnb.notation import NOTATIONS
-from webnb.state import MAX_TEXT_LENGTH, parse_state
+from webnb.state import MAX_TEXT_LENGTH, parse_state, read_parameter
 from webnb.views.common import LARGE_CORPUS, catalog, load_lesson, respond, start_job, wants_json
 
 bp = Blueprint("additions", __name__)
@@ -16,68 +19,83 @@ bp = Blueprint("additions", __name__)
 def _document_form(values) -> dict:
     """The label and document of the add form (GET query or POST body); ``submitted`` when the form sent
     a document field at all, so that an empty one can be reported."""
+    document = read_parameter(values, "new_document")
     return {
-        "label": values.get("label", ""),
-        "document": values.get("document", ""),
-        "submitted": "document" in values,
+        "label": read_parameter(values, "label").value,
+        "document": document.value,
+        "submitted": document.text is not None,
     }
 
 
-def _problem(classes, form: dict) -> str | None:
-    """Why this document cannot be added, in words a student can act on; None when it can."""
-    document, label = form["document"], form["label"]
-    if len(document) > MAX_TEXT_LENGTH:
-        return f"The document is {len(document):,} characters long; the limit is {MAX_TEXT_LENGTH:,}. Shorten it."
-    if label not in classes:
-        return f"Choose the document's class from the list ({', '.join(classes)})."
-    if not document.strip():
-        return "Type the text of the document to add."
-    return None
+@dataclass(frozen=True)
+class AdditionPage:
+    """The add-a-document page: the corpus, the model's settings, the classes a document may have, and what
+    adding the document changes (None before one is given, or with ``message`` saying why it cannot be added).
+    ``lesson_error`` is why the corpus cannot be counted with the page's settings, if it cannot."""
+
+    entry: CorpusEntry
+    model: dict
+    classes: tuple[str, ...]
+    message: str | None
+    addition: Addition | None
+    lesson_error: str | None = None
+
+    @property
+    def error(self) -> str | None:
+        return self.message or self.lesson_error
+
+    def to_dict(self) -> dict:
+        return {
+            "corpus": {"id": self.entry.id, "name": self.entry.name, "documents": len(self.entry.corpus)},
+            "model": dict(self.model),
+            "classes": list(self.classes),
+            "error": self.error,
+            "addition": self.addition.to_dict() if self.addition else None,
+        }
 
 
-def _context(lesson, form: dict, message: str | None = None) -> tuple[dict, dict]:
+def _page(lesson, form: dict, message: str | None = None) -> tuple[AdditionPage, dict]:
+    """What adding the form's document changes, or ``message`` (else the form's problem); with the form as the
+    page shows it (the first class chosen until one is)."""
     state = lesson.state
     classes = lesson.training.classes if lesson.training is not None else tuple(lesson.entry.corpus.classes)
     if form["label"] not in classes and not form["submitted"]:
         form = {**form, "label": classes[0] if classes else ""}
-    context = {
-        "lesson": lesson,
-        "section": "additions",
-        "notation": NOTATIONS[state.notation],
-        "form": form,
-        "classes": classes,
-        "addition": None,
-        "message": message,
-        "max_length": MAX_TEXT_LENGTH,
-    }
+    addition = None
     if lesson.training is not None and message is None and (form["submitted"] or form["document"]):
-        message = _problem(classes, form)
+        message = document_problem(classes, form["label"], form["document"], MAX_TEXT_LENGTH)
         if message is None:
-            options = state.model_options()
             try:
-                context["addition"] = add_document(lesson.training, form["label"], form["document"], **options)
+                addition = add_document(lesson.training, form["label"], form["document"], **state.model_options())
             except (CorpusError, ValueError) as error:
                 message = str(error)
-        context["message"] = message
-    addition = context["addition"]
-    data = {
-        "corpus": {"id": lesson.entry.id, "name": lesson.entry.name, "documents": len(lesson.entry.corpus)},
-        "model": state.model_options() | {"alpha": state.alpha},
-        "classes": list(classes),
-        "error": context["message"] or lesson.error,
-        "addition": addition.to_dict() if addition else None,
-    }
-    return context, data
+    model = state.model_options() | {"alpha": state.alpha}
+    return AdditionPage(lesson.entry, model, classes, message, addition, lesson.error), form
+
+
+def _respond(lesson, page: AdditionPage, form: dict, status: int):
+    return respond(
+        "additions/show.html",
+        "additions",
+        page,
+        status=status,
+        lesson=lesson,
+        section="additions",
+        notation=NOTATIONS[lesson.state.notation],
+        form=form,
+        classes=page.classes,
+        addition=page.addition,
+        message=page.message,
+        max_length=MAX_TEXT_LENGTH,
+    )
 
 
 @bp.get("/corpora/<corpus_id>/add")
 def show(corpus_id):
     lesson = load_lesson(corpus_id)
-    context, data = _context(lesson, _document_form(request.args))
-    response = respond("additions/show.html", "additions", context, data)
-    if wants_json() and data["error"]:
-        response.status_code = 400
-    return response
+    page, form = _page(lesson, _document_form(request.args))
+    # htmx swaps only a successful answer, so the page tells what is wrong with status 200; the JSON twin with 400.
+    return _respond(lesson, page, form, status=400 if page.error and wants_json() else 200)
 
 
 @bp.post("/corpora/<corpus_id>/add/keep")
@@ -87,7 +105,7 @@ def keep(corpus_id):
     entry = catalog().get(corpus_id)
     if entry is None:
         return "There is no such corpus.", 404
-    problem = _problem(entry.corpus.classes, form) or (
+    problem = document_problem(entry.corpus.classes, form["label"], form["document"], MAX_TEXT_LENGTH) or (
         None if form["submitted"] else "Type the text of the document to add."
     )
     if problem is None:
@@ -112,10 +130,6 @@ def keep(corpus_id):
         except CorpusError as error:
             problem = str(error)
     lesson = load_lesson(corpus_id)
-    context, _ = _context(
-        lesson, form,
-        message=str(problem) if "Nothing was stored" in str(problem) else f"{problem} Nothing was stored.",
-    )
-    response = respond("additions/show.html", "additions", context)
-    response.status_code = 400
-    return response
+    message = str(problem) if "Nothing was stored" in str(problem) else f"{problem} Nothing was stored."
+    page, form = _page(lesson, form, message)
+    return _respond(lesson, page, form, status=400)

@@ -12,8 +12,7 @@ from jinja2_fragments.flask import render_block
 
 from webnb.catalog import CorpusEntry, ScopedCatalog
 from webnb.engine import CorpusError, TrainingSet
-from webnb.engine.shared.numbers import parse_whole
-from webnb.state import LessonState, parse_state
+from webnb.state import LessonState, parse_state, read_parameter
 from webnb.storage import ANY_WORKSPACE
 from webnb.workspaces import current_workspace, quota
 
@@ -157,7 +156,7 @@ def is_htmx() -> bool:
 
 
 def wants_json() -> bool:
-    return request.args.get("format") == "json"
+    return read_parameter(request.args, "format").value == "json"
 
 
 def respond(template: str, block: str, record=None, *, status: int = 200, **context):
@@ -197,7 +196,7 @@ def download(entry: CorpusEntry, name: str, body: str, suffix: str = "csv", mime
 
 def word_filter() -> str:
     """The ``q`` parameter of the table pages: a substring that words must contain."""
-    return request.args.get("q", "").strip().lower()[:100]
+    return read_parameter(request.args, "q").value
 
 
 def words_containing(vocabulary, query: str) -> np.ndarray:
@@ -208,10 +207,6 @@ def words_containing(vocabulary, query: str) -> np.ndarray:
 
 
 def page_number(name: str, pages: int) -> int:
-    """The page asked for in parameter ``name``, kept between 1 and ``pages`` (anything but a whole number of at
-    most 40 digits is page 1)."""
-    try:
-        asked = parse_whole(request.args.get(name, "1"), low=0, high=10**40, what="The page")
-    except ValueError:
-        asked = 1
-    return min(max(asked, 1), max(pages, 1))
+    """The page asked for in parameter ``name`` (page, rows, cols or wrong_page), kept between 1 and ``pages``
+    (anything but a whole number of at most 40 digits is page 1)."""
+    return read_parameter(request.args, name, pages=pages).value

@@ -2,6 +2,9 @@
 logistic regression, with what each family models."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+
 from flask import Blueprint, current_app, request
 
 from webnb.engine import CorpusError
@@ -9,11 +12,12 @@ from webnb.engine.evaluation.comparison import (
     FAMILY_CONTRASTS,
     Comparison,
     compare_models,
-    parse_C,
-    stopping_rule,
+    estimated_fit_seconds,
 )
+from webnb.engine.evaluation.heldout import HeldOut
 from webnb.engine.shared import budget
 from webnb.engine.shared.plain import number
+from webnb.state import DEFAULT_C, read_parameter
 from webnb.views.common import LARGE_CORPUS, WorkInProgress, load_held_out, load_lesson, respond, start_job, wants_json
 from webnb.views.evaluation import held_out_key
 from webnb.work import heavy
@@ -21,7 +25,6 @@ from webnb.workspaces import hosted
 
 bp = Blueprint("compare", __name__)
 
-DEFAULT_C = 1.0
 # Finished comparisons kept in the app (app.extensions["webnb"]["comparisons"], made by create_app). A 20 Newsgroups
 # comparison takes most of a minute, so reloading the page or switching to the presenter view must not redo it.
 COMPARISONS_KEPT = 16
@@ -29,39 +32,12 @@ COMPARISONS_KEPT = 16
 
 def _read_C() -> tuple[str, float, str | None]:
     """(text for the form, C to use, message): a bad C falls back to the default and says why."""
-    raw = request.args.get("C", "").strip()
-    if not raw:
-        return _c_text(DEFAULT_C), DEFAULT_C, None
-    try:
-        return raw[:20], parse_C(raw), None
-    except ValueError as error:
-        return raw[:20], DEFAULT_C, f"{error} Showing C = {_c_text(DEFAULT_C)}."
+    reading = read_parameter(request.args, "C")
+    return (reading.text[:20] if reading.text else _c_text(DEFAULT_C)), reading.value, reading.message
 
 
 def _c_text(C: float) -> str:
     return f"{C:g}"
-
-
-def duration(seconds: float) -> str:
-    """A wall time a student can read: microseconds, milliseconds or seconds, three significant digits."""
-    if seconds < 1e-3:
-        return f"{seconds * 1e6:.3g} µs"
-    if seconds < 1:
-        return f"{seconds * 1e3:.3g} ms"
-    return f"{seconds:.3g} s"
-
-
-# Measured on 20 Newsgroups (2.6 million weights, 2 cores): one L-BFGS iteration takes about 0.47 s, nearly all
-# of it in scipy's L-BFGS-B update, which grows with the number of weights.
-SECONDS_PER_ITERATION_PER_WEIGHT = 0.47 / 2_600_000
-
-
-def estimated_fit_seconds(held) -> float:
-    """An upper estimate of the logistic regression's fit: its iteration cap times the cost of one iteration."""
-    n_words, n_classes = len(held.training.vocabulary), len(held.training.classes)
-    rule = stopping_rule(n_words, n_classes)
-    weights = (n_words + 1) * (n_classes - 1 if n_classes == 2 else n_classes)
-    return rule.max_iterations * weights * SECONDS_PER_ITERATION_PER_WEIGHT
 
 
 def _refuse_long_work(held) -> None:
@@ -69,7 +45,7 @@ def _refuse_long_work(held) -> None:
     if not hosted():
         return
     limit = current_app.config.get("WEBNB_MAX_WORK_SECONDS", 10)
-    estimate = estimated_fit_seconds(held)
+    estimate = estimated_fit_seconds(len(held.training.vocabulary), len(held.training.classes))
     if estimate > limit:
         raise CorpusError(
             f"Fitting logistic regression here ({len(held.training.corpus):,} documents, "
@@ -114,20 +90,32 @@ def _comparison(lesson, held, C: float) -> Comparison:
     return comparisons.get_or_build(key, fit)  # two requests for the same settings fit once
 
 
+@dataclass(frozen=True)
+class ComparePage:
+    """The compare page: what it says about the parameters it could not use (``errors``, C's among them), and
+    the comparison with its held-out documents (None, with ``error``, when they cannot be made)."""
+
+    error: str | None
+    errors: Mapping[str, str]
+    C: float
+    comparison: Comparison | None = None
+    held: HeldOut | None = None
+
+    def to_dict(self) -> dict:
+        data = {
+            "error": self.error,
+            "errors": dict(self.errors),
+            "contrasts": [contrast.to_dict() for contrast in FAMILY_CONTRASTS],
+        }
+        if self.comparison is not None:
+            data.update(comparison=self.comparison.to_dict(), held_out=self.held.to_dict(), C=number(self.C))
+        return data
+
+
 @bp.get("/corpora/<corpus_id>/compare")
 def show(corpus_id):
     lesson = load_lesson(corpus_id)
     c_text, C, c_error = _read_C()
-    context = {
-        "lesson": lesson,
-        "section": "compare",
-        "comparison": None,
-        "held": None,
-        "c_text": c_text,
-        "c_used": _c_text(C),
-        "c_error": c_error,
-        "contrasts": FAMILY_CONTRASTS,
-    }
     errors = dict(lesson.state.errors)
     if c_error:
         errors["C"] = c_error
@@ -138,19 +126,18 @@ def show(corpus_id):
             comparison = _comparison(lesson, held, C)
         except (CorpusError, ValueError) as problem:
             lesson.error = str(problem)
-    data = {"error": lesson.error, "errors": errors, "contrasts": [c.to_dict() for c in FAMILY_CONTRASTS]}
     if comparison is None:
-        return respond("compare/show.html", "compare", context, data)
-
-    rows = [
-        {
-            "score": score,
-            "best": score.key in comparison.best,
-            "fit": duration(score.fit_seconds),
-            "predict": duration(score.predict_seconds),
-        }
-        for score in comparison.models
-    ]
-    context.update(comparison=comparison, held=held, rows=rows)
-    data.update(comparison=comparison.to_dict(), held_out=held.to_dict(), C=number(C))
-    return respond("compare/show.html", "compare", context, data)
+        held = None
+    return respond(
+        "compare/show.html",
+        "compare",
+        ComparePage(lesson.error, errors, C, comparison, held),
+        lesson=lesson,
+        section="compare",
+        comparison=comparison,
+        held=held,
+        c_text=c_text,
+        c_used=_c_text(C),
+        c_error=c_error,
+        contrasts=FAMILY_CONTRASTS,
+    )

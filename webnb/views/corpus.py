@@ -1,13 +1,15 @@
 """Corpora: the list, adding one (paste or upload), and a corpus's documents with their tokens."""
 from __future__ import annotations
 
-import math
+from dataclasses import asdict, dataclass
 
 from flask import Blueprint, current_app, jsonify, redirect, render_template, request, url_for
 
 from webnb import security
+from webnb.catalog import CorpusEntry
 from webnb.engine import CorpusError, read_corpus_bytes
 from webnb.engine.io.uploads import (
+    TableShape,
     inspect_table,
     parse_pasted,
     parse_pasted_table,
@@ -15,11 +17,12 @@ from webnb.engine.io.uploads import (
     read_table,
     read_zip,
 )
+from webnb.engine.text.document_window import DocumentWindow, document_pages, document_window
+from webnb.storage import CorpusSummary
 from webnb.views.common import catalog, load_lesson, page_number, respond, start_job
 
 bp = Blueprint("corpus", __name__)
 
-DOCUMENTS_PER_PAGE = 50
 JSON_SUFFIXES = (".jsonl", ".ndjson", ".json", ".jsonl.gz", ".ndjson.gz", ".json.gz")
 
 
@@ -34,16 +37,45 @@ def too_large(error):
     return _form_error(message, {"kind": "upload" if kind == "file" else "paste"}, 413)
 
 
+@dataclass(frozen=True)
+class CorpusList:
+    """The corpora this workspace can open, built-ins first, and what went wrong with a form sent from the list."""
+
+    builtin: tuple[CorpusEntry, ...]
+    stored: tuple[CorpusSummary, ...]
+    error: str | None = None
+
+    def to_dict(self) -> dict:
+        builtin = [
+            {"id": entry.id, "name": entry.name, "builtin": True, "source": entry.source,
+             "documents": entry.n_documents, "features": list(entry.features) if entry.is_table else None,
+             "classes": list(entry.table.classes if entry.is_table else entry.corpus.classes)}
+            for entry in self.builtin
+        ]
+        stored = [
+            {"id": summary.id, "name": summary.name, "builtin": False, "source": summary.source,
+             "documents": summary.n_documents, "features": list(summary.features) if summary.features else None,
+             "classes": list(summary.classes)}
+            for summary in self.stored
+        ]
+        return {"corpora": builtin + stored, "error": self.error}
+
+
+def _listing(error: str | None = None, form: dict | None = None, status: int = 200):
+    """The list of corpora with the forms that add one (filled in again with ``form`` after an ``error``)."""
+    shared = catalog()
+    listed = CorpusList(tuple(shared.builtin()), tuple(shared.stored()), error)
+    return respond("corpus/index.html", "content", listed, status=status, form=form or {})
+
+
 @bp.get("/corpora")
 def index():
-    return render_template("corpus/index.html", builtin=catalog().builtin(), stored=catalog().stored(), form={})
+    return _listing()
 
 
 def _form_error(message: str, form: dict, status: int = 400):
-    page = render_template(
-        "corpus/index.html", builtin=catalog().builtin(), stored=catalog().stored(), form=form, error=message
-    )
-    return page, status
+    """The list again, with the form as it was sent and what was wrong with it (nothing was stored)."""
+    return _listing(message, form, status)
 
 
 @bp.post("/corpora/paste")
@@ -58,8 +90,6 @@ def paste():
     except CorpusError as error:
         return _form_error(str(error), form)
     return redirect(url_for("corpus.show", corpus_id=corpus_id), code=303)
-
-
 
 
 @bp.post("/corpora/upload")
@@ -121,67 +151,69 @@ def _read_upload(data: bytes, filename: str, columns: tuple[str, str], limit: in
     )
 
 
+@dataclass(frozen=True)
+class Inspection:
+    """The layout detected in a chosen file (None for a ZIP or JSON Lines, which have no columns to choose), or why
+    it could not be read."""
+
+    shape: TableShape | None = None
+    error: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"shape": asdict(self.shape) if self.shape else None, "error": self.error}
+
+
 @bp.post("/corpora/upload/inspect")
 def inspect():
     """The detected layout of a chosen table file, so the user can pick its columns before uploading."""
     upload = request.files.get("file")
-    context = {"inspected": True}
+    inspection = Inspection()
     if upload is not None and upload.filename:
         data = upload.read()
         if data[:4] != b"PK\x03\x04" and not upload.filename.lower().endswith(JSON_SUFFIXES):
             try:
-                context["shape"] = inspect_table(data, filename=upload.filename)
+                inspection = Inspection(shape=inspect_table(data, filename=upload.filename))
             except CorpusError as error:
-                context["inspect_error"] = f"{upload.filename}: {error}"
-    return render_template("corpus/_columns.html", **context)
+                inspection = Inspection(error=f"{upload.filename}: {error}")
+    return respond("corpus/_columns.html", "columns", inspection, inspected=True, shape=inspection.shape,
+                   inspect_error=inspection.error)
+
+
+@dataclass(frozen=True)
+class CorpusPage:
+    """A page of a corpus's documents with their words, and why they could not be counted (``error``)."""
+
+    entry: CorpusEntry
+    error: str | None
+    window: DocumentWindow
+
+    def to_dict(self) -> dict:
+        corpus = {"id": self.entry.id, "name": self.entry.name, "documents": self.window.n_documents}
+        return {"corpus": corpus, "error": self.error, **self.window.to_dict()}
+
+
+def _analyse(lesson):
+    """What the lesson's analysis makes of the documents at some positions (the page's main cost on long
+    documents), kept with the corpus for the next student; None when the corpus could not be counted."""
+    if lesson.training is None:
+        return None
+    analyzer, entry = lesson.training.bag.analyzer, lesson.entry
+    texts = entry.corpus.texts
+
+    def analyse(indices: range):
+        return catalog().kept(entry, ("analysed documents", analyzer.options, indices.start, len(indices)),
+                              lambda: tuple(analyzer.explain(texts[i]) for i in indices),
+                              lambda explained: sum(16 * len(analysis.text) for analysis in explained))
+
+    return analyse
 
 
 @bp.get("/corpora/<corpus_id>")
 def show(corpus_id):
     lesson = load_lesson(corpus_id)
     corpus = lesson.entry.corpus
-    pages = max(1, math.ceil(len(corpus) / DOCUMENTS_PER_PAGE))
-    page = page_number("page", pages)
-    start = (page - 1) * DOCUMENTS_PER_PAGE
-    indices = range(start, min(start + DOCUMENTS_PER_PAGE, len(corpus)))
-    analyzer = lesson.training.bag.analyzer if lesson.training else None
-    analyses = [None] * len(indices)
-    if analyzer is not None:  # what the analysis did to each document, the page's main cost on long documents
-        analyses = catalog().kept(
-            lesson.entry, ("analysed documents", analyzer.options, start, len(indices)),
-            lambda: tuple(analyzer.explain(corpus.texts[i]) for i in indices),
-            lambda explained: sum(16 * len(analysis.text) for analysis in explained))
-    documents = [
-        {"index": i, "id": corpus.ids[i], "label": corpus.labels[i], "text": corpus.texts[i], "analysis": analysis}
-        for i, analysis in zip(indices, analyses, strict=True)
-    ]
-    context = {
-        "lesson": lesson,
-        "documents": documents,
-        "page": page,
-        "pages": pages,
-        "class_counts": corpus.class_counts(),
-        "section": "corpus",
-    }
-    data = {
-        "corpus": {"id": lesson.entry.id, "name": lesson.entry.name, "documents": len(corpus)},
-        "class_counts": corpus.class_counts(),
-        "vocabulary_size": len(lesson.training.vocabulary) if lesson.training else None,
-        "error": lesson.error,
-        "page": page,
-        "pages": pages,
-        "documents": [
-            {
-                "index": d["index"],
-                "id": d["id"],
-                "label": d["label"],
-                "text": d["text"],
-                "tokens": list(d["analysis"].features) if d["analysis"] else None,
-                "dropped": (
-                    [{"word": w.word, "reason": w.reason} for w in d["analysis"].dropped] if d["analysis"] else None
-                ),
-            }
-            for d in documents
-        ],
-    }
-    return respond("corpus/show.html", "documents", context, data)
+    vocabulary_size = len(lesson.training.vocabulary) if lesson.training else None
+    window = document_window(corpus, page_number("page", document_pages(len(corpus))), analyse=_analyse(lesson),
+                             vocabulary_size=vocabulary_size)
+    return respond("corpus/show.html", "documents", CorpusPage(lesson.entry, lesson.error, window), lesson=lesson,
+                   section="corpus")

@@ -1,7 +1,6 @@
 """How good the model is on documents it did not learn from: accuracy, confusion, the α sweep."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from flask import Blueprint, current_app, url_for
@@ -9,27 +8,18 @@ from flask import Blueprint, current_app, url_for
 from webnb.charts import sweep_chart
 from webnb.engine import CorpusError, evaluate
 from webnb.engine.evaluation.heldout import HeldOut
-from webnb.engine.evaluation.scores import Evaluation
+from webnb.engine.evaluation.mistakes import Mistakes, misclassified, mistake_pages
+from webnb.engine.evaluation.scores import Score
+from webnb.engine.evaluation.sweep import MarkedSweep
 from webnb.engine.text.insights import AlphaSweep, alpha_sweep
-from webnb.engine.text.models import NaiveBayes
 from webnb.notation import NOTATIONS
 from webnb.views.common import Lesson, catalog, load_held_out, load_lesson, page_number, respond
 from webnb.work import heavy
 
 bp = Blueprint("evaluation", __name__)
 
-MISTAKES_PER_PAGE = 20
-SNIPPET_LENGTH = 160
 
-
-@dataclass
-class Scored:
-    held: HeldOut
-    model: NaiveBayes
-    result: Evaluation
-
-
-def scored(lesson: Lesson) -> Scored | None:
+def scored(lesson: Lesson) -> Score | None:
     """The lesson's model trained on the held-out set's training documents and scored on its test documents,
     or None with ``lesson.error`` set."""
     held = load_held_out(lesson)
@@ -37,7 +27,7 @@ def scored(lesson: Lesson) -> Scored | None:
         return None
     try:
         model = held.training.model(**lesson.state.model_options())
-        return Scored(held, model, evaluate(model, held.test_matrix, held.test_labels))
+        return Score(held, model, evaluate(model, held.test_matrix, held.test_labels))
     except (CorpusError, ValueError) as error:
         lesson.error = str(error)
         return None
@@ -89,93 +79,66 @@ def test_choices(lesson: Lesson) -> list[tuple[str, str]]:
             *((value, f"another corpus: {name}") for value, name in others)]
 
 
-def _snippet(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= SNIPPET_LENGTH else flat[: SNIPPET_LENGTH - 1] + "…"
+@dataclass(frozen=True)
+class EvaluationPage:
+    """The evaluation page: the scores and the page of wrong documents it lists."""
+
+    score: Score
+    mistakes: Mistakes
+
+    def to_dict(self) -> dict:
+        return {**self.score.to_dict(), "misclassified": self.mistakes.to_dict()}
 
 
-def wrong_documents(score: Scored) -> list[int]:
-    """Test document numbers the model got wrong, including those it cannot decide."""
-    return [i for i, (p, t) in enumerate(zip(score.result.predictions, score.held.test_labels, strict=True)) if p != t]
-
-
-def mistakes(lesson: Lesson, score: Scored, wrong: list[int], page: int) -> list[dict]:
-    """One page of the wrong documents, each with a link to the step-through of Bayes' rule for that document
-    under the same model."""
-    result, held = score.result, score.held
-    shown = wrong[(page - 1) * MISTAKES_PER_PAGE : page * MISTAKES_PER_PAGE]
+def mistake_links(lesson: Lesson, score: Score, mistakes: Mistakes) -> list[str]:
+    """For each wrong document shown, the step-through of Bayes' rule for it under the same model."""
+    held = score.held
     inference = url_for("inference.show", corpus_id=lesson.entry.id)
     train = "split" if held.source == "split" else "all"
-    rows = []
-    for i in shown:
-        position = int(held.positions[i])
-        extra = {"document": position, "from": "test" if held.source == "corpus" else ""}
-        rows.append(
-            {
-                "position": position,
-                "id": held.test.ids[i],
-                "true": held.test_labels[i],
-                "predicted": result.predictions[i],
-                "confidence": result.confidence[i],
-                "snippet": _snippet(held.test.texts[i]),
-                "link": lesson.link(inference, extra=extra, step="decision", text="", train=train),
-            }
-        )
-    return rows
+    origin = "test" if held.source == "corpus" else ""
+    return [
+        lesson.link(inference, extra={"document": m.position, "from": origin}, step="decision", text="", train=train)
+        for m in mistakes.documents
+    ]
 
 
 @bp.get("/corpora/<corpus_id>/evaluation")
 def show(corpus_id):
     lesson = load_lesson(corpus_id)
-    state = lesson.state
     context = {
         "lesson": lesson,
         "section": "evaluation",
-        "notation": NOTATIONS[state.notation],
-        "score": None,
+        "notation": NOTATIONS[lesson.state.notation],
         "test_choices": test_choices(lesson),
     }
     score = scored(lesson) if lesson.training is not None else None
     if score is None:
-        return respond("evaluation/show.html", "evaluation", context, {"error": lesson.error})
-    wrong = wrong_documents(score)
-    n_wrong = len(wrong)
-    pages = max(1, math.ceil(n_wrong / MISTAKES_PER_PAGE))
-    page = page_number("wrong_page", pages)
-    rows = mistakes(lesson, score, wrong, page)
-    context.update(score=score, mistakes=rows, n_wrong=n_wrong, page=page, pages=pages)
-    data = {
-        "model": score.model.to_dict(),
-        "test": score.held.to_dict(),
-        **score.result.to_dict(),
-        "decided_accuracy": score.result.decided_accuracy,
-        "misclassified": {
-            "count": n_wrong,
-            "page": page,
-            "pages": pages,
-            "documents": [{k: row[k] for k in ("position", "id", "true", "predicted", "confidence")} for row in rows],
-        },
-    }
-    return respond("evaluation/show.html", "evaluation", context, data)
+        return respond("evaluation/show.html", "evaluation", None, score=None, **context)
+    mistakes = misclassified(score, page_number("wrong_page", mistake_pages(score)))
+    return respond(
+        "evaluation/show.html",
+        "evaluation",
+        EvaluationPage(score, mistakes),
+        score=score,
+        mistakes=mistakes,
+        links=mistake_links(lesson, score, mistakes),
+        **context,
+    )
 
 
 @bp.get("/corpora/<corpus_id>/evaluation/sweep")
 def sweep(corpus_id):
     """Accuracy and log loss for 20 values of α (0 and 10⁻³ … 10), the current α and the best one marked."""
     lesson = load_lesson(corpus_id)
-    state = lesson.state
-    context = {"lesson": lesson, "section": "evaluation", "notation": NOTATIONS[state.notation], "chart": None}
+    context = {"lesson": lesson, "section": "evaluation", "notation": NOTATIONS[lesson.state.notation]}
     score = scored(lesson) if lesson.training is not None else None
-    if score is None:
-        return respond("evaluation/sweep.html", "sweep", context, {"error": lesson.error})
-    try:
-        swept = sweep_for(lesson, score.held)
-    except CorpusError as error:  # the test corpus was removed since the held-out set was made
-        lesson.error = str(error)
-        return respond("evaluation/sweep.html", "sweep", context, {"error": lesson.error})
-    alpha = float(score.model.alpha)
-    chart = sweep_chart(swept, alpha, score.result.accuracy, score.result.log_loss)
-    context.update(sweep=swept, chart=chart, score=score)
-    data = {**swept.to_dict(), "current": {"alpha": alpha, "accuracy": score.result.accuracy,
-                                           "log_loss": score.result.to_dict()["log_loss"]}}
-    return respond("evaluation/sweep.html", "sweep", context, data)
+    marked = None
+    if score is not None:
+        try:
+            marked = MarkedSweep(sweep_for(lesson, score.held), score)
+        except CorpusError as error:  # the test corpus was removed since the held-out set was made
+            lesson.error = str(error)
+    if marked is None:
+        return respond("evaluation/sweep.html", "sweep", None, chart=None, **context)
+    chart = sweep_chart(marked.sweep, marked.alpha, score.result.accuracy, score.result.log_loss)
+    return respond("evaluation/sweep.html", "sweep", marked, sweep=marked.sweep, chart=chart, score=score, **context)

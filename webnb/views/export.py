@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import json
-import re
 
-from flask import Blueprint, Response, abort
+from flask import Blueprint, abort
 
 from webnb.engine import CorpusError
-from webnb.engine.export.notebook import (
+from webnb.engine.export import (
     confusion_table,
     csv_text,
     evaluation_table,
@@ -17,23 +16,11 @@ from webnb.engine.export.notebook import (
     predictions_table,
     priors_table,
 )
-from webnb.views.common import load_lesson, word_filter, words_containing
+from webnb.views.common import download, load_lesson, word_filter, words_containing
 from webnb.views.evaluation import scored
 from webnb.views.matrix import matrix_window
 
 bp = Blueprint("export", __name__)
-
-
-def _download(body: str, filename: str, mimetype: str) -> Response:
-    response = Response(body, mimetype=mimetype)
-    response.headers["Content-Disposition"] = f'attachment; filename="{filename}"'
-    response.headers["X-Content-Type-Options"] = "nosniff"
-    return response
-
-
-def _filename(lesson, table: str, suffix: str) -> str:
-    # Only the built-in id or the random id of a stored corpus: never text a user typed.
-    return f"{re.sub(r'[^A-Za-z0-9_-]', '', lesson.entry.id)}-{table}.{suffix}"
 
 
 def _trained(corpus_id):
@@ -56,7 +43,7 @@ def matrix(corpus_id):
     lesson = _trained(corpus_id)
     window = matrix_window(lesson)
     header, rows = matrix_table(lesson.training, window.rows, window.columns, window.presence)
-    return _download(csv_text(header, rows), _filename(lesson, "matrix", "csv"), "text/csv")
+    return download(lesson.entry, "matrix", csv_text(header, rows))
 
 
 @bp.get("/corpora/<corpus_id>/export/parameters.csv")
@@ -65,14 +52,14 @@ def parameters(corpus_id):
     lesson = _trained(corpus_id)
     model = _model(lesson)
     header, rows = parameters_table(model, words_containing(model.vocabulary, word_filter()))
-    return _download(csv_text(header, rows), _filename(lesson, "parameters", "csv"), "text/csv")
+    return download(lesson.entry, "parameters", csv_text(header, rows))
 
 
 @bp.get("/corpora/<corpus_id>/export/priors.csv")
 def priors(corpus_id):
     lesson = _trained(corpus_id)
     header, rows = priors_table(_model(lesson))
-    return _download(csv_text(header, rows), _filename(lesson, "priors", "csv"), "text/csv")
+    return download(lesson.entry, "priors", csv_text(header, rows))
 
 
 def _scored(corpus_id):
@@ -88,14 +75,14 @@ def evaluation(corpus_id):
     """Precision, recall and F1 per class on the evaluation page's test documents."""
     lesson, score = _scored(corpus_id)
     header, rows = evaluation_table(score.result)
-    return _download(csv_text(header, rows), _filename(lesson, "evaluation", "csv"), "text/csv")
+    return download(lesson.entry, "evaluation", csv_text(header, rows))
 
 
 @bp.get("/corpora/<corpus_id>/export/confusion.csv")
 def confusion(corpus_id):
     lesson, score = _scored(corpus_id)
     header, rows = confusion_table(score.result)
-    return _download(csv_text(header, rows), _filename(lesson, "confusion", "csv"), "text/csv")
+    return download(lesson.entry, "confusion", csv_text(header, rows))
 
 
 @bp.get("/corpora/<corpus_id>/export/predictions.csv")
@@ -103,7 +90,7 @@ def predictions(corpus_id):
     """One row per test document: its id, true class, the model's answer and its posterior."""
     lesson, score = _scored(corpus_id)
     header, rows = predictions_table(score.held.test, score.result)
-    return _download(csv_text(header, rows), _filename(lesson, "predictions", "csv"), "text/csv")
+    return download(lesson.entry, "predictions", csv_text(header, rows))
 
 
 @bp.get("/corpora/<corpus_id>/export/notebook.ipynb")
@@ -134,4 +121,4 @@ def notebook(corpus_id):
     except (CorpusError, ValueError) as error:
         abort(400, str(error))
     body = json.dumps(document, ensure_ascii=False, indent=1)
-    return _download(body, _filename(lesson, "lesson", "ipynb"), "application/x-ipynb+json")
+    return download(lesson.entry, "lesson", body, suffix="ipynb", mimetype="application/x-ipynb+json")

@@ -6,10 +6,9 @@ from dataclasses import dataclass, replace
 from flask import Blueprint, request
 
 from webnb.engine import CorpusError
-from webnb.engine.shared.numbers import parse_whole
 from webnb.engine.text.lesson import Lesson, build_lesson
 from webnb.notation import NOTATIONS
-from webnb.state import MAX_TEXT_LENGTH, STEPS
+from webnb.state import MAX_TEXT_LENGTH, STEPS, read_parameter
 from webnb.views.common import catalog, load_lesson, respond
 
 bp = Blueprint("inference", __name__)
@@ -31,15 +30,12 @@ STEP_TITLES = {
 def _open_document(lesson) -> str | None:
     """``?document=N`` (with ``from=test`` for the evaluation's test corpus) puts document N in the review box,
     so a misclassified document opens here by number instead of carrying its whole text in the link."""
-    raw = request.args.get("document")
-    if raw is None or raw.strip() == "":
+    asked = read_parameter(request.args, "document")
+    if asked.value is None and asked.message is None:
         return None
-    try:
-        position = parse_whole(raw, low=0, high=10**9, what="The document number")
-    except ValueError:
-        position = -1  # answered below as "There is no such document"
+    position = -1 if asked.message else asked.value  # no number: answered below like a number past the last document
     source = lesson.entry
-    if request.args.get("from") == "test" and lesson.state.test not in ("split", "training"):
+    if read_parameter(request.args, "from").value == "test" and lesson.state.test not in ("split", "training"):
         source = catalog().get(lesson.state.test)
     if source is None or not 0 <= position < source.n_documents:
         lesson.error = "There is no such document."

@@ -8,7 +8,8 @@ from __future__ import annotations
 from flask import Blueprint, current_app, request, url_for
 
 from webnb.engine import CorpusError
-from webnb.engine.evaluation.parity import evaluation_parity, parameters_parity
+from webnb.engine.evaluation.parity import ParityCheck, evaluation_parity, parameters_parity
+from webnb.state import read_parameter
 from webnb.views.common import WorkInProgress, is_htmx, load_held_out, load_lesson, respond
 
 bp = Blueprint("parity", __name__)
@@ -20,25 +21,21 @@ PAGES = {"parameters": "parameters.show", "evaluation": "evaluation.show"}  # ?o
 
 @bp.get("/corpora/<corpus_id>/parity")
 def show(corpus_id):
-    of = request.args.get("of", "parameters")
-    bad_choice = of not in PAGES
-    if bad_choice:
-        of = "parameters"
+    of, choice_error, _ = read_parameter(request.args, "of")
+    bad_choice = choice_error is not None
     try:
         lesson = load_lesson(corpus_id)
-        held_out = load_held_out(lesson) if of == "evaluation" and not bad_choice else None
+        held_out = load_held_out(lesson) if of == "evaluation" else None  # a bad choice reads as "parameters"
     except WorkInProgress:
         if not is_htmx():
             raise  # the progress page, which comes back here when the counting is done
-        # Inside another page, a progress page would replace it: the badge waits and asks again instead.
-        context = {"of": of, "report": None, "waiting": True, "error": None, "retry": request.full_path,
-                   "expanded": False}
-        return respond(TEMPLATE, FRAGMENT, context, {})
+        # Inside another page, a progress page would replace it: the badge waits and asks again instead. (Only
+        # htmx gets here: a JSON twin never waits for counting.)
+        return respond(TEMPLATE, FRAGMENT, None, of=of, report=None, waiting=True, error=None,
+                       retry=request.full_path, expanded=False)
 
-    report, error = None, None
-    if bad_choice:
-        error = "A check is of the parameters or of the evaluation (of=parameters or of=evaluation)."
-    elif lesson.training is not None and (of == "parameters" or held_out is not None):
+    report, error = None, choice_error
+    if not bad_choice and lesson.training is not None and (of == "parameters" or held_out is not None):
         options = lesson.state.model_options()
         try:
             if of == "parameters":
@@ -53,11 +50,18 @@ def show(corpus_id):
 
     endpoint = PAGES[of]
     back = lesson.link(url_for(endpoint, corpus_id=corpus_id)) if endpoint in current_app.view_functions else None
-    context = {"lesson": lesson, "section": of, "of": of, "report": report, "waiting": False, "error": error,
-               "back": back, "retry": None, "expanded": not is_htmx()}
-    data = report.to_dict() if report else {"of": of, "status": "error"}
-    data["error"] = error
-    response = respond(TEMPLATE, FRAGMENT, context, data)
-    if bad_choice:
-        response.status_code = 400
-    return response
+    return respond(
+        TEMPLATE,
+        FRAGMENT,
+        ParityCheck(of, report, error),
+        status=400 if bad_choice else 200,
+        lesson=lesson,
+        section=of,
+        of=of,
+        report=report,
+        waiting=False,
+        error=error,
+        back=back,
+        retry=None,
+        expanded=not is_htmx(),
+    )

@@ -58,6 +58,19 @@ def stopping_rule(n_words: int, n_classes: int) -> StoppingRule:
     return QUICK_STOPPING if weights > QUICK_ABOVE_WEIGHTS else PRECISE_STOPPING
 
 
+# Measured on 20 Newsgroups (2.6 million weights, 2 cores): one L-BFGS iteration takes about 0.47 s, nearly all
+# of it in scipy's L-BFGS-B update, which grows with the number of weights.
+SECONDS_PER_ITERATION_PER_WEIGHT = 0.47 / 2_600_000
+
+
+def estimated_fit_seconds(n_words: int, n_classes: int) -> float:
+    """An upper estimate of the logistic regression's fit on ``n_words`` words and ``n_classes`` classes: its
+    iteration cap (``stopping_rule``) times the cost of one iteration."""
+    rule = stopping_rule(n_words, n_classes)
+    weights = (n_words + 1) * (n_classes - 1 if n_classes == 2 else n_classes)
+    return rule.max_iterations * weights * SECONDS_PER_ITERATION_PER_WEIGHT
+
+
 MAX_C = 1e6
 
 
@@ -85,6 +98,15 @@ LOGISTIC_MODEL = ModelSpec("logistic", "Logistic regression (softmax)", "discrim
 MODELS = (*NAIVE_BAYES_MODELS, LOGISTIC_MODEL)
 
 
+def duration(seconds: float) -> str:
+    """A wall time a student can read: microseconds, milliseconds or seconds, three significant digits."""
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.3g} µs"
+    if seconds < 1:
+        return f"{seconds * 1e3:.3g} ms"
+    return f"{seconds:.3g} s"
+
+
 @dataclass(frozen=True)
 class ModelScore:
     """How one model did on the test documents. ``iterations`` and ``converged`` are None for Naive Bayes,
@@ -104,6 +126,14 @@ class ModelScore:
     predict_seconds: float
     iterations: int | None = None
     converged: bool | None = None
+
+    @property
+    def fit_time(self) -> str:
+        return duration(self.fit_seconds)
+
+    @property
+    def predict_time(self) -> str:
+        return duration(self.predict_seconds)
 
     def to_dict(self) -> dict:
         return {

@@ -20,6 +20,8 @@ import scipy.sparse as sp
 
 from webnb.engine.evaluation.heldout import HeldOut
 from webnb.engine.evaluation.scores import evaluate
+from webnb.engine.gaussian.model import GaussianStatistics
+from webnb.engine.shared.classes import class_numbers, decided_numbers
 from webnb.engine.shared.plain import number
 from webnb.engine.text.analysis import TOKEN_PATTERNS, AnalysisOptions
 from webnb.engine.text.bag import VocabularyOptions
@@ -189,6 +191,22 @@ def _plain(value):
 
 
 # -- scikit-learn, if it is there ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ParityCheck:
+    """A page's check against scikit-learn (``of`` "parameters" or "evaluation"), texts and tables alike: the
+    report, or why there is none (``error``); ``errors``, when given, the settings the page could not use."""
+
+    of: str
+    report: ParityReport | None
+    error: str | None
+    errors: dict | None = None
+
+    def to_dict(self) -> dict:
+        data = self.report.to_dict() if self.report else {"of": self.of, "status": "error"}
+        extra = {"error": self.error} if self.errors is None else {"error": self.error, "errors": self.errors}
+        return {**data, **extra}
 
 
 def sklearn_version() -> str | None:
@@ -506,8 +524,7 @@ def evaluation_parity(held_out: HeldOut, model_options: dict, *, model: NaiveBay
     model = model if model is not None else training.model(**model_options)
     ours = evaluate(model, held_out.test_matrix, held_out.test_labels)
     classes = model.classes
-    number_of = {label: k for k, label in enumerate(classes)}
-    our_predictions = np.array([number_of[p] if p is not None else -1 for p in ours.predictions], dtype=np.int64)
+    our_predictions = decided_numbers(classes, ours.predictions)
     true = held_out.true_class
 
     estimator, call = _sklearn_model(model_options)
@@ -581,15 +598,19 @@ def _confusion(true: np.ndarray, predicted: np.ndarray, n_classes: int) -> np.nd
 GAUSSIAN_LOG_TOLERANCE = 1e-9  # log posteriors; parameters are held to TOLERANCE
 
 
-def gaussian_parity(training, test, var_smoothing: float, prior: str, of: str) -> ParityReport:
+def gaussian_parity(
+    training, test, var_smoothing: float, prior: str, of: str, *, statistics: GaussianStatistics | None = None
+) -> ParityReport:
     """Fit scikit-learn's GaussianNB on the same training rows with the same ``var_smoothing`` (and the uniform
     prior as ``priors``) and compare: for ``of`` = "parameters" the priors, means, variances and ε; for
     "evaluation" the predictions, log posteriors, accuracy and confusion matrix on the ``test`` rows.
+    ``statistics``, if given, are the training rows' (``GaussianStatistics.fit(training)``), not fitted again.
 
     Rows the app cannot decide (only possible with a variance of exactly 0) are left out, and so are rows whose
-    scikit-learn scores are NaN (its formula divides 0 by 0 there)."""
-    from webnb.engine.gaussian.model import GaussianStatistics
-
+    scikit-learn scores are NaN (its formula divides 0 by 0 there). Refuses (ValueError) rows with a column so
+    large that scikit-learn overflows on it: there is nothing to compare."""
+    if statistics is not None:
+        _require_finite_in_sklearn(statistics)
     started = time.perf_counter()
     version = sklearn_version()
     unavailable = _unavailable(of, version)
@@ -597,12 +618,15 @@ def gaussian_parity(training, test, var_smoothing: float, prior: str, of: str) -
         return unavailable
     from sklearn.naive_bayes import GaussianNB
 
-    ours = GaussianStatistics.fit(training).model(var_smoothing, prior)
+    if statistics is None:
+        statistics = GaussianStatistics.fit(training)
+        _require_finite_in_sklearn(statistics)
+    ours = statistics.model(var_smoothing, prior)
     classes = ours.classes
     n_classes = len(classes)
-    priors = [1.0 / n_classes] * n_classes if prior == "uniform" else None
+    priors = ours.class_prior_ if ours.prior_mode == "uniform" else None
     call = (f"GaussianNB(var_smoothing={var_smoothing!r}"
-            + (f", priors=[1/{n_classes}] × {n_classes})" if priors else ")"))
+            + (f", priors=[1/{n_classes}] × {n_classes})" if priors is not None else ")"))
     theirs = _quietly(
         GaussianNB(var_smoothing=var_smoothing, priors=priors).fit, training.values, np.array(training.labels)
     )
@@ -614,7 +638,7 @@ def gaussian_parity(training, test, var_smoothing: float, prior: str, of: str) -
             what, word=features[index[1]], label=classes[index[0]], ours=a, theirs=b
         )
         checks = (
-            _compare("class priors", ours.priors, theirs.class_prior_, _in_class("prior", classes)),
+            _compare("class priors", ours.class_prior_, theirs.class_prior_, _in_class("prior", classes)),
             _compare("means μ", ours.means, theirs.theta_, per_cell("mean")),
             _compare("variances σ² + ε", ours.smoothed_variances, theirs.var_, per_cell("variance")),
             _compare("ε", ours.epsilon, theirs.epsilon_, lambda index, a, b: Location("ε", ours=a, theirs=b)),
@@ -626,12 +650,10 @@ def gaussian_parity(training, test, var_smoothing: float, prior: str, of: str) -
     from sklearn.metrics import confusion_matrix
 
     result = evaluate(ours, test.values, test.labels)
-    number_of = {label: k for k, label in enumerate(classes)}
-    our_predictions = np.array([number_of[p] if p is not None else -1 for p in result.predictions], dtype=np.int64)
-    true = np.array([number_of[label] for label in test.labels], dtype=np.int64)
+    our_predictions = decided_numbers(classes, result.predictions)
+    true = class_numbers(classes, test.labels)
     their_log_posterior = _quietly(theirs.predict_log_proba, test.values)
-    their_predictions = np.asarray(_quietly(theirs.predict, test.values))
-    their_predictions = np.array([number_of[str(p)] for p in their_predictions], dtype=np.int64)
+    their_predictions = class_numbers(classes, [str(p) for p in _quietly(theirs.predict, test.values)])
     our_log_posterior, _ = ours.predict_log_proba(test.values)
     undecidable = our_predictions < 0
     nan_scores = np.isnan(their_log_posterior).any(axis=1) & ~undecidable
@@ -672,3 +694,17 @@ def gaussian_parity(training, test, var_smoothing: float, prior: str, of: str) -
                                "predict(the test rows)"),
                         undecidable=int(undecidable.sum()), left_out=int((~compared).sum()),
                         tolerance=GAUSSIAN_LOG_TOLERANCE, seconds=time.perf_counter() - started)
+
+
+def _require_finite_in_sklearn(statistics: GaussianStatistics) -> None:
+    """Refuse statistics of columns that the app had to scale (see ``GaussianStatistics.rescaled``): scikit-learn
+    sums them as they are, and its means or variances come out infinite."""
+    features = statistics.rescaled
+    if not features:
+        return
+    named = ", ".join(repr(f) for f in features[:3]) + (" and others" if len(features) > 3 else "")
+    raise ValueError(
+        f"the values of {named} are so large that scikit-learn's GaussianNB overflows on them (the sums behind "
+        "its mean or variance pass the largest float64, so they come out infinite): there is nothing to compare "
+        "with. The app scales such columns by a power of two before adding them up, so its numbers are finite."
+    )

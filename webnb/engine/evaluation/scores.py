@@ -7,18 +7,20 @@ against recall. They are never quietly assigned to the first class.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 
+from webnb.engine.shared.classes import class_numbers
 from webnb.engine.shared.corpus import CorpusError
+from webnb.engine.shared.plain import number
 from webnb.engine.text.models import NaiveBayes, normalise_log_joint
 from webnb.engine.text.statistics import count_matrix
 
 if TYPE_CHECKING:
     from webnb.engine.text.discriminative import SoftmaxRegression
-from webnb.engine.shared.plain import number
 
 
 def stratified_split(labels, test_size: float = 0.25, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -112,14 +114,28 @@ class Evaluation:
 @dataclass(frozen=True)
 class Score:
     """A model trained on a held-out set's training part and scored on its test part: text and tables alike.
-    ``held`` has ``training`` and ``test`` (a text ``HeldOut`` or a table's split), ``result`` the scores."""
+    ``held`` has ``training`` and ``test`` (a text ``HeldOut`` or a table's split; ``test.labels`` the true
+    classes), ``result`` the scores."""
 
     held: object
     model: object
     result: Evaluation
 
+    @cached_property
+    def wrong(self) -> tuple[int, ...]:
+        """Numbers of the test items the model got wrong, those it cannot decide included."""
+        pairs = zip(self.result.predictions, self.held.test.labels, strict=True)
+        return tuple(i for i, (predicted, true) in enumerate(pairs) if predicted != true)
+
     def to_dict(self) -> dict:
-        return {"model": self.model.to_dict(), **self.result.to_dict()}
+        """The model, the test documents (``held.to_dict()``) and every score, with the accuracy on the
+        documents the model can decide."""
+        return {
+            "model": self.model.to_dict(),
+            "test": self.held.to_dict(),
+            **self.result.to_dict(),
+            "decided_accuracy": self.result.decided_accuracy,
+        }
 
 
 def true_class_numbers(classes: tuple[str, ...], labels, n_documents: int) -> np.ndarray:
@@ -131,13 +147,7 @@ def true_class_numbers(classes: tuple[str, ...], labels, n_documents: int) -> np
             f"The test matrix has {n_documents} documents but {len(labels)} labels were given: "
             "give one label per document."
         )
-    number_of = {label: k for k, label in enumerate(classes)}
-    unknown = sorted(set(labels) - set(number_of))
-    if unknown:
-        raise CorpusError(
-            f"The test documents have classes the model never saw in training: {', '.join(map(repr, unknown))}."
-        )
-    return np.fromiter((number_of[label] for label in labels), dtype=np.int64, count=len(labels))
+    return class_numbers(classes, labels)
 
 
 def _unnormalised_log_posterior(model, matrix) -> np.ndarray:

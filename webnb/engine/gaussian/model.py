@@ -19,11 +19,13 @@ from fractions import Fraction
 import numpy as np
 
 from webnb.engine.gaussian.table import NumericTable
+from webnb.engine.shared.classes import class_counts, class_numbers, class_priors
 from webnb.engine.shared.corpus import CorpusError
 from webnb.engine.text.models import normalise_log_joint
 
 LOG_2PI = math.log(2.0 * math.pi)
 DEFAULT_VAR_SMOOTHING = 1e-9  # scikit-learn's default
+GAUSSIAN_PRIORS = ("learned", "uniform")
 
 
 @dataclass(frozen=True, eq=False)
@@ -48,17 +50,14 @@ class GaussianStatistics:
         # First, while nothing else is held: np.var makes a temporary copy of the whole table.
         _, feature_variances, rescaled = _means_and_variances(values)
         classes = table.classes
-        number_of = {label: k for k, label in enumerate(classes)}
-        codes = np.fromiter((number_of[label] for label in table.labels), dtype=np.int64, count=len(table))
-        means, variances, counts = [], [], []
+        codes = class_numbers(classes, table.labels)
+        counts = class_counts(codes, len(classes))
+        means, variances = [], []
         for k in range(len(classes)):
-            rows = values[codes == k]
-            counts.append(len(rows))
-            mean, variance, rescaled_here = _means_and_variances(rows)
+            mean, variance, rescaled_here = _means_and_variances(values[codes == k])
             rescaled = rescaled | rescaled_here
             means.append(mean)
             variances.append(variance)
-        counts = np.array(counts, dtype=np.int64)
         variances = np.array(variances)
         # n/(n − 1) times the population variance; 0 for a class of one row (no spread to estimate).
         correction = np.where(counts > 1, counts / np.maximum(counts - 1, 1), 0.0)
@@ -80,7 +79,7 @@ class GaussianStatistics:
     def model(self, var_smoothing: float = DEFAULT_VAR_SMOOTHING, prior: str = "learned") -> "GaussianNB":
         if not (math.isfinite(var_smoothing) and var_smoothing >= 0):
             raise ValueError(f"var_smoothing must be a number ≥ 0, not {var_smoothing}")
-        if prior not in ("learned", "uniform"):
+        if prior not in GAUSSIAN_PRIORS:
             raise ValueError(f"prior must be 'learned' or 'uniform', not {prior!r}")
         largest = float(self.feature_variances.max())
         epsilon = var_smoothing * largest
@@ -92,27 +91,24 @@ class GaussianStatistics:
                 f"var_smoothing {var_smoothing:g} × the largest variance ({largest:.4g}) goes beyond the largest "
                 f"float64 (about 1.8e308). Choose a var_smoothing below {room:.3g}."
             )
-        total = int(self.class_count.sum())
-        n_classes = len(self.classes)
-        if prior == "learned":
-            exact = tuple(Fraction(int(c), total) for c in self.class_count)
-            priors = self.class_count / total
-        else:
-            exact = tuple(Fraction(1, n_classes) for _ in self.classes)
-            priors = np.full(n_classes, 1.0 / n_classes)
-        return GaussianNB(self, var_smoothing, epsilon, smoothed, prior, exact, priors, np.log(priors))
+        priors = class_priors(self.class_count, prior, log_of="prior")  # as GaussianNB takes its log
+        return GaussianNB(self, var_smoothing, epsilon, smoothed, priors.mode, priors.exact, priors.prior,
+                          priors.log_prior)
 
 
 @dataclass(frozen=True, eq=False)
 class GaussianNB:
+    """A fitted Gaussian model: the statistics with ε added to every variance, and the priors, named as the text
+    models name theirs."""
+
     statistics: GaussianStatistics
     var_smoothing: float
     epsilon: float  # added to every variance
     smoothed_variances: np.ndarray  # (K, d)
-    prior_kind: str  # "learned" or "uniform"
-    exact_priors: tuple[Fraction, ...]
-    priors: np.ndarray  # (K,)
-    log_priors: np.ndarray  # (K,)
+    prior_mode: str  # "learned" or "uniform"
+    class_prior_exact: tuple[Fraction, ...]
+    class_prior_: np.ndarray  # (K,)
+    class_log_prior_: np.ndarray  # (K,)
 
     @property
     def classes(self) -> tuple[str, ...]:
@@ -125,6 +121,11 @@ class GaussianNB:
     @property
     def means(self) -> np.ndarray:
         return self.statistics.means
+
+    def to_dict(self) -> dict:
+        """The settings, as the text models give theirs (a ``Score`` of either kind reads them)."""
+        return {"model": "gaussian", "var_smoothing": self.var_smoothing, "epsilon": self.epsilon,
+                "prior": self.prior_mode}
 
     @property
     def zero_variance(self) -> np.ndarray:
@@ -163,15 +164,15 @@ class GaussianNB:
                 variance = self.smoothed_variances[k]
                 normaliser = -0.5 * np.sum(_log_2pi_variances(variance))
                 normaliser -= 0.5 * np.sum(_squared_distances(rows, self.means[k], variance), 1)
-                columns.append(self.log_priors[k] + normaliser)
+                columns.append(self.class_log_prior_[k] + normaliser)
             return np.array(columns).T
         densities = self._log_densities(rows)
         missed = np.any(densities == -np.inf, axis=2)
         hit = np.any(densities == np.inf, axis=2)
-        finite = np.where(np.isinf(densities), 0.0, densities).sum(axis=2) + self.log_priors[None, :]
+        finite = np.where(np.isinf(densities), 0.0, densities).sum(axis=2) + self.class_log_prior_[None, :]
         # A miss beats any hit; a class with a prior of 0 stays impossible.
         jll = np.where(hit, np.inf, finite)
-        return np.where(missed | (self.log_priors[None, :] == -np.inf), -np.inf, jll)
+        return np.where(missed | (self.class_log_prior_[None, :] == -np.inf), -np.inf, jll)
 
     def predict_log_proba(self, rows) -> tuple[np.ndarray, np.ndarray]:
         """(log P(k | x), decidable), normalised by log-sum-exp; see ``normalise_log_joint``."""
@@ -378,8 +379,8 @@ def explain(model: GaussianNB, values) -> GaussianExplanation:
     per_class, products = [], []
     for k, label in enumerate(model.classes):
         terms = []
-        product = float(model.priors[k])
-        naive_log_joint = float(model.log_priors[k])
+        product = float(model.class_prior_[k])
+        naive_log_joint = float(model.class_log_prior_[k])
         for j, feature in enumerate(model.features):
             mean, variance = float(model.means[k, j]), float(model.smoothed_variances[k, j])
             if variance > 0:
@@ -407,9 +408,9 @@ def explain(model: GaussianNB, values) -> GaussianExplanation:
     classes = tuple(
         ClassTerms(
             label=label,
-            prior=float(model.priors[k]),
-            exact_prior=model.exact_priors[k],
-            log_prior=float(model.log_priors[k]),
+            prior=float(model.class_prior_[k]),
+            exact_prior=model.class_prior_exact[k],
+            log_prior=float(model.class_log_prior_[k]),
             terms=terms,
             product=product,
             naive_log_joint=naive_log_joint,

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from webnb.engine.shared.corpus import Corpus, CorpusError, Labelled
+from webnb.engine.shared.numbers import is_whole
 
 # A plain decimal number, as people write them in a table: no "nan", "inf", "1_000" or non-ASCII digits,
 # all of which Python's float() would accept.
@@ -92,7 +93,7 @@ class NumericTable(Labelled):
 
     def _row_name(self, index: int) -> str:
         row_id = self.ids[index]
-        return f"line {row_id}" if row_id.isascii() and row_id.isdigit() else f"row {row_id!r}"
+        return f"line {row_id}" if is_whole(row_id) else f"row {row_id!r}"
 
     def subset(self, indices) -> "NumericTable":
         indices = np.asarray(indices, dtype=np.int64)

@@ -2,6 +2,9 @@
 
 Every problem is reported as a :class:`CorpusError` naming the line and saying how to fix it, and
 nothing is returned unless the whole file is valid: a student never trains on half a file.
+
+The steps every upload goes through are public for :mod:`webnb.engine.io.uploads` to share: ``file_content``
+(size limit and gzip), ``file_head``, ``decode_text`` (UTF-8 or UTF-16), ``numbered_rows`` and ``labelled_rows``.
 """
 from __future__ import annotations
 
@@ -78,8 +81,8 @@ def read_corpus_bytes(
     size. ``name`` defaults to ``filename``.
     """
     chosen_format = _checked_format(format)
-    data = _within_limit(data, max_bytes)
-    text = _decode_utf8(data)
+    data = file_content(data, max_bytes)
+    text = decode_text(data)
     fmt = chosen_format or _format_from_filename(filename) or _sniff_format(text)
     if fmt == "jsonl":
         texts, labels, ids = _parse_jsonl(text, label_column, text_column)
@@ -104,7 +107,7 @@ def _checked_format(format):
     return normalised
 
 
-def _within_limit(data: bytes, max_bytes) -> bytes:
+def file_content(data: bytes, max_bytes) -> bytes:
     """The file's content, decompressed if it is gzip, refused if larger than ``max_bytes``."""
     if data[:2] == _GZIP_MAGIC:
         return _gunzip(data, max_bytes)
@@ -113,11 +116,11 @@ def _within_limit(data: bytes, max_bytes) -> bytes:
     return data
 
 
-def _head(data: bytes, max_bytes, size: int) -> bytes:
+def file_head(data: bytes, max_bytes, size: int) -> bytes:
     """About the first ``size`` bytes of the content (all of it when shorter), cut after a line end, to guess a
     table's layout from: a gzip file is decompressed only that far, however much it would unpack to."""
     if data[:2] != _GZIP_MAGIC:
-        return _within_limit(data, max_bytes)
+        return file_content(data, max_bytes)
     head = _gunzip(data, max_bytes, stop_after=size)
     if len(head) <= size:
         return head
@@ -169,7 +172,7 @@ def _too_large(max_bytes: int, when: str) -> CorpusError:
     )
 
 
-def _decode_utf8(data: bytes) -> str:
+def decode_text(data: bytes) -> str:
     """The file's text: UTF-8 (a BOM is dropped), or UTF-16 when it starts with a UTF-16 BOM or looks like it
     (Excel's "Unicode text" export). A NUL character is refused: no text file holds one."""
     if data.startswith(codecs.BOM_UTF8):  # Windows editors put it there; it is not text
@@ -363,7 +366,7 @@ def _parse_delimited(text: str, fmt: str, label_column: str, text_column: str):
     # keeps line breaks inside quoted fields. strict=True reports a never-closed quote instead
     # of swallowing the rest of the file into one text.
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=separator, strict=True)
-    rows = _numbered_rows(reader, fmt)
+    rows = numbered_rows(reader, fmt)
     header_line, header = next(rows, (0, None))
     if header is None:
         return [], [], []
@@ -372,13 +375,13 @@ def _parse_delimited(text: str, fmt: str, label_column: str, text_column: str):
     text_index = _column_index(columns, text_column, "texts", header_line, fmt)
     id_index = columns.index("id") if "id" in columns else None
 
-    return _labelled_rows(
+    return labelled_rows(
         rows, label_index, text_index, id_index, label_column,
         check=lambda row, line_number: _check_width(row, columns, line_number, fmt),
     )
 
 
-def _labelled_rows(records, label_index, text_index, id_index, label_name, check):
+def labelled_rows(records, label_index, text_index, id_index, label_name, check):
     """(texts, labels, ids) of table rows; ``check(row, line_number)`` refuses a malformed row. An empty
     label is refused too; a missing or empty id becomes the line number."""
     texts, labels, ids = [], [], []
@@ -394,7 +397,7 @@ def _labelled_rows(records, label_index, text_index, id_index, label_name, check
     return texts, labels, ids
 
 
-def _numbered_rows(reader, fmt: str):
+def numbered_rows(reader, fmt: str):
     """Yield ``(line where the record starts, fields)``, skipping blank rows."""
     while True:
         start_line = reader.line_num + 1
@@ -415,7 +418,7 @@ def _column_index(columns: list, wanted: str, holds: str, header_line: int, fmt:
     if wanted in columns:
         return columns.index(wanted)
     message = (
-        f"line {header_line}: no {wanted!r} column. The columns are {_quoted(columns)}. "
+        f"line {header_line}: no {wanted!r} column. The columns are {quoted_names(columns)}. "
         f"The first row must name the columns; choose the column that holds the {holds}."
     )
     if len(columns) == 1:
@@ -428,15 +431,16 @@ def _check_width(row: list, columns: list, line_number: int, fmt: str) -> None:
     if len(row) < len(columns):
         raise CorpusError(
             f"line {line_number}: only {len(row)} of the {len(columns)} fields "
-            f"({_quoted(columns)}). Every row needs a value for each column."
+            f"({quoted_names(columns)}). Every row needs a value for each column."
         )
     if len(row) > len(columns):
         separator = "a tab" if fmt == "tsv" else "a comma"
         raise CorpusError(
             f"line {line_number}: {len(row)} fields, but the first row names only {len(columns)} "
-            f"({_quoted(columns)}). A text that contains {separator} must be in double quotes."
+            f"({quoted_names(columns)}). A text that contains {separator} must be in double quotes."
         )
 
 
-def _quoted(names) -> str:
+def quoted_names(names) -> str:
+    """Column names as a message lists them: 'label', 'text'."""
     return ", ".join(repr(name) for name in names)

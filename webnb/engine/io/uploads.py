@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from webnb.engine.gaussian.table import NumericTable, is_number, numeric_layout, numeric_table_from_rows
-from webnb.engine.io.readers import _decode_utf8, _head, _labelled_rows, _numbered_rows, _quoted, _within_limit
+from webnb.engine.io.readers import decode_text, file_content, file_head, labelled_rows, numbered_rows, quoted_names
 from webnb.engine.shared.corpus import Corpus, CorpusError
 
 # --- typed or pasted lines ------------------------------------------------------------------
@@ -153,7 +153,7 @@ def inspect_table(data: bytes, filename: str = "", *, max_bytes=None) -> TableSh
     The guesses come from the first rows (a sample); :func:`read_table` then checks every row.
     """
     # Only the start is read: a gzip file is not unpacked further than the sample needs (read_table reads it all).
-    text = _decode_utf8(_head(data, max_bytes, _INSPECTED_BYTES))
+    text = decode_text(file_head(data, max_bytes, _INSPECTED_BYTES))
     if not text.strip():
         raise CorpusError("The file is empty. Upload a table with a label and a text on each line.")
     sample = _sample(text)
@@ -204,13 +204,13 @@ def read_table(
         raise CorpusError(
             f"The labels and the texts are both in {label_column!r}: choose two different columns."
         )
-    text = _decode_utf8(_within_limit(data, max_bytes))
+    text = decode_text(file_content(data, max_bytes))
     # The csv module refuses fields over 128 KiB by default; a long document is not an error.
     # The limit is process-wide, so only ever raise it.
     csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
     fmt = "tsv" if delimiter == "\t" else "csv"
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
-    rows = _numbered_rows(reader, fmt)
+    rows = numbered_rows(reader, fmt)
     first_line, first = next(rows, (0, None))
     if first is None:
         raise CorpusError("The file contains no documents. Add rows with a label and a text.")
@@ -227,7 +227,7 @@ def read_table(
         if len(row) != len(columns):
             raise CorpusError(_width_message(row, columns, line_number, first_line, has_header, delimiter))
 
-    texts, labels, ids = _labelled_rows(records, label_index, text_index, id_index, columns[label_index], check)
+    texts, labels, ids = labelled_rows(records, label_index, text_index, id_index, columns[label_index], check)
     if not texts:
         raise CorpusError("The file has a header row but no documents. Add rows with a label and a text.")
     return Corpus(texts=tuple(texts), labels=tuple(labels), ids=tuple(ids), name=filename)
@@ -242,10 +242,10 @@ def read_numeric_table(
     _check_delimiter(delimiter)
     if not label_column:
         raise CorpusError("Choose the column that holds the labels.")
-    text = _decode_utf8(_within_limit(data, max_bytes))
+    text = decode_text(file_content(data, max_bytes))
     csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
-    rows = _numbered_rows(reader, "tsv" if delimiter == "\t" else "csv")
+    rows = numbered_rows(reader, "tsv" if delimiter == "\t" else "csv")
     _, header = next(rows, (0, None))
     if header is None:
         raise CorpusError("The file is empty. Give a header row naming the columns, then rows of numbers.")
@@ -466,7 +466,7 @@ def _chosen_column(columns, wanted: str, holds: str, has_header: bool) -> int:
         return columns.index(wanted)
     hint = "" if has_header else " (the file has no header row, so columns are numbered)"
     raise CorpusError(
-        f"There is no column {wanted!r}; the columns are {_quoted(columns)}{hint}. "
+        f"There is no column {wanted!r}; the columns are {quoted_names(columns)}{hint}. "
         f"Choose the column that holds the {holds}."
     )
 

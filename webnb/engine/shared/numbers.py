@@ -27,11 +27,17 @@ _RATIO = re.compile(r"[0-9]+/[0-9]+")
 _SIGNED_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
+def is_whole(text: str) -> bool:
+    """Whether ``text`` is written with the digits 0-9 only, however many: str.isdigit() also accepts "²" and other
+    digits that int() refuses. This only tells what kind of number it is; ``parse_whole`` reads one."""
+    return _WHOLE.fullmatch(text) is not None
+
+
 def parse_whole(text: str, *, low: int, high: int, what: str) -> int:
     """A whole number of ASCII digits between ``low`` and ``high``; ``what`` names it in the message, e.g.
     "The seed". Unicode digits ("²", "٣"), signs, spaces inside and more than 40 characters are refused."""
     raw = str(text).strip()
-    if len(raw) <= MAX_NUMBER_LENGTH and _WHOLE.fullmatch(raw):
+    if len(raw) <= MAX_NUMBER_LENGTH and is_whole(raw):
         value = int(raw)
         if low <= value <= high:
             return value

@@ -60,6 +60,19 @@ def corpus_with_document(corpus: Corpus, label: str, text: str) -> Corpus:
     )
 
 
+def document_problem(classes, label: str, text: str, max_length: int) -> str | None:
+    """Why a document typed into a form cannot be added to a corpus of ``classes``, in words a student can act
+    on; None when it can. Checked before anything is counted: a text longer than ``max_length`` characters, a
+    label that is not one of ``classes``, an empty text."""
+    if len(text) > max_length:
+        return f"The document is {len(text):,} characters long; the limit is {max_length:,}. Shorten it."
+    if label not in classes:
+        return f"Choose the document's class from the list ({', '.join(classes)})."
+    if not text.strip():
+        return "Type the text of the document to add."
+    return None
+
+
 def _check_document(training: TrainingSet, label: str, text: str) -> int:
     if label not in training.classes:
         raise AdditionError(

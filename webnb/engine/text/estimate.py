@@ -72,8 +72,7 @@ def estimate(model: NaiveBayes, word_index: int, class_index: int) -> Estimate:
         total = int(stats.class_count_[class_index])
     else:
         total = int(stats.feature_total[model.binary][class_index])
-    unfloored = model.epsilon is None
-    ratio = model.feature_ratio(class_index, word_index) if unfloored else _unfloored_ratio(model, count, total)
+    ratio = model.feature_ratio(class_index, word_index)  # the ratio before any ε-floor clips its value
     return Estimate(
         word=model.vocabulary[word_index],
         label=model.classes[class_index],
@@ -88,9 +87,3 @@ def estimate(model: NaiveBayes, word_index: int, class_index: int) -> Estimate:
         model=model.to_dict(),
     )
 
-
-def _unfloored_ratio(model: NaiveBayes, count: int, total: int) -> tuple:
-    """The ratio before the ε-floor clips it (the model under a floor gives no ratio of its own)."""
-    alpha = int(model.alpha) if model.alpha.denominator == 1 else model.alpha
-    added = 2 * alpha if model.kind == "bernoulli" else model.statistics.n_words * alpha
-    return count + alpha, total + added

@@ -23,12 +23,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from webnb.engine.shared import budget
+from webnb.engine.shared.classes import ClassPriors, class_priors
 from webnb.engine.shared.corpus import CorpusError
 from webnb.engine.shared.numbers import bounded_fraction, parse_exact_decimal
 from webnb.engine.text.statistics import ClassStatistics, count_matrix
 
 MODEL_KINDS = ("bernoulli", "multinomial")
-PRIOR_MODES = ("learned", "uniform", "given")
 SEED_EPSILON = 1e-14  # the floor of the lecture's notebook: psis.clip(1e-14, 1 - 1e-14)
 
 # Two log joints closer than NEAR_TIE_RELATIVE · (1 + |best|) + NEAR_TIE_PER_TERM · (terms summed) may be
@@ -475,27 +475,20 @@ def normalise_log_joint(jll: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return log_posterior, decidable
 
 
-def _class_prior(stats: ClassStatistics, fit_prior: bool, class_prior):
+def _class_prior(stats: ClassStatistics, fit_prior: bool, class_prior) -> ClassPriors:
+    """The priors the options ask for: ``class_prior`` (one probability per class, in class order) when given,
+    else learned from the class counts (``fit_prior``) or uniform."""
+    if class_prior is None:
+        return class_priors(stats.class_count_, "learned" if fit_prior else "uniform")
     n_classes = stats.n_classes
-    if class_prior is not None:
-        exact = tuple(parse_probability(p) for p in class_prior)
-        if len(exact) != n_classes:
-            raise ValueError(f"class_prior needs {n_classes} values (one per class: {', '.join(stats.classes)})")
-        if any(p < 0 or p > 1 for p in exact):
-            raise ValueError("every class prior must be between 0 and 1")
-        if abs(float(sum(exact)) - 1.0) > 1e-9:
-            raise ValueError(f"the class priors must add up to 1, not {float(sum(exact)):g}")
-        prior = np.array([_exact_float(p) for p in exact])
-        with np.errstate(divide="ignore"):
-            return "given", exact, prior, np.log(prior)
-    if not fit_prior:
-        exact = tuple(Fraction(1, n_classes) for _ in range(n_classes))
-        return "uniform", exact, np.full(n_classes, 1.0 / n_classes), np.full(n_classes, -np.log(n_classes))
-    counts = stats.class_count_
-    total = int(counts.sum())
-    exact = tuple(Fraction(int(c), total) for c in counts)
-    # As scikit-learn computes it, so that class log priors agree to the last bit.
-    return "learned", exact, counts / total, np.log(counts) - np.log(total)
+    exact = tuple(parse_probability(p) for p in class_prior)
+    if len(exact) != n_classes:
+        raise ValueError(f"class_prior needs {n_classes} values (one per class: {', '.join(stats.classes)})")
+    if any(p < 0 or p > 1 for p in exact):
+        raise ValueError("every class prior must be between 0 and 1")
+    if abs(float(sum(exact)) - 1.0) > 1e-9:
+        raise ValueError(f"the class priors must add up to 1, not {float(sum(exact)):g}")
+    return class_priors(stats.class_count_, "given", exact)
 
 
 def fit_naive_bayes(
@@ -515,7 +508,7 @@ def fit_naive_bayes(
     alpha_value = _exact_float(alpha_exact)
     if epsilon is not None and not (0.0 < epsilon < 0.5):
         raise ValueError(f"the ε-floor must be between 0 and 0.5, not {epsilon}")
-    prior_mode, prior_exact, prior, log_prior = _class_prior(stats, fit_prior, class_prior)
+    priors = _class_prior(stats, fit_prior, class_prior)
 
     with np.errstate(divide="ignore"):
         if kind == "bernoulli":
@@ -529,10 +522,10 @@ def fit_naive_bayes(
         alpha=alpha_exact,
         epsilon=epsilon,
         binary=binary,
-        prior_mode=prior_mode,
-        class_prior_exact=prior_exact,
-        class_prior_=prior,
-        class_log_prior_=log_prior,
+        prior_mode=priors.mode,
+        class_prior_exact=priors.exact,
+        class_prior_=priors.prior,
+        class_log_prior_=priors.log_prior,
         **parameters,
     )
 

@@ -11,6 +11,8 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
+from webnb.engine.shared.classes import checked_class_numbers, class_counts
+
 # Larger counts are no document's; below it, float64 holds every whole number exactly.
 MAX_COUNT = 10**15
 
@@ -98,7 +100,7 @@ class ClassStatistics:
         """``matrix`` holds counts (n_docs, n_words); ``class_index[i]`` is document i's class number."""
         n_classes = len(classes)
         matrix = count_matrix(matrix, len(vocabulary), "the training matrix")
-        class_index = _class_numbers(class_index, matrix.shape[0], n_classes)
+        class_index = checked_class_numbers(class_index, matrix.shape[0], n_classes)
         membership = sp.csr_matrix(
             (np.ones(len(class_index), dtype=np.int64), (class_index, np.arange(len(class_index)))),
             shape=(n_classes, matrix.shape[0]),
@@ -108,7 +110,7 @@ class ClassStatistics:
         return cls(
             classes=tuple(classes),
             vocabulary=tuple(vocabulary),
-            class_count_=np.bincount(class_index, minlength=n_classes).astype(np.int64),
+            class_count_=class_counts(class_index, n_classes),
             document_count_=(membership @ present).toarray(),
             word_count_=(membership @ matrix).toarray(),
         )
@@ -148,18 +150,6 @@ class ClassStatistics:
     def feature_total(self) -> dict[bool, np.ndarray]:
         """Σ_j of the multinomial counts per class, for counts (False) and for presence (True)."""
         return {False: self.word_count_.sum(axis=1), True: self.document_count_.sum(axis=1)}
-
-
-def _class_numbers(class_index, n_documents: int, n_classes: int) -> np.ndarray:
-    """One class number in 0 … n_classes − 1 per document, as int64; refused with a ValueError otherwise."""
-    numbers = np.asarray(class_index)
-    if numbers.ndim != 1 or len(numbers) != n_documents:
-        raise ValueError(f"give one class number per document: {n_documents} documents, {numbers.size} class numbers")
-    if numbers.size and numbers.dtype.kind not in "iu":
-        raise ValueError("class numbers must be whole numbers (0 for the first class, 1 for the next, …)")
-    if numbers.size and (numbers.min() < 0 or numbers.max() >= n_classes):
-        raise ValueError(f"class numbers must be between 0 and {n_classes - 1} (one per class)")
-    return numbers.astype(np.int64, copy=False)
 
 
 @dataclass(frozen=True, eq=False)

@@ -9,6 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from webnb.engine.shared import budget
+from webnb.engine.shared.classes import class_numbers
 from webnb.engine.shared.corpus import Corpus
 from webnb.engine.text.analysis import AnalysisOptions, Analyzer
 from webnb.engine.text.bag import BagOfWords, VocabularyOptions
@@ -89,8 +90,7 @@ class TrainingSet:
             corpus.texts, Analyzer(analysis), vocabulary, progress, _class_tables_guard(corpus, classes, vocabulary)
         )
         budget.require_class_tables(len(classes), len(bag.vocabulary), matrix.nnz)
-        number_of = {label: k for k, label in enumerate(classes)}
-        class_index = np.fromiter((number_of[label] for label in corpus.labels), dtype=np.int64, count=len(corpus))
+        class_index = class_numbers(classes, corpus.labels)
         statistics = ClassStatistics.from_matrix(matrix, class_index, classes, bag.vocabulary)
         return cls(corpus, bag, matrix, class_index, statistics)
 

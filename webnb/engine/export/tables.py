@@ -1,0 +1,195 @@
+"""The lesson's tables as CSV, for a spreadsheet.
+
+``csv_text`` writes RFC 4180 CSV (``\\r\\n`` line ends) that is safe to open in a spreadsheet: a text cell
+starting with ``=``, ``+``, ``-``, ``@``, a tab, a carriage return or a line feed (or the full-width
+``＝ ＋ － ＠``, which some spreadsheets also read as a formula) gets a leading ``'``, as OWASP recommends
+against formula injection. Numbers are written as numbers and never prefixed, so −0.5 stays a number and
+log 0 is written ``-inf``. The ``*_table`` builders return ``(header, rows)`` for ``csv_text``.
+"""
+from __future__ import annotations
+
+import csv
+import io
+from decimal import Decimal
+from typing import Iterable
+
+import numpy as np
+
+from webnb.engine.evaluation.scores import Evaluation
+from webnb.engine.shared.corpus import Corpus
+from webnb.engine.shared.plain import fraction_text, ratio_text
+from webnb.engine.text.models import NaiveBayes
+from webnb.engine.text.training import TrainingSet
+
+# -- CSV ------------------------------------------------------------------------------------------------
+
+# The characters that make a spreadsheet read a cell as a formula (OWASP, "CSV Injection"), and the
+# full-width forms of the first four.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+
+
+def neutralise(text: str) -> str:
+    """``text`` with a leading ``'`` if a spreadsheet would otherwise read it as a formula."""
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float, Decimal, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
+def _number_text(value) -> str:
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, Decimal):
+        return str(value) if value.is_finite() else str(float(value))
+    return repr(float(value))  # the shortest text that reads back as the same float: "-0.5", "-inf"
+
+
+def _cell(value) -> str:
+    if value is None:
+        return ""
+    if _is_number(value):
+        return _number_text(value)
+    return neutralise(str(value))
+
+
+def csv_text(header: list[str], rows: Iterable[Iterable]) -> str:
+    """RFC 4180 CSV of ``header`` and ``rows``, every text cell neutralised against formula injection.
+
+    Numbers (int, float, Decimal and numpy numbers, not bool) are written as numbers; None is an empty
+    cell; anything else is written as ``str(value)``. Encode the result as UTF-8 (``utf-8-sig`` if
+    Excel should recognise the encoding).
+    """
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    writer.writerow([_cell(value) for value in header])
+    for row in rows:
+        writer.writerow([_cell(value) for value in row])
+    return buffer.getvalue()
+
+
+# -- tables of the text lesson --------------------------------------------------------------------------
+
+
+def documents_table(corpus: Corpus, rows=None) -> tuple[list[str], list[list]]:
+    """The corpus: id, label and text of each document (of ``rows``, indices, or all)."""
+    indices = range(len(corpus)) if rows is None else (int(i) for i in rows)
+    return ["id", "label", "text"], [[corpus.ids[i], corpus.labels[i], corpus.texts[i]] for i in indices]
+
+
+def matrix_table(
+    training: TrainingSet, rows=None, columns=None, presence: bool = False
+) -> tuple[list[str], list[list]]:
+    """A window of the bag of words: id and label of each document of ``rows``, then its count (or 1/0
+    for ``presence``) of each word of ``columns``. ``rows``/``columns`` are indices; None means all,
+    which makes the whole matrix dense: keep it to the windows a page shows on a large corpus."""
+    rows = np.arange(training.matrix.shape[0]) if rows is None else np.asarray(rows, dtype=np.int64)
+    columns = np.arange(len(training.vocabulary)) if columns is None else np.asarray(columns, dtype=np.int64)
+    window = training.matrix[rows][:, columns].toarray() if len(columns) else np.zeros((len(rows), 0), dtype=int)
+    if presence:
+        window = (window > 0).astype(int)
+    corpus = training.corpus
+    header = ["id", "label", *(training.vocabulary[j] for j in columns.tolist())]
+    body = [[corpus.ids[i], corpus.labels[i], *window[r].tolist()] for r, i in enumerate(rows.tolist())]
+    return header, body
+
+
+def _symbol(model: NaiveBayes) -> str:
+    return "ψ" if model.kind == "bernoulli" else "θ"
+
+
+def parameters_table(model: NaiveBayes, words=None) -> tuple[list[str], list[list]]:
+    """One row per word (of ``words``, indices, or all): the word, then for each class ψ (Bernoulli) or
+    θ (multinomial) as a decimal and as the unreduced ratio of the lecture ("0/2"; empty under an
+    ε-floor, which has no ratio)."""
+    symbol = _symbol(model)
+    header = ["word"]
+    for label in model.classes:
+        header += [f"{symbol} given {label}", f"{symbol} given {label} (ratio)"]
+    table = model.feature_prob_
+    body = []
+    indices = range(len(model.vocabulary)) if words is None else (int(j) for j in words)
+    for j in indices:
+        word = model.vocabulary[j]
+        row = [word]
+        for k in range(len(model.classes)):
+            ratio = None if model.epsilon is not None else ratio_text(model.feature_ratio(k, j))
+            row += [float(table[k, j]), ratio]
+        body.append(row)
+    return header, body
+
+
+def priors_table(model: NaiveBayes) -> tuple[list[str], list[list]]:
+    """One row per class: its training documents, φ as a decimal and as a ratio ("3/5")."""
+    counts = model.statistics.class_count_
+    body = []
+    for k, label in enumerate(model.classes):
+        ratio = model.prior_ratio(k)
+        shown = f"{ratio[0]}/{ratio[1]}" if ratio is not None else fraction_text(model.class_prior_exact[k])
+        body.append([label, int(counts[k]), float(model.class_prior_[k]), shown])
+    return ["class", "documents", "φ", "φ (ratio)"], body
+
+
+def evaluation_table(evaluation: Evaluation) -> tuple[list[str], list[list]]:
+    """Precision, recall, F1 and support per class; a score with no defined value is an empty cell."""
+    body = [[s.label, s.precision, s.recall, s.f1, s.support] for s in evaluation.per_class]
+    return ["class", "precision", "recall", "F1", "support"], body
+
+
+def predictions_table(test: Corpus, evaluation: Evaluation) -> tuple[list[str], list[list]]:
+    """One row per test document: id, true class, predicted class ("" when undecidable), its posterior, right or not."""
+    body = [
+        [
+            doc_id, label, predicted or "", confidence if predicted is not None else None,
+            "yes" if predicted == label else "no",
+        ]
+        for doc_id, label, predicted, confidence in zip(
+            test.ids, test.labels, evaluation.predictions, evaluation.confidence, strict=True
+        )
+    ]
+    return ["id", "true class", "predicted class", "posterior of the prediction", "correct"], body
+
+
+def table_predictions_table(test, evaluation: Evaluation) -> tuple[list[str], list[list]]:
+    """``predictions_table`` for a table of numbers, with each row's values after its true class, so that the
+    download stands on its own."""
+    header, body = predictions_table(test, evaluation)
+    header = header[:2] + list(test.features) + header[2:]
+    body = [row[:2] + [float(v) for v in test.values[i]] + row[2:] for i, row in enumerate(body)]
+    return header, body
+
+
+def confusion_table(evaluation: Evaluation) -> tuple[list[str], list[list]]:
+    """confusion[true][predicted], with the documents no class could claim in a last column."""
+    header = ["true class", *(f"predicted {label}" for label in evaluation.classes), "cannot decide"]
+    body = [
+        [label, *evaluation.confusion[k], evaluation.undecidable_by_class[k]]
+        for k, label in enumerate(evaluation.classes)
+    ]
+    return header, body
+
+
+# -- tables of numbers (Gaussian Naive Bayes) ------------------------------------------------------------
+
+
+def gaussian_parameters_table(model) -> tuple[list[str], list[list]]:
+    """One row per class and feature: the class's rows and prior, the mean, the population variance and standard
+    deviation, ε, the variance used (variance + ε), and the sample variance for comparison."""
+    stats = model.statistics
+    header = ["class", "feature", "rows", "prior", "mean", "variance (population)", "standard deviation (population)",
+              "epsilon", "variance used", "variance (sample, n-1)"]
+    body = []
+    for k, label in enumerate(model.classes):
+        for j, feature in enumerate(model.features):
+            body.append([label, feature, int(stats.class_count[k]), float(model.class_prior_[k]),
+                         float(stats.means[k, j]),
+                         float(stats.variances[k, j]), float(np.sqrt(stats.variances[k, j])), model.epsilon,
+                         float(model.smoothed_variances[k, j]), float(stats.sample_variances[k, j])])
+    return header, body
+
+
+def table_rows(table, rows=None) -> tuple[list[str], list[list]]:
+    """The rows of a table of numbers: id, each feature, label."""
+    indices = range(len(table)) if rows is None else rows
+    body = [[table.ids[i], *(float(v) for v in table.values[i]), table.labels[i]] for i in indices]
+    return ["id", *table.features, "label"], body

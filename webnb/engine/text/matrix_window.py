@@ -1,0 +1,128 @@
+"""A window of the bag of words: some documents × some words, both axes paged, so that a corpus of 20,000
+documents and 100,000 words shows (and exports) 40 × 16 cells, the only part of its sparse matrix made dense."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from webnb.engine.text.bag import document_frequency
+from webnb.engine.text.document_window import DOCUMENTS_PER_PAGE
+from webnb.engine.text.training import TrainingSet
+
+ROWS_PER_PAGE = 40
+WORDS_PER_PAGE = 16
+
+
+@dataclass(frozen=True)
+class MatrixRow:
+    """One document of the window: its counts (or 1/0 for presence) of the window's words."""
+
+    index: int  # the document's row in the matrix
+    id: str
+    label: str
+    values: tuple[int, ...]
+    page: int  # the page of the corpus's documents (``document_window``) that shows it, from 1
+
+    def to_dict(self) -> dict:
+        return {"index": self.index, "id": self.id, "label": self.label, "values": list(self.values)}
+
+
+@dataclass(frozen=True, eq=False)
+class MatrixWindow:
+    """The part of the matrix one page shows (and its CSV export contains): documents ``rows`` × words ``columns``,
+    the words those matching ``query`` in ``order``."""
+
+    presence: bool  # cells say whether the word occurs (1/0) instead of how often
+    query: str
+    order: str  # of the words: "alphabetical" (vocabulary order) or "frequent" (in most documents first)
+    rows: np.ndarray  # document numbers, shape (≤ ROWS_PER_PAGE,)
+    columns: np.ndarray  # word numbers, shape (≤ WORDS_PER_PAGE,)
+    words: tuple[str, ...]  # the words of ``columns``
+    documents: tuple[MatrixRow, ...]  # the documents of ``rows``
+    matching_words: int  # words matching the query, on every page
+    row_page: int
+    row_pages: int
+    column_page: int
+    column_pages: int  # 0 when no word matches
+    n_documents: int
+    vocabulary_size: int
+    non_zero: int  # stored cells of the whole matrix
+
+    @property
+    def cells(self) -> int:
+        return self.n_documents * self.vocabulary_size
+
+    @property
+    def sparsity(self) -> float:
+        """The share of the whole matrix's cells that are 0."""
+        return 1 - self.non_zero / self.cells
+
+    @property
+    def first_word(self) -> int:
+        """The number of the window's first word among the matching words, from 1."""
+        return (self.column_page - 1) * WORDS_PER_PAGE + 1
+
+    def to_dict(self) -> dict:
+        return {
+            "documents": self.n_documents,
+            "vocabulary_size": self.vocabulary_size,
+            "non_zero": self.non_zero,
+            "sparsity": self.sparsity,
+            "values": "presence" if self.presence else "counts",
+            "query": self.query,
+            "order": self.order,
+            "matching_words": self.matching_words,
+            "rows_page": self.row_page,
+            "rows_pages": self.row_pages,
+            "words_page": self.column_page,
+            "words_pages": self.column_pages,
+            "words": list(self.words),
+            "rows": [row.to_dict() for row in self.documents],
+        }
+
+
+def matrix_pages(n_documents: int, n_words: int) -> tuple[int, int]:
+    """How many pages of documents, and of ``n_words`` words, the matrix takes (no page of words for no word)."""
+    return math.ceil(n_documents / ROWS_PER_PAGE), math.ceil(n_words / WORDS_PER_PAGE)
+
+
+def matrix_window(training: TrainingSet, words: np.ndarray, *, presence: bool = False, query: str = "",
+                  order: str = "alphabetical", row_page: int = 1, column_page: int = 1) -> MatrixWindow:
+    """Page ``row_page`` of the documents × page ``column_page`` of ``words`` (word numbers in vocabulary order,
+    those matching ``query``), in ``order``; pages of ``matrix_pages``, kept between 1 and the last."""
+    matrix, corpus = training.matrix, training.corpus
+    if order == "frequent":  # the words in most documents first, so a big corpus does not open on "00", "000", …
+        words = words[np.argsort(-document_frequency(matrix)[words], kind="stable")]
+    n_documents = matrix.shape[0]
+    row_pages, column_pages = matrix_pages(n_documents, len(words))
+    row_page, column_page = min(max(row_page, 1), max(row_pages, 1)), min(max(column_page, 1), max(column_pages, 1))
+    rows = np.arange((row_page - 1) * ROWS_PER_PAGE, min(row_page * ROWS_PER_PAGE, n_documents))
+    columns = words[(column_page - 1) * WORDS_PER_PAGE : column_page * WORDS_PER_PAGE]
+    # Only this window of the sparse matrix is ever made dense: at most 40 × 16 cells.
+    cells = matrix[rows][:, columns].toarray() if len(columns) else np.zeros((len(rows), 0), dtype=int)
+    if presence:
+        cells = (cells > 0).astype(int)
+    documents = tuple(
+        MatrixRow(i, corpus.ids[i], corpus.labels[i], tuple(values), i // DOCUMENTS_PER_PAGE + 1)
+        for i, values in zip(rows.tolist(), cells.tolist(), strict=True)
+    )
+    vocabulary = training.vocabulary
+    return MatrixWindow(
+        presence=presence,
+        query=query,
+        order=order,
+        rows=rows,
+        columns=columns,
+        words=tuple(vocabulary[j] for j in columns.tolist()),
+        documents=documents,
+        matching_words=len(words),
+        row_page=row_page,
+        row_pages=row_pages,
+        column_page=column_page,
+        column_pages=column_pages,
+        n_documents=n_documents,
+        vocabulary_size=len(vocabulary),
+        non_zero=matrix.nnz,
+    )
