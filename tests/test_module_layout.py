@@ -1,0 +1,105 @@
+"""How webnb's modules may depend on each other: no import cycle, and no module reaching into another's private
+names (a leading underscore means "only this module relies on it"). Read from the source with ast, so a new module
+is checked as soon as it exists."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import webnb
+
+PACKAGE = Path(webnb.__file__).resolve().parent
+
+
+def module_names() -> dict[str, Path]:
+    return {
+        ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts).removesuffix(".__init__"): path
+        for path in PACKAGE.rglob("*.py")
+    }
+
+
+def imports_at_load(path: Path) -> list[tuple[str, list[str]]]:
+    """(module, names) of each ``from webnb… import names`` and ``import webnb…`` run when the module loads: at its
+    top level, outside ``if TYPE_CHECKING:`` (imports inside functions run late and cannot form a cycle at load)."""
+    found = []
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "webnb":
+            found.append((node.module, [alias.name for alias in node.names]))
+        elif isinstance(node, ast.Import):
+            found.extend((alias.name, []) for alias in node.names if alias.name.split(".")[0] == "webnb")
+    return found
+
+
+def dependency_graph() -> dict[str, set[str]]:
+    modules = module_names()
+    graph = {}
+    for name, path in modules.items():
+        depends = set()
+        for module, names in imports_at_load(path):
+            depends.add(module)
+            depends.update(f"{module}.{n}" for n in names if f"{module}.{n}" in modules)  # a submodule imported
+        graph[name] = {d for d in depends if d in modules and d != name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected parts with more than one module (Tarjan's algorithm, iteratively)."""
+    index, low, on_stack, stack, found, counter = {}, {}, set(), [], [], 0
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                part = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    part.append(member)
+                    if member == node:
+                        break
+                if len(part) > 1:
+                    found.append(sorted(part))
+    return found
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_two_modules_of_webnb_import_each_other():
+    graph = dependency_graph()
+    assert len(graph) > 80 and "webnb.engine.text.models" in graph["webnb.engine.text.trace"]
+    assert cycles(graph) == []
+
+
+def test_no_module_imports_another_modules_private_names():
+    modules = module_names()
+    reaching = []
+    for name, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "webnb":
+                private = [a.name for a in node.names if a.name.startswith("_")]
+                if private and node.module != name:
+                    reaching.append((name, node.module, private))
+    assert reaching == []
