@@ -248,9 +248,10 @@ def test_inference_and_parameters_load_neither_matrix_nor_documents(tmp_path, da
     assert client.get(f"/corpora/{corpus_id}/parameters").status_code == 200
     kinds = {key[0] for key in catalog_of(second).cache._entries}
     assert kinds == {"counted"}  # the statistics only: no ("rows", …), no ("documents", …)
-    # The matrix page needs them, and loads them once.
+    # The matrix page needs them, and loads them once: the rows and the training documents (their ids and labels
+    # name the rows), not the corpus entry's own copy of them.
     assert client.get(f"/corpora/{corpus_id}/matrix").status_code == 200
-    assert {key[0] for key in catalog_of(second).cache._entries} == {"counted", "rows", "documents", "named documents"}
+    assert {key[0] for key in catalog_of(second).cache._entries} == {"counted", "rows", "documents"}
     assert catalog_of(second).counted_here == []
 
 
