@@ -108,6 +108,7 @@ def test_analysis_options_reach_the_engine():
         (["evaluate", "--train", "/nonexistent/file.jsonl"], "Cannot read"),
         (["evaluate", "--train", MATCH, "--class-prior", "0.5,0.6"], "add up to 1"),
         (["evaluate", "--train", MATCH, "--min-df", "9"], "at least 9 documents, but the corpus has 5"),
+        (["explain", "--train", MATCH], "Give the review to classify with --text"),
     ],
 )
 def test_errors_are_messages_not_tracebacks(argv, message, capsys):

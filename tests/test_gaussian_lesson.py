@@ -7,9 +7,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from webnb.catalog import GaussianSplit
 from webnb.engine.evaluation.scores import stratified_split
 from webnb.engine.gaussian.lesson import (
+    GaussianSplit,
     evaluate_table,
     far_row,
     gaussian_parameters,

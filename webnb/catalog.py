@@ -18,13 +18,10 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Callable
 
-import numpy as np
-
 from webnb.cache import DEFAULT_CACHE_MB, Cache, size_of
 from webnb.engine import AnalysisOptions, Corpus, CorpusError, TrainingSet, VocabularyOptions
 from webnb.engine.evaluation.heldout import HeldOut, hold_out, on_test_corpus, on_training_documents
-from webnb.engine.evaluation.scores import stratified_split
-from webnb.engine.gaussian.model import GaussianStatistics
+from webnb.engine.gaussian.lesson import GaussianSplit
 from webnb.engine.gaussian.table import NumericTable
 from webnb.engine.io import persist
 from webnb.engine.text.analysis import Analyzer
@@ -421,16 +418,8 @@ class Catalog:
         new var_smoothing or prior never reads the rows again."""
         key = ("gaussian", entry.id, test, test_size, seed) if test == "split" else ("gaussian", entry.id, test)
 
-        def split() -> GaussianSplit:
-            table = entry.table
-            if test == "split":
-                train_index, test_index = stratified_split(table.labels, test_size, seed)
-                training, tested, positions = table.subset(train_index), table.subset(test_index), test_index
-                return GaussianSplit(GaussianStatistics.fit(training), training, tested, positions, test, test_size,
-                                     seed)
-            return GaussianSplit(GaussianStatistics.fit(table), table, table, np.arange(len(table)), test)
-
-        return self.cache.get_or_build(key, split, lambda held: 2 * _table_size(held.training))
+        return self.cache.get_or_build(key, lambda: GaussianSplit.of(entry.table, test, test_size, seed),
+                                       lambda held: 2 * _table_size(held.training))
 
 
 # Python objects cost more than the characters they hold: a str has about 50 bytes of header.
@@ -456,24 +445,6 @@ def _held_out_size(held: HeldOut) -> int:
     if not held.training.deferred_matrix:  # counted for this split (a deferred one is kept under its own key)
         matrices += size_of(held.training.matrix) + _training_size(held.training)
     return matrices + _corpus_size(held.test)
-
-
-@dataclass(frozen=True, eq=False)
-class GaussianSplit:
-    """Statistics of a table's training rows, with the rows it is tested on and their places in the table: the
-    ``held`` of a Gaussian ``Score`` (webnb.engine.gaussian.lesson.score_table), as a text ``HeldOut`` is."""
-
-    statistics: GaussianStatistics
-    training: NumericTable
-    test: NumericTable
-    positions: np.ndarray
-    source: str = "all"  # "split", "training" or "all" (tested on the rows it learned from, as "training")
-    test_size: float | None = None  # of a split
-    seed: int | None = None
-
-    def to_dict(self) -> dict:
-        return {"source": self.source, "test_size": self.test_size, "seed": self.seed, "n_train": len(self.training),
-                "n_test": len(self.test)}
 
 
 @dataclass(frozen=True)

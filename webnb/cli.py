@@ -1,4 +1,5 @@
-"""The ``webnb`` command: serve the app, evaluate a model on a corpus, explain one classification."""
+"""The ``webnb`` command: serve the app, evaluate a model on a corpus or a table of numbers, explain one
+classification."""
 from __future__ import annotations
 
 import argparse
@@ -6,6 +7,7 @@ import json
 import math
 import sys
 from fractions import Fraction
+from pathlib import Path
 
 from webnb.engine import (
     AnalysisOptions,
@@ -14,13 +16,18 @@ from webnb.engine import (
     VocabularyOptions,
     evaluate,
     explain,
-    read_corpus,
+    read_corpus_bytes,
     stratified_split,
 )
-from webnb.engine.shared.numbers import is_plain_decimal, parse_whole
+from webnb.engine.gaussian.lesson import GaussianSplit, TableEvaluation, evaluate_table, gaussian_parameters
+from webnb.engine.gaussian.model import DEFAULT_VAR_SMOOTHING, GaussianExplanation, GaussianNB, GaussianStatistics
+from webnb.engine.gaussian.model import explain as explain_values
+from webnb.engine.gaussian.table import NumericTable
+from webnb.engine.io.uploads import inspect_table, read_numeric_table
+from webnb.engine.shared.numbers import is_plain_decimal, is_whole, parse_decimal, parse_whole
 from webnb.engine.shared.plain import fraction_text, ratio_text
 from webnb.engine.text.analysis import PLACEHOLDERS, STEMMERS, STRIP_ACCENTS, TOKEN_PATTERNS
-from webnb.state import MAX_FEATURES, MAX_SEED, document_bound
+from webnb.state import MAX_FEATURES, MAX_SEED, MAX_VAR_SMOOTHING, document_bound
 
 # -- argument parsing ---------------------------------------------------------------------------
 
@@ -78,61 +85,116 @@ def _word_list(text: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in text.split(",") if part.strip())
 
 
-def _add_corpus_options(parser: argparse.ArgumentParser) -> None:
+def _add_corpus_options(parser: argparse.ArgumentParser, text_only: list) -> None:
     parser.add_argument(
-        "--train", required=True, metavar="PATH", help="training corpus: JSON Lines, CSV or TSV (.gz too)"
+        "--train", required=True, metavar="PATH",
+        help="training corpus: JSON Lines, CSV or TSV (.gz too); with --model gaussian, a table of numbers: a header "
+             "row, a label column and columns of numbers (CSV or TSV, .gz too)",
     )
-    parser.add_argument("--label-column", default="label", help="column or field holding the class (default: label)")
-    parser.add_argument("--text-column", default="text", help="column or field holding the text (default: text)")
+    parser.add_argument(
+        "--label-column", default=None,
+        help="column or field holding the class (default: label; in a table of numbers, the one column that is not "
+             "numbers, or the last when all are)",
+    )
+    text_only.append(parser.add_argument(
+        "--text-column", default="text", help="column or field holding the text (text models; default: text)"
+    ))
 
 
-def _add_model_options(parser: argparse.ArgumentParser) -> None:
+def _add_model_options(parser: argparse.ArgumentParser, text_only: list, table_only: list) -> None:
+    """The model, text-analysis and vocabulary options. ``text_only`` and ``table_only`` collect the options that
+    belong to one kind of model (the caller's first), so that one given with the other kind is refused rather than
+    quietly ignored."""
     model = parser.add_argument_group("model")
-    model.add_argument("--model", choices=("bernoulli", "multinomial"), default="multinomial")
     model.add_argument(
-        "--alpha", default="1", help="pseudo-count α ≥ 0; 0 is unsmoothed maximum likelihood (default 1)"
-    )
-    model.add_argument("--binary", action="store_true", help="count each word once per document")
-    model.add_argument(
-        "--epsilon", type=float, default=None, help="clip probabilities to [ε, 1 − ε] instead of (or besides) smoothing"
+        "--model", choices=("bernoulli", "multinomial", "gaussian"), default="multinomial",
+        help="bernoulli or multinomial for texts, gaussian for a table of numbers (default: multinomial)",
     )
     prior = model.add_mutually_exclusive_group()
     prior.add_argument("--uniform-prior", action="store_true", help="φ_k = 1/K instead of the class frequencies")
-    prior.add_argument("--class-prior", type=_word_list, metavar="P1,P2,...", help="given priors, in class order")
+    text_only.append(prior.add_argument(
+        "--class-prior", type=_word_list, metavar="P1,P2,...", help="given priors, in class order (text models)"
+    ))
 
-    analysis = parser.add_argument_group("text analysis (as scikit-learn's CountVectorizer)")
-    analysis.add_argument("--no-lowercase", dest="lowercase", action="store_false")
-    analysis.add_argument(
-        "--token-pattern",
-        default="default",
-        help=f"a preset ({', '.join(TOKEN_PATTERNS)}) or a regular expression (default: words of 2+ characters)",
-    )
-    analysis.add_argument("--strip-accents", choices=STRIP_ACCENTS, default=None)
-    analysis.add_argument(
-        "--stop-words", default=None, help="'english' for the built-in list, or a comma-separated list of words"
-    )
-    analysis.add_argument("--stemmer", choices=STEMMERS, default=None)
-    analysis.add_argument(
-        "--normalize",
-        type=_word_list,
-        default=(),
-        metavar="KINDS",
-        help=f"replace these by placeholder tokens, comma-separated: {', '.join(PLACEHOLDERS)}",
-    )
-    analysis.add_argument("--ngram-range", type=_ngram_range, default=(1, 1), metavar="MIN,MAX")
+    text_model = parser.add_argument_group("text models (bernoulli, multinomial)")
+    text_only.extend([
+        text_model.add_argument(
+            "--alpha", default="1", help="pseudo-count α ≥ 0; 0 is unsmoothed maximum likelihood (default 1)"
+        ),
+        text_model.add_argument("--binary", action="store_true", help="count each word once per document"),
+        text_model.add_argument(
+            "--epsilon", type=float, default=None,
+            help="clip probabilities to [ε, 1 − ε] instead of (or besides) smoothing",
+        ),
+    ])
 
-    vocabulary = parser.add_argument_group("vocabulary")
-    vocabulary.add_argument("--min-df", type=_document_bound("min_df"), default=1)
-    vocabulary.add_argument("--max-df", type=_document_bound("max_df"), default=1.0)
-    vocabulary.add_argument(
-        "--max-features", type=_whole(1, MAX_FEATURES), default=None, help="keep the N most frequent words"
-    )
+    table_model = parser.add_argument_group("tables of numbers (--model gaussian)")
+    table_only.append(table_model.add_argument(
+        "--var-smoothing", type=_var_smoothing, default=None, metavar="X",
+        help=f"add X × the largest feature variance to every variance, as scikit-learn's GaussianNB "
+             f"(default {DEFAULT_VAR_SMOOTHING:g}, as on the pages)",
+    ))
+
+    analysis = parser.add_argument_group("text analysis (as scikit-learn's CountVectorizer; text models)")
+    vocabulary = parser.add_argument_group("vocabulary (text models)")
+    text_only.extend([
+        analysis.add_argument("--no-lowercase", dest="lowercase", action="store_false"),
+        analysis.add_argument(
+            "--token-pattern",
+            default="default",
+            help=f"a preset ({', '.join(TOKEN_PATTERNS)}) or a regular expression (default: words of 2+ characters)",
+        ),
+        analysis.add_argument("--strip-accents", choices=STRIP_ACCENTS, default=None),
+        analysis.add_argument(
+            "--stop-words", default=None, help="'english' for the built-in list, or a comma-separated list of words"
+        ),
+        analysis.add_argument("--stemmer", choices=STEMMERS, default=None),
+        analysis.add_argument(
+            "--normalize",
+            type=_word_list,
+            default=(),
+            metavar="KINDS",
+            help=f"replace these by placeholder tokens, comma-separated: {', '.join(PLACEHOLDERS)}",
+        ),
+        analysis.add_argument("--ngram-range", type=_ngram_range, default=(1, 1), metavar="MIN,MAX"),
+        vocabulary.add_argument("--min-df", type=_document_bound("min_df"), default=1),
+        vocabulary.add_argument("--max-df", type=_document_bound("max_df"), default=1.0),
+        vocabulary.add_argument(
+            "--max-features", type=_whole(1, MAX_FEATURES), default=None, help="keep the N most frequent words"
+        ),
+    ])
 
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    parser.set_defaults(text_options=_described(text_only), table_options=_described(table_only))
+
+
+def _described(actions) -> tuple[tuple[str, str, object], ...]:
+    """(option, destination, default) of each argparse action."""
+    return tuple((action.option_strings[0], action.dest, action.default) for action in actions)
+
+
+def _var_smoothing(text: str) -> float:
+    """An argparse type for --var-smoothing, read as the Gaussian pages read it."""
+    try:
+        return parse_decimal(text, "var_smoothing", low=0.0, high=MAX_VAR_SMOOTHING,
+                             expected="Give a number from 0 to 1,000,000, such as 1e-9 or 0.")
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+EVALUATE_EXAMPLES = """examples:
+  webnb evaluate --train reviews.jsonl --model bernoulli --alpha 1 --test-size 0.25
+  webnb evaluate --train iris.csv --model gaussian --test-size 0.25 --seed 0 --json"""
+
+EXPLAIN_EXAMPLES = """examples:
+  webnb explain --train reviews.jsonl --model bernoulli --text "match was sharp"
+  webnb explain --train iris.csv --model gaussian --value 5.1 --value 3.5 --value 1.4 --value 0.2"""
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="webnb", description="Naive Bayes text classification, every number shown.")
+    parser = argparse.ArgumentParser(
+        prog="webnb", description="Naive Bayes on texts and tables of numbers, every number shown."
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
     serve = commands.add_parser("serve", help="serve the web app")
@@ -140,21 +202,40 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=_whole(0, 65535), default=5000)
     serve.add_argument("--debug", action="store_true", help="reload on code changes (development only)")
 
-    evaluate_parser = commands.add_parser("evaluate", help="accuracy, confusion matrix, precision/recall/F1")
-    _add_corpus_options(evaluate_parser)
+    evaluate_parser = commands.add_parser(
+        "evaluate", help="accuracy, confusion matrix, precision/recall/F1 (and the bell curves of a table)",
+        description="Train on a corpus of texts or a table of numbers and score the model: on a separate test\n"
+                    "file, on a held-out share of each class, or (by default) on the training rows themselves.",
+        epilog=EVALUATE_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    text_only: list[argparse.Action] = []
+    _add_corpus_options(evaluate_parser, text_only)
     test = evaluate_parser.add_mutually_exclusive_group()
-    test.add_argument("--test", metavar="PATH", help="a separate test corpus")
+    test.add_argument("--test", metavar="PATH",
+                      help="a separate test corpus (for a table: the same columns as the training table)")
     test.add_argument("--test-size", type=_fraction_between_0_and_1,
                       help="hold out this fraction of the training corpus, per class")
     evaluate_parser.add_argument(
         "--seed", type=_whole(0, MAX_SEED), default=0, help="seed of the held-out split (default 0)"
     )
-    _add_model_options(evaluate_parser)
+    _add_model_options(evaluate_parser, text_only, [])
 
-    explain_parser = commands.add_parser("explain", help="Bayes' rule step by step for one review")
-    _add_corpus_options(explain_parser)
-    explain_parser.add_argument("--text", required=True, help="the review to classify")
-    _add_model_options(explain_parser)
+    explain_parser = commands.add_parser(
+        "explain", help="Bayes' rule step by step for one review or one row of numbers",
+        description="Bayes' rule step by step for one review (text models) or one row of numbers\n"
+                    "(--model gaussian), with the model trained on the whole training file.",
+        epilog=EXPLAIN_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    text_only = []
+    _add_corpus_options(explain_parser, text_only)
+    classified = explain_parser.add_argument_group("what to classify")
+    text_only.append(classified.add_argument("--text", help="the review to classify (text models)"))
+    table_only = [classified.add_argument(
+        "--value", action="append", default=None, metavar="X",
+        help="one number of the row to classify (--model gaussian): give it once per feature, in the table's column "
+             "order",
+    )]
+    _add_model_options(explain_parser, text_only, table_only)
 
     cleanup = commands.add_parser(
         "cleanup", help="remove hosted workspaces not seen for a while, with their corpora (for cron)")
@@ -204,7 +285,51 @@ def _model(training: TrainingSet, args):
 
 
 def _read(args, path: str):
-    return read_corpus(path, label_column=args.label_column, text_column=args.text_column)
+    """The corpus of texts in ``path``; a table of numbers is refused with a pointer to --model gaussian."""
+    data = _file_bytes(path)
+    shape = _table_shape(data, path)
+    if shape is not None and shape.numeric_features:
+        features = ", ".join(map(repr, shape.numeric_features))
+        raise CorpusError(
+            f"{path} is a table of numbers (labels in {shape.suggested_label!r}, features {features}): a "
+            f"{args.model} model classifies texts. Add --model gaussian to learn a bell curve per class and feature."
+        )
+    return read_corpus_bytes(
+        data, filename=Path(path).name, label_column=args.label_column or "label", text_column=args.text_column
+    )
+
+
+def _file_bytes(path: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as err:
+        raise CorpusError(f"Cannot read {path}: {err.strerror or err}") from err
+
+
+def _table_shape(data: bytes, path: str):
+    """The layout of ``data`` as the upload form guesses it (``numeric_features`` set for a table of numbers), or
+    None when it is no table at all."""
+    try:
+        return inspect_table(data, Path(path).name)
+    except CorpusError:  # empty, or not text: reading it will say what is wrong
+        return None
+
+
+def _read_numbers(args, path: str) -> NumericTable:
+    """The table of numbers in ``path``, read as an upload is: a header row, one label column (--label-column, else
+    the one the upload form finds) and columns of plain numbers on every row."""
+    data = _file_bytes(path)
+    shape = inspect_table(data, Path(path).name)
+    label_column = args.label_column
+    if label_column is None:
+        if not shape.numeric_features:
+            raise CorpusError(
+                f"{path} is not a table of numbers: Gaussian Naive Bayes needs a header row naming the columns, one "
+                "label column and columns of plain numbers on every row (as in iris.csv). For a corpus of texts, "
+                "use --model bernoulli or multinomial."
+            )
+        label_column = shape.suggested_label
+    return read_numeric_table(data, delimiter=shape.delimiter, label_column=label_column, filename=Path(path).name)
 
 
 # -- commands -------------------------------------------------------------------------------------
@@ -271,6 +396,9 @@ def _count(n: int, singular: str, plural: str | None = None) -> str:
 
 
 def run_evaluate(args, out) -> int:
+    _refuse_options_of_the_other_model(args)
+    if args.model == "gaussian":
+        return run_evaluate_table(args, out)
     corpus = _read(args, args.train)
     if args.test:
         train, test = corpus, _read(args, args.test)
@@ -299,37 +427,264 @@ def run_evaluate(args, out) -> int:
             },
             **result.to_dict(),
         }
-        json.dump(report, out, indent=2, ensure_ascii=False)
-        out.write("\n")
+        _print_json(report, out)
         return 0
 
     print(f"Training: {args.train}: {len(train)} documents, {len(model.classes)} classes", file=out)
     print(f"Tested on: {source}: {result.n_test} documents", file=out)
     print(f"Model: {_model_line(model)}; vocabulary of {len(training.vocabulary)} words", file=out)
+    _print_scores(result, out)
+    return 0
+
+
+def _refuse_options_of_the_other_model(args) -> None:
+    """Refuse an option of the text models with --model gaussian, and one of tables with a text model: each would
+    be quietly ignored."""
+    gaussian = args.model == "gaussian"
+    options = args.text_options if gaussian else args.table_options
+    given = [option for option, dest, default in options if getattr(args, dest) != default]
+    if not given:
+        return
+    named = f"{', '.join(given)} {'is' if len(given) == 1 else 'are'}"
+    if gaussian:
+        raise ValueError(
+            f"{named} for text models (bernoulli, multinomial). A Gaussian model on a table of numbers takes "
+            "--var-smoothing and --uniform-prior."
+        )
+    raise ValueError(f"{named} for a table of numbers: add --model gaussian.")
+
+
+def _print_scores(result, out) -> None:
+    """Accuracy, the confusion matrix and each class's precision, recall and F1 of an ``Evaluation``."""
     print(f"Accuracy: {result.accuracy:.4f} ({result.correct} of {result.n_test} correct)", file=out)
     print(f"Cannot decide (every class at probability 0): {result.undecidable}", file=out)
-    width = max(len(c) for c in model.classes)
+    classes = result.classes
+    width = max(len(c) for c in classes)
     print("\nConfusion matrix (rows: true class; columns: predicted class, then undecided):", file=out)
-    for label, row, undecided in zip(model.classes, result.confusion, result.undecidable_by_class, strict=True):
+    for label, row, undecided in zip(classes, result.confusion, result.undecidable_by_class, strict=True):
         print(f"  {label:<{width}}  " + " ".join(f"{v:>6}" for v in row) + f"  {undecided:>6}", file=out)
     print(f"\n  {'class':<{width}}  precision  recall      F1  support", file=out)
     for scores in result.per_class:
         cells = [_score(scores.precision), _score(scores.recall), _score(scores.f1)]
         print(f"  {scores.label:<{width}}  {cells[0]:>9}  {cells[1]:>6}  {cells[2]:>6}  {scores.support:>7}", file=out)
+
+
+def _print_json(report: dict, out) -> None:
+    json.dump(report, out, indent=2, ensure_ascii=False)
+    out.write("\n")
+
+
+# -- tables of numbers ----------------------------------------------------------------------------------------
+
+
+def held_rows(args, table: NumericTable) -> tuple[GaussianSplit, str]:
+    """The test rows the options ask for (a test file, a stratified split or the training rows themselves), and what
+    they are, in words."""
+    if args.test:
+        test = _read_numbers(args, args.test)
+        if test.features != table.features:
+            raise CorpusError(
+                f"The test table's features ({', '.join(map(repr, test.features))}) are not the training table's "
+                f"({', '.join(map(repr, table.features))}): give the same columns, in the same order."
+            )
+        return GaussianSplit.tested_on(table, test), f"test table {args.test}"
+    if args.test_size is not None:
+        return (GaussianSplit.of(table, "split", args.test_size, args.seed),
+                f"held out {args.test_size:g} of each class (seed {args.seed})")
+    return GaussianSplit.of(table, "training"), "the training rows themselves (training accuracy)"
+
+
+def _gaussian_settings(args) -> tuple[float, str]:
+    """(var_smoothing, prior) as the Gaussian pages name them."""
+    smoothing = DEFAULT_VAR_SMOOTHING if args.var_smoothing is None else args.var_smoothing
+    return smoothing, "uniform" if args.uniform_prior else "learned"
+
+
+def run_evaluate_table(args, out) -> int:
+    """The evaluation page of a table on the command line: the scores, the bells learned and the rows got wrong."""
+    held, tested_on = held_rows(args, _read_numbers(args, args.train))
+    evaluated = evaluate_table(held, *_gaussian_settings(args))
+    model = evaluated.score.model
+    if args.json:
+        # The parameters page's and the evaluation page's JSON twins, beside the same context as for texts.
+        _print_json({"train": args.train, "test": tested_on, "class_prior": [float(p) for p in model.class_prior_],
+                     "settings": model.to_dict(), **gaussian_parameters(model).to_dict(), **evaluated.to_dict()},
+                    out)
+        return 0
+    training = held.training
+    print(f"Training: {args.train}: {_count(len(training), 'row')}, {_count(len(model.classes), 'class', 'classes')}, "
+          f"{_count(len(model.features), 'feature')}", file=out)
+    print(f"Tested on: {tested_on}: {_count(len(held.test), 'row')}", file=out)
+    print(f"Model: {_gaussian_model_line(model)}", file=out)
+    _print_scores(evaluated.score.result, out)
+    _print_bells(model, out)
+    _print_mistakes(evaluated, out)
     return 0
 
 
+def _gaussian_model_line(model: GaussianNB) -> str:
+    statistics = model.statistics
+    largest = statistics.largest_variance_feature
+    return (
+        f"Gaussian Naive Bayes, var_smoothing = {model.var_smoothing:g}, so ε = {model.var_smoothing:g} × "
+        f"{float(statistics.feature_variances[largest]):.6g} (the variance of {model.features[largest]!r}, the "
+        f"largest) = {model.epsilon:.6g} is added to every variance; {model.prior_mode} prior"
+    )
+
+
+def _print_bells(model: GaussianNB, out) -> None:
+    """Each class's prior and, per feature, the bell's mean and variance (with ε) learned from the training rows."""
+    learned = gaussian_parameters(model)
+    width = max(len(feature) for feature in model.features)
+    print("\nBell curves learned (mean μ, variance σ² + ε and standard deviation of each feature):", file=out)
+    for bells in learned.classes:
+        print(f"  {bells.label}: {_count(bells.count, 'row')}, prior φ = {fraction_text(bells.exact_prior)} "
+              f"≈ {bells.prior:.6g}", file=out)
+        for cell in bells.cells:
+            flag = "   ← variance 0 before ε" if cell.zero else ""
+            print(f"    {cell.feature:<{width}}  μ = {cell.mean:<12.6g} σ² + ε = {cell.used:<12.6g} "
+                  f"σ = {cell.used_sd:.6g}{flag}", file=out)
+
+
+MISTAKES_SHOWN = 20  # in the text output; --json lists every one
+
+
+def _print_mistakes(evaluated: TableEvaluation, out) -> None:
+    mistakes = evaluated.mistakes
+    if not mistakes:
+        print("\nNo test row was classified wrongly.", file=out)
+        return
+    print(f"\nWrong: {_count(len(mistakes), 'test row')} (true class → predicted, with its posterior):",
+          file=out)
+    for mistake in mistakes[:MISTAKES_SHOWN]:
+        predicted = "cannot decide" if mistake.predicted is None else f"{mistake.predicted} ({mistake.confidence:.4f})"
+        values = ", ".join(f"{v:g}" for v in mistake.values)
+        where = f"line {mistake.id}" if is_whole(mistake.id) else f"row {mistake.id!r}"
+        print(f"  {where}: {mistake.label} → {predicted}; values {values}", file=out)
+    if len(mistakes) > MISTAKES_SHOWN:
+        print(f"  … and {len(mistakes) - MISTAKES_SHOWN:,} more (--json lists them all)", file=out)
+
+
 def run_explain(args, out) -> int:
+    _refuse_options_of_the_other_model(args)
+    if args.model == "gaussian":
+        return run_explain_table(args, out)
+    if args.text is None:
+        raise ValueError(
+            "Give the review to classify with --text '...' (or, for a table of numbers, --model gaussian and "
+            "--value once per feature)."
+        )
     corpus = _read(args, args.train)
     training = TrainingSet.build(corpus, _analysis_options(args), _vocabulary_options(args))
     model = _model(training, args)
     trace = explain(model, training.bag, args.text)
     if args.json:
-        json.dump(trace.to_dict(), out, indent=2, ensure_ascii=False)
-        out.write("\n")
+        _print_json(trace.to_dict(), out)
         return 0
     _print_trace(trace, model, out)
     return 0
+
+
+def run_explain_table(args, out) -> int:
+    """The inference page of a table on the command line: Bayes' rule for the typed row, in plain floats and in log
+    space, with the model trained on every row of the table."""
+    table = _read_numbers(args, args.train)
+    values = typed_row(args.value or [], table.features)
+    model = GaussianStatistics.fit(table).model(*_gaussian_settings(args))
+    explained = explain_values(model, values)
+    if args.json:
+        # "explanation" is the inference page's; the rest is the context the evaluation gives too.
+        _print_json({"train": args.train, "n_train": len(table), "classes": list(model.classes),
+                     "features": list(model.features), "settings": model.to_dict(),
+                     "explanation": explained.to_dict()}, out)
+        return 0
+    print("Values: " + ", ".join(f"{f} = {v:g}" for f, v in zip(model.features, values, strict=True)), file=out)
+    print(f"Model: {_gaussian_model_line(model)}; trained on {_count(len(table), 'row')}", file=out)
+    _print_gaussian_trace(explained, out)
+    return 0
+
+
+VALUE_EXPECTED = "Give one plain decimal number per feature, such as 5.1 or -0.25e3."
+
+
+def typed_row(typed: list[str], features: tuple[str, ...]) -> tuple[float, ...]:
+    """The --value numbers, one per feature in the table's order; a wrong count or a non-number is a ValueError
+    naming the feature, in the words of the inference page."""
+    order = ", ".join(map(repr, features))
+    if not typed:
+        raise ValueError(f"Give the row to classify with --value once per feature, in this order: {order}.")
+    if len(typed) != len(features):
+        raise ValueError(
+            f"{_count(len(typed), 'value was', 'values were')} given with --value; the table has "
+            f"{_count(len(features), 'feature')}: give --value once for each, in this order: {order}."
+        )
+    return tuple(
+        parse_decimal(raw, f"The value for {feature!r}", expected=VALUE_EXPECTED)
+        for raw, feature in zip(typed, features, strict=True)
+    )
+
+
+def _print_gaussian_trace(explained: GaussianExplanation, out) -> None:
+    width = max(len(term.feature) for term in explained.classes[0].terms)
+    for cls in explained.classes:
+        print(f"\nClass {cls.label}: prior φ = {fraction_text(cls.exact_prior)} ≈ {cls.prior:.6g}, "
+              f"log = {_log(cls.log_prior)}", file=out)
+        for term in cls.terms:
+            print(f"  {term.feature:<{width}}  {_density_line(term)}", file=out)
+        print(f"  product = prior × densities = {cls.product:.6g} (float64, one factor at a time)", file=out)
+        print(f"  sum of logs = log prior + Σ log-densities = {_log(cls.log_joint)}", file=out)
+    print(file=out)
+    _print_plain_floats(explained, out)
+    _print_log_space(explained, out)
+
+
+def _density_line(term) -> str:
+    """x, the bell, and the density in float64 beside its log computed directly, flagged where they part."""
+    bell = f"x = {term.value:<10g} μ = {term.mean:<10.6g} σ² = {term.variance:<10.6g}"
+    if term.zero_width:
+        spike = "+∞ (x is the mean)" if term.log_density == math.inf else "0 (x is not the mean)"
+        return f"{bell} density = {spike}   ← variance 0: a bell of no width"
+    line = f"{bell} z = {term.z:<8.4g} density = {term.density:<11.6g} log-density = {_log(term.log_density)}"
+    if term.underflowed:
+        line += "   ← the density underflowed to 0.0; its log did not"
+    return line
+
+
+def _print_plain_floats(explained: GaussianExplanation, out) -> None:
+    print(f"In plain floats: P(x) = Σ products = {explained.evidence:.6g}", file=out)
+    if explained.naive_decision is None:
+        why = (
+            "every product is 0.0, and 0/0 has no value" if explained.product_underflow
+            else "a product is infinite (a bell of width 0 at its mean), and ∞/∞ has no value"
+        )
+        print(f"  Bayes' rule in plain floats cannot decide: {why}.", file=out)
+    else:
+        for cls in explained.classes:
+            print(f"  P({cls.label} | x) = product / P(x) = {cls.naive_posterior:.6g}", file=out)
+    for warning in explained.naive_warnings:
+        print(f"  numpy, taking the log of a density: {warning}", file=out)
+
+
+def _print_log_space(explained: GaussianExplanation, out) -> None:
+    if explained.shift is not None:
+        print(f"In log space: log-sum-exp, shift by the largest sum of logs, {_log(explained.shift)}", file=out)
+        print(f"  log P(x) = {_log(explained.log_evidence)}", file=out)
+    elif explained.decidable:
+        print("In log space: one class has a bell of width 0 exactly at its value (sum of logs +∞): it takes all "
+              "the probability.", file=out)
+    if not explained.decidable:
+        infinite = sum(cls.log_joint == math.inf for cls in explained.classes)
+        reason = (
+            "two classes put infinite density on these values (each has a feature with variance 0 exactly at "
+            "its mean)" if infinite > 1 else
+            "every class is impossible (each has a feature with variance 0 and a value away from its mean)"
+        )
+        print(f"Cannot decide: {reason}. Only a zero variance does this; --var-smoothing above 0 prevents it.",
+              file=out)
+        return
+    for cls in explained.classes:
+        print(f"  P({cls.label} | x) = {cls.posterior:.6g}", file=out)
+    print(f"Decision: {explained.decision}", file=out)
 
 
 def _model_line(model) -> str:
@@ -404,9 +759,25 @@ def _log(value: float) -> str:
     return "−∞" if value == -math.inf else f"{value:.6g}"
 
 
+def _joined_values(argv: list[str]) -> list[str]:
+    """``--value -1e3`` as ``--value=-1e3``: argparse takes "-1e3" for an unknown option, knowing only numbers such
+    as -5 and -0.5, so a negative value in exponent notation would not reach the table."""
+    joined, arguments = [], iter(argv)
+    for argument in arguments:
+        if argument == "--value":
+            following = next(arguments, None)
+            if following is not None and following.startswith("-") and following[1:2] not in ("", "-", "h"):
+                joined.append(f"--value={following}")
+                continue
+            joined.extend([argument] if following is None else [argument, following])
+            continue
+        joined.append(argument)
+    return joined
+
+
 def main(argv=None, out=None) -> int:
     out = out or sys.stdout
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(_joined_values(sys.argv[1:] if argv is None else list(argv)))
     try:
         if args.command == "serve":
             return run_serve(args)

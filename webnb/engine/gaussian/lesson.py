@@ -18,10 +18,44 @@ from fractions import Fraction
 
 import numpy as np
 
-from webnb.engine.evaluation.scores import Score, evaluate
-from webnb.engine.gaussian.model import DEFAULT_VAR_SMOOTHING, GaussianNB
+from webnb.engine.evaluation.scores import Score, evaluate, stratified_split
+from webnb.engine.gaussian.model import DEFAULT_VAR_SMOOTHING, GaussianNB, GaussianStatistics
 from webnb.engine.gaussian.table import NumericTable
 from webnb.engine.shared.plain import number
+
+
+@dataclass(frozen=True, eq=False)
+class GaussianSplit:
+    """Statistics of a table's training rows, with the rows it is tested on and their places in the table: the
+    ``held`` of a Gaussian ``Score`` (see ``score_table``), as a text ``HeldOut`` is."""
+
+    statistics: GaussianStatistics
+    training: NumericTable
+    test: NumericTable
+    positions: np.ndarray
+    source: str = "all"  # "split", "training" or "all" (tested on the rows it learned from, as "training")
+    test_size: float | None = None  # of a split
+    seed: int | None = None
+
+    @classmethod
+    def of(cls, table: NumericTable, test: str = "all", test_size: float = 0.25, seed: int = 0) -> "GaussianSplit":
+        """The statistics of all of ``table``'s rows (``test`` "all"), or of the training part of a stratified
+        split ("split") with its test rows, or of all rows tested on themselves ("training")."""
+        if test == "split":
+            train_index, test_index = stratified_split(table.labels, test_size, seed)
+            training = table.subset(train_index)
+            return cls(GaussianStatistics.fit(training), training, table.subset(test_index), test_index, test,
+                       test_size, seed)
+        return cls(GaussianStatistics.fit(table), table, table, np.arange(len(table)), test)
+
+    @classmethod
+    def tested_on(cls, table: NumericTable, test: NumericTable) -> "GaussianSplit":
+        """All of ``table``'s rows, tested on the rows of another table with the same features."""
+        return cls(GaussianStatistics.fit(table), table, test, np.arange(len(test)), "table")
+
+    def to_dict(self) -> dict:
+        return {"source": self.source, "test_size": self.test_size, "seed": self.seed, "n_train": len(self.training),
+                "n_test": len(self.test)}
 
 # -- the rows ----------------------------------------------------------------------------------------------------
 
