@@ -385,7 +385,7 @@ def test_gzip_bomb_is_stopped_at_max_bytes(tmp_path, monkeypatch):
     with pytest.raises(CorpusError, match=r"larger than the limit of 1 MB once decompressed; nothing was loaded"):
         read_corpus(path, max_bytes=1_000_000)
     # One chunk of 1 MiB is already over the limit: nothing more of the 50 MB is unpacked.
-    assert inflated == [readers._INFLATE_CHUNK] and readers._INFLATE_CHUNK > 1_000_000
+    assert inflated == [readers.INFLATE_CHUNK] and readers.INFLATE_CHUNK > 1_000_000
 
 
 def test_gzip_within_max_bytes_is_read():
@@ -470,7 +470,7 @@ def test_20_newsgroups_train_is_read_in_one_pass(shared_corpora, monkeypatch):
                                                          JSONDecodeError=json.JSONDecodeError))
     corpus = read_corpus(path)
     unpacked = gzip.decompress(path.read_bytes())
-    assert sum(inflated) == len(unpacked) and max(inflated) <= readers._INFLATE_CHUNK
+    assert sum(inflated) == len(unpacked) and max(inflated) <= readers.INFLATE_CHUNK
     assert len(parsed) == 11314 and sum(parsed) + unpacked.count(b"\n") == len(unpacked.decode("utf-8"))
     assert len(corpus) == 11314
     assert len(corpus.classes) == 20

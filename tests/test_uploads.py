@@ -1,4 +1,5 @@
-"""Uploads: pasted lines, table files whose layout is guessed then confirmed, and ZIPs of class folders."""
+"""Uploads: pasted lines, table files whose layout is guessed then confirmed, and ZIPs of class folders (the
+other archives and layouts are in tests/test_archives.py)."""
 from __future__ import annotations
 
 import codecs
@@ -14,9 +15,17 @@ import zipfile
 
 import pytest
 
-from webnb.engine.io import uploads
-from webnb.engine.io.uploads import TableShape, inspect_table, parse_pasted, read_table, read_zip
+from webnb.engine.io import archives, uploads
+from webnb.engine.io.archives import ArchiveLimits, read_archive
+from webnb.engine.io.uploads import TableShape, inspect_table, parse_pasted, read_table
 from webnb.engine.shared.corpus import CorpusError
+
+
+def read_zip(data: bytes, filename: str = "", **limits):
+    """The one corpus of a ZIP of class folders (tests/test_archives.py reads the other layouts and tars)."""
+    upload = read_archive(data, filename=filename, limits=ArchiveLimits(**limits))
+    assert upload.test_corpus is None and upload.layout == "class folders"
+    return upload.corpus
 
 # --- parse_pasted ---------------------------------------------------------------------------
 
@@ -374,10 +383,10 @@ LAYOUT = r"like pos/review1\.txt and neg/review2\.txt"
     "files, message",
     [
         ({"a.txt": "x", "b.txt": "y"}, rf"^The ZIP has no folders, so the classes are unknown\. .*{LAYOUT}"),
-        ({"pos/a.txt": "x", "README": "y"},
-         r"^The file 'README' is not in a class folder\. .*Move it into one, or remove it"),
-        ({"txt_sentoken/pos/a.txt": "x", "txt_sentoken/README": "y"},
-         r"^The file 'txt_sentoken/README' is not in a class folder"),
+        ({"pos/a.txt": "x", "notes.txt": "y"},
+         r"^The file 'notes\.txt' is not in a class folder\. .*Move it into one, or remove it"),
+        ({"txt_sentoken/pos/a.txt": "x", "txt_sentoken/notes": "y"},
+         r"^The file 'txt_sentoken/notes' is not in a class folder"),
         ({}, rf"^The ZIP contains no documents\. .*{LAYOUT}"),
         ({"pos/": "", "__MACOSX/pos/._a.txt": "x", ".DS_Store": "y"}, r"^The ZIP contains no documents"),
         ({"pos/a.txt": "good", "neg/b.txt": "caf\xe9\nd\xe9j\xe0".encode("latin-1")},
@@ -525,14 +534,14 @@ def many_file_bomb() -> bytes:
 
 def refused_unopened_and_lightly(data: bytes, message: str, **limits):
     """Refused from the ZIP's directory: no entry is opened, so nothing is decompressed."""
-    opened, open_entry = [], uploads._open_entry
+    opened, open_entry = [], archives._open_entry
 
     def opening(archive, info):
         opened.append(info.filename)
         return open_entry(archive, info)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(uploads, "_open_entry", opening)
+        patch.setattr(archives, "_open_entry", opening)
         tracemalloc.start()
         try:
             with pytest.raises(CorpusError, match=message):
@@ -588,7 +597,7 @@ class _LyingEntry(io.RawIOBase):
 )
 def test_bytes_actually_unpacked_are_counted(monkeypatch, limits, message):
     data = make_zip({"pos/a.txt": "small", "neg/b.txt": "small"})
-    monkeypatch.setattr(uploads, "_open_entry", lambda archive, info: io.BufferedReader(_LyingEntry(120_000)))
+    monkeypatch.setattr(archives, "_open_entry", lambda archive, info: io.BufferedReader(_LyingEntry(120_000)))
     with pytest.raises(CorpusError, match=message):
         read_zip(data, **limits)
 

@@ -609,6 +609,9 @@ PAGE_PARAMETERS = _by_field((
     Parameter("of", _one_of(PARITY_CHECKS),
               "A check is of the parameters or of the evaluation (of=parameters or of=evaluation).",
               default="parameters", spaces="keep", unset=()),
+    # the list of corpora, once an upload stored a training corpus and its test corpus (unknown ids show nothing)
+    Parameter("train_part", str, "", default=""),
+    Parameter("test_part", str, "", default=""),
 ))
 
 

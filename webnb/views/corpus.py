@@ -2,28 +2,28 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from urllib.parse import urlencode
 
 from flask import Blueprint, current_app, jsonify, redirect, render_template, request, url_for
 
 from webnb import security
 from webnb.catalog import CorpusEntry
-from webnb.engine import CorpusError, read_corpus_bytes
+from webnb.engine import CorpusError
+from webnb.engine.io.archives import Upload
 from webnb.engine.io.uploads import (
     TableShape,
+    has_columns,
     inspect_table,
     parse_pasted,
     parse_pasted_table,
-    read_numeric_table,
-    read_table,
-    read_zip,
+    read_upload,
 )
 from webnb.engine.text.document_window import DocumentWindow, document_pages, document_window
+from webnb.state import read_parameter
 from webnb.storage import CorpusSummary
 from webnb.views.common import catalog, load_lesson, page_number, respond, start_job
 
 bp = Blueprint("corpus", __name__)
-
-JSON_SUFFIXES = (".jsonl", ".ndjson", ".json", ".jsonl.gz", ".ndjson.gz", ".json.gz")
 
 
 @bp.app_errorhandler(413)
@@ -38,12 +38,26 @@ def too_large(error):
 
 
 @dataclass(frozen=True)
+class StoredParts:
+    """The training corpus and the test corpus that one upload held (20 Newsgroups by date), both stored."""
+
+    training: CorpusEntry
+    test: CorpusEntry
+
+    def to_dict(self) -> dict:
+        return {part: {"id": entry.id, "name": entry.name, "documents": entry.n_documents}
+                for part, entry in (("training", self.training), ("test", self.test))}
+
+
+@dataclass(frozen=True)
 class CorpusList:
-    """The corpora this workspace can open, built-ins first, and what went wrong with a form sent from the list."""
+    """The corpora this workspace can open, built-ins first, and what went wrong with a form sent from the list (or,
+    after an upload of a training and a test part, the two corpora it stored)."""
 
     builtin: tuple[CorpusEntry, ...]
     stored: tuple[CorpusSummary, ...]
     error: str | None = None
+    parts: StoredParts | None = None
 
     def to_dict(self) -> dict:
         builtin = [
@@ -58,19 +72,28 @@ class CorpusList:
              "classes": list(summary.classes)}
             for summary in self.stored
         ]
-        return {"corpora": builtin + stored, "error": self.error}
+        parts = {} if self.parts is None else {"stored_parts": self.parts.to_dict()}
+        return {"corpora": builtin + stored, "error": self.error, **parts}
 
 
-def _listing(error: str | None = None, form: dict | None = None, status: int = 200):
+def _listing(error: str | None = None, form: dict | None = None, status: int = 200, parts: StoredParts | None = None):
     """The list of corpora with the forms that add one (filled in again with ``form`` after an ``error``)."""
     shared = catalog()
-    listed = CorpusList(tuple(shared.builtin()), tuple(shared.stored()), error)
+    listed = CorpusList(tuple(shared.builtin()), tuple(shared.stored()), error, parts)
     return respond("corpus/index.html", "content", listed, status=status, form=form or {})
+
+
+def _stored_parts() -> StoredParts | None:
+    """The training and test corpora an upload just stored, named in the address it sent the browser to."""
+    shared = catalog()
+    ids = (read_parameter(request.args, "train_part").value, read_parameter(request.args, "test_part").value)
+    entries = [shared.get(corpus_id) if corpus_id else None for corpus_id in ids]
+    return StoredParts(*entries) if None not in entries else None
 
 
 @bp.get("/corpora")
 def index():
-    return _listing()
+    return _listing(parts=_stored_parts())
 
 
 def _form_error(message: str, form: dict, status: int = 400):
@@ -106,9 +129,13 @@ def upload():
     corpora_path = url_for("corpus.index")  # built here: the worker thread has no request to build URLs from
 
     def read_and_store(job=None) -> str:
+        progress = job and job.report
         try:
-            corpus = _read_upload(data, filename, columns, limit)
-            corpus_id = shared.add(corpus, name=name, source=f"uploaded {filename}", progress=job and job.report)
+            read = read_upload(data, filename=filename, label_column=columns[0], text_column=columns[1],
+                               max_bytes=limit)
+            if read.test_corpus is not None:
+                return f"{corpora_path}?{_store_parts(shared, read, name, filename, progress)}"
+            corpus_id = shared.add(read.corpus, name=name, source=f"uploaded {filename}", progress=progress)
         except CorpusError as error:
             raise CorpusError(f"{filename}: {error}") from None
         return f"{corpora_path}/{corpus_id}"
@@ -123,38 +150,23 @@ def upload():
     return redirect(location, code=303)
 
 
-def _read_upload(data: bytes, filename: str, columns: tuple[str, str], limit: int):
-    """The corpus in an uploaded file: a ZIP of class folders, JSON Lines, or a CSV/TSV table (of texts, or a
-    table of numbers with a header row, unless the user chose a text column)."""
-    if data[:4] == b"PK\x03\x04":
-        return read_zip(data, filename=filename)
-    if filename.lower().endswith(JSON_SUFFIXES) or data.lstrip()[:1] == b"{":
-        return read_corpus_bytes(data, filename=filename, format="jsonl", max_bytes=limit)
-    shape = inspect_table(data, filename=filename, max_bytes=limit)
-    label_column, text_column = columns
-    if shape.numeric_features and not text_column:
-        return read_numeric_table(
-            data,
-            delimiter=shape.delimiter,
-            label_column=label_column or shape.suggested_label,
-            filename=filename,
-            max_bytes=limit,
-        )
-    return read_table(
-        data,
-        delimiter=shape.delimiter,
-        has_header=shape.has_header,
-        label_column=label_column or shape.suggested_label,
-        text_column=text_column or shape.suggested_text,
-        filename=filename,
-        max_bytes=limit,
-    )
+def _store_parts(shared, read: Upload, name: str, filename: str, progress) -> str:
+    """Store an upload's training corpus and its test corpus, both or neither; the query string naming them."""
+    source = f"uploaded {filename}"
+    training_id = shared.add(read.corpus, name=f"{name} · {read.corpus.name}", source=source, progress=progress)
+    try:
+        test_id = shared.add(read.test_corpus, name=f"{name} · {read.test_corpus.name}", source=source,
+                             progress=progress)
+    except CorpusError:
+        shared.storage.delete_corpus(training_id)  # the test corpus was refused: nothing was stored
+        raise
+    return urlencode({"train_part": training_id, "test_part": test_id})
 
 
 @dataclass(frozen=True)
 class Inspection:
-    """The layout detected in a chosen file (None for a ZIP or JSON Lines, which have no columns to choose), or why
-    it could not be read."""
+    """The layout detected in a chosen file (None for an archive or JSON Lines, which have no columns to choose), or
+    why it could not be read."""
 
     shape: TableShape | None = None
     error: str | None = None
@@ -170,7 +182,7 @@ def inspect():
     inspection = Inspection()
     if upload is not None and upload.filename:
         data = upload.read()
-        if data[:4] != b"PK\x03\x04" and not upload.filename.lower().endswith(JSON_SUFFIXES):
+        if has_columns(data, upload.filename):
             try:
                 inspection = Inspection(shape=inspect_table(data, filename=upload.filename))
             except CorpusError as error:

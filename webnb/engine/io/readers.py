@@ -30,10 +30,10 @@ _SUFFIX_FORMATS = {
     ".tab": "tsv",
 }
 
-_GZIP_MAGIC = b"\x1f\x8b"
-_ZIP_MAGIC = b"PK\x03\x04"
+GZIP_MAGIC = b"\x1f\x8b"
+ZIP_MAGIC = b"PK\x03\x04"
 # Output is produced at most this much at a time, so a gzip bomb is stopped near max_bytes.
-_INFLATE_CHUNK = 1 << 20
+INFLATE_CHUNK = 1 << 20
 _FIRST_NON_BLANK = re.compile(r"\S")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
@@ -109,7 +109,7 @@ def _checked_format(format):
 
 def file_content(data: bytes, max_bytes) -> bytes:
     """The file's content, decompressed if it is gzip, refused if larger than ``max_bytes``."""
-    if data[:2] == _GZIP_MAGIC:
+    if data[:2] == GZIP_MAGIC:
         return _gunzip(data, max_bytes)
     if max_bytes is not None and len(data) > max_bytes:
         raise _too_large(max_bytes, "")
@@ -119,7 +119,7 @@ def file_content(data: bytes, max_bytes) -> bytes:
 def file_head(data: bytes, max_bytes, size: int) -> bytes:
     """About the first ``size`` bytes of the content (all of it when shorter), cut after a line end, to guess a
     table's layout from: a gzip file is decompressed only that far, however much it would unpack to."""
-    if data[:2] != _GZIP_MAGIC:
+    if data[:2] != GZIP_MAGIC:
         return file_content(data, max_bytes)
     head = _gunzip(data, max_bytes, stop_after=size)
     if len(head) <= size:
@@ -143,7 +143,7 @@ def _gunzip(data: bytes, max_bytes, stop_after: int | None = None) -> bytes:
             while not inflater.eof:
                 if stop_after is not None and size >= stop_after:
                     return b"".join(pieces)
-                piece = inflater.decompress(pending, _INFLATE_CHUNK)
+                piece = inflater.decompress(pending, INFLATE_CHUNK)
                 pending = inflater.unconsumed_tail
                 if not piece and not pending:
                     raise CorpusError(
@@ -183,7 +183,7 @@ def decode_text(data: bytes) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
-        if data.startswith(_ZIP_MAGIC):
+        if data.startswith(ZIP_MAGIC):
             raise CorpusError(
                 "This looks like a spreadsheet or zip file, not text. "
                 "Export it as CSV (UTF-8) and try again."

@@ -1,24 +1,30 @@
-"""What a user hands the app (typed lines, a table file, a ZIP of folders) turned into a :class:`Corpus`, or
-into a :class:`NumericTable` when it is a table of numbers with a header row (for Gaussian Naive Bayes).
+"""What a user hands the app (typed lines, a table file, lines of a label and a text, an archive of folders) turned
+into a :class:`Corpus`, or into a :class:`NumericTable` when it is a table of numbers with a header row (for
+Gaussian Naive Bayes); :func:`read_upload` tells the kinds of file apart. Archives are read in
+:mod:`webnb.engine.io.archives`.
 
 Every problem is a :class:`CorpusError` naming the line or the file and saying what to do; nothing
 is returned unless the whole input is valid, so a student never trains on part of an upload.
-A ZIP is read from memory, never extracted, and refused before anything is decompressed when it
-declares more than the limits allow.
 """
 from __future__ import annotations
 
-import codecs
 import csv
 import io
 import re
-import stat
-import zipfile
 from collections import Counter
 from dataclasses import dataclass
 
 from webnb.engine.gaussian.table import NumericTable, is_number, numeric_layout, numeric_table_from_rows
-from webnb.engine.io.readers import decode_text, file_content, file_head, labelled_rows, numbered_rows, quoted_names
+from webnb.engine.io.archives import DEFAULT_LIMITS, ArchiveLimits, Upload, archive_kind, read_archive
+from webnb.engine.io.readers import (
+    decode_text,
+    file_content,
+    file_head,
+    labelled_rows,
+    numbered_rows,
+    quoted_names,
+    read_corpus_bytes,
+)
 from webnb.engine.shared.corpus import Corpus, CorpusError
 
 # --- typed or pasted lines ------------------------------------------------------------------
@@ -484,230 +490,109 @@ def _width_message(row, columns, line_number, first_line, has_header, delimiter)
     )
 
 
-# --- a ZIP with one folder per class --------------------------------------------------------
+# --- lines of a label, a TAB and a text, with no header (the SMS Spam Collection) ------------------------------
 
-_ZIP_LAYOUT = (
-    "Put each document in its own UTF-8 text file, inside a folder named after its class, "
-    "like pos/review1.txt and neg/review2.txt, and zip the folders."
-)
-_READ_CHUNK = 64 * 1024
-_DRIVE = re.compile(r"^[A-Za-z]:")
-_EOCD = b"PK\x05\x06"
-_READABLE_METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflate"}
+_LINES_LABEL_MAX = 40  # a longer part before the TAB is a text, not a class
+_LINES_FORM = "spam<TAB>WINNER! Claim your prize"
 
 
-def read_zip(
-    data: bytes,
-    *,
-    filename: str = "",
-    max_entries: int = 5000,
-    max_total_bytes: int = 50_000_000,
-    max_ratio: float = 100,
-    max_file_bytes: int = 5_000_000,
-) -> Corpus:
-    """Read a ZIP holding one folder per class with one text file per document.
-
-    The class is the name of the folder directly containing a file; folders shared by every file
-    (``txt_sentoken/``) are fine. ``__MACOSX/``, dotfiles and directories are skipped. ids are the
-    paths inside the ZIP; documents come in path order.
-
-    Before decompressing anything, the archive is refused if it has more than ``max_entries``
-    entries, declares more than ``max_total_bytes`` in all or ``max_file_bytes`` for one file, has an
-    entry compressed more than ``max_ratio`` times, an unsafe path, a symbolic link or a compression
-    method other than deflate. The bytes actually decompressed are counted against the same limits.
-    """
-    declared = _declared_entry_count(data)
-    if declared is not None and declared > max_entries:
-        raise _too_many_entries(declared, max_entries)
+def looks_like_labelled_lines(data: bytes, *, max_bytes=None) -> bool:
+    """Whether the file is lines ``label<TAB>text`` with no header row, as the SMS Spam Collection is: in its first
+    lines every line has a TAB (most exactly one), the parts before the TABs are short and repeat (they are classes),
+    and the first line names no columns. Such a file is read by :func:`read_labelled_lines`, where a quote is part of
+    the text (a CSV reader would take a text that starts with one for a quoted field running over lines)."""
     try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError) as err:
-        raise CorpusError(f"This is not a readable ZIP file ({err}). Zip the folders again.") from err
-    with archive:
-        infos = archive.infolist()
-        if len(infos) > max_entries:
-            raise _too_many_entries(len(infos), max_entries)
-        total = sum(info.file_size for info in infos)
-        if total > max_total_bytes:
+        text = decode_text(file_head(data, max_bytes, _INSPECTED_BYTES))
+    except CorpusError:
+        return False  # reading it as a table will say what is wrong
+    lines = [line for line in _LINE_END.split(_sample(text)) if line.strip()][:_SAMPLE_ROWS]
+    if len(lines) < 2 or not all("\t" in line for line in lines):
+        return False
+    if Counter(line.count("\t") for line in lines).most_common(1)[0][0] != 1:
+        return False  # more columns than a label and a text
+    labels = [line.partition("\t")[0].strip() for line in lines]
+    first_text = _normalised(lines[0].partition("\t")[2])
+    if first_text in TEXT_NAMES or (_normalised(labels[0]) in LABEL_NAMES and labels[0] not in labels[1:]):
+        return False  # a header row: a table, whose columns the user confirms
+    if not all(0 < len(label) <= _LINES_LABEL_MAX for label in labels):
+        return False
+    return len(set(labels)) <= max(2, len(labels) // 2)
+
+
+def read_labelled_lines(data: bytes, *, filename: str = "", max_bytes=None) -> Corpus:
+    """Read lines ``label<TAB>text``: the label is what comes before a line's first TAB (without the spaces around
+    it), the text everything after it, exactly (quotes, spaces and further TABs included). Blank lines are skipped;
+    ids are the line numbers."""
+    text = decode_text(file_content(data, max_bytes))
+    texts, labels, ids = [], [], []
+    for line_number, line in enumerate(_LINE_END.split(text), start=1):
+        if not line.strip():
+            continue
+        label, tab, body = line.partition("\t")
+        label = label.strip()
+        if not tab:
             raise CorpusError(
-                f"The ZIP would unpack to {_size(total)} ({total:,} bytes), over the limit of "
-                f"{_size(max_total_bytes)}; nothing was loaded. Upload fewer or shorter documents."
+                f"line {line_number}: no TAB between a label and a text. In this file every line is a label, "
+                f"a TAB and the text, like {_LINES_FORM}."
             )
-        for info in infos:
-            _check_entry(info, max_ratio, max_file_bytes)
-        documents = _class_documents(infos)
-        texts, labels, ids = [], [], []
-        budget = _Budget(max_total_bytes)
-        for path, label, info in documents:
-            raw = _read_entry(archive, info, max_file_bytes, budget)
-            texts.append(_decode_file(raw, path))
-            labels.append(label)
-            ids.append(path)
+        if not label:
+            raise CorpusError(
+                f"line {line_number}: the label before the TAB is empty. Start the line with its class, "
+                f"like {_LINES_FORM}."
+            )
+        labels.append(label)
+        texts.append(body)
+        ids.append(str(line_number))
+    if not texts:
+        raise CorpusError(f"The file contains no documents. Write one per line, like {_LINES_FORM}.")
     return Corpus(texts=tuple(texts), labels=tuple(labels), ids=tuple(ids), name=filename)
 
 
-def _declared_entry_count(data: bytes):
-    """The entry count in the end-of-archive record, read without parsing the whole directory."""
-    end = data.rfind(_EOCD, max(0, len(data) - 22 - 0xFFFF))
-    if end < 0 or end + 22 > len(data):
-        return None
-    count = int.from_bytes(data[end + 10:end + 12], "little")
-    return None if count == 0xFFFF else count  # 0xFFFF: a ZIP64 archive keeps the count elsewhere
+# --- any uploaded file ------------------------------------------------------------------------------------------
+
+JSON_SUFFIXES = (".jsonl", ".ndjson", ".json", ".jsonl.gz", ".ndjson.gz", ".json.gz")
 
 
-def _too_many_entries(count: int, limit: int) -> CorpusError:
-    return CorpusError(
-        f"The ZIP holds {count:,} entries, more than the limit of {limit:,}; nothing was loaded. "
-        "Upload a sample of the documents."
-    )
+def has_columns(data: bytes, filename: str) -> bool:
+    """Whether the file is a table whose columns a user may choose (not an archive, nor JSON Lines)."""
+    return archive_kind(data, filename) is None and not filename.lower().endswith(JSON_SUFFIXES)
 
 
-def _size(n: int) -> str:
-    """Bytes in decimal units, to two decimals: 209.72 MB, 1.1 KB."""
-    for unit, scale in (("GB", 10**9), ("MB", 10**6), ("KB", 10**3)):
-        if n >= scale:
-            return f"{n / scale:.2f}".rstrip("0").rstrip(".") + f" {unit}"
-    return f"{n:,} bytes"
-
-
-def _check_entry(info: zipfile.ZipInfo, max_ratio, max_file_bytes) -> None:
-    name = info.orig_filename
-    shown = name.replace("\x00", "\\x00")
-    parts = name.rstrip("/").split("/")
-    if (
-        name.startswith("/")
-        or "\\" in name
-        or _DRIVE.match(name)
-        or ".." in parts
-        or "" in parts
-        or "\x00" in name
+def read_upload(
+    data: bytes,
+    *,
+    filename: str = "",
+    label_column: str = "",
+    text_column: str = "",
+    max_bytes=None,
+    limits: ArchiveLimits = DEFAULT_LIMITS,
+) -> Upload:
+    """The corpus in an uploaded file, whatever its kind: an archive of class folders (ZIP or tar, gzipped or not,
+    which may hold a test corpus as well), JSON Lines, lines of a label, a TAB and a text, or a CSV/TSV table (of
+    texts, or a table of numbers with a header row unless a text column is chosen). Empty column names mean the
+    detected ones; ``max_bytes`` caps what a file that is not an archive may (decompressed) hold, ``limits`` what
+    an archive may."""
+    if archive_kind(data, filename) is not None:
+        return read_archive(data, filename=filename, limits=limits)
+    if filename.lower().endswith(JSON_SUFFIXES) or data.lstrip()[:1] == b"{":
+        corpus = read_corpus_bytes(data, filename=filename, format="jsonl", max_bytes=max_bytes)
+        return Upload(corpus, layout="JSON Lines")
+    if (label_column, text_column) in (("", ""), ("column 1", "column 2")) and looks_like_labelled_lines(
+        data, max_bytes=max_bytes
     ):
-        raise CorpusError(
-            f"The ZIP entry {shown!r} has an unsafe path (absolute, with '..', a backslash or a drive "
-            "letter); nothing was loaded. Zip the class folders themselves, with ordinary relative paths."
-        )
-    if stat.S_ISLNK(info.external_attr >> 16):
-        raise CorpusError(
-            f"The ZIP entry {shown!r} is a symbolic link; nothing was loaded. "
-            "Zip the files themselves, not links to them."
-        )
-    if info.is_dir():
-        return
-    if info.flag_bits & 0x1:
-        raise CorpusError(
-            f"The ZIP entry {shown!r} is encrypted; nothing was loaded. Zip the folders again without a password."
-        )
-    if info.file_size and (info.compress_size == 0 or info.file_size / info.compress_size > max_ratio):
-        ratio = info.file_size / info.compress_size if info.compress_size else float("inf")
-        raise CorpusError(
-            f"The ZIP entry {shown!r} is compressed {ratio:,.0f} times ({info.compress_size:,} bytes "
-            f"unpack to {info.file_size:,}), more than the limit of {max_ratio:g}: it looks like a "
-            "ZIP bomb, so nothing was loaded."
-        )
-    if info.file_size > max_file_bytes:
-        raise CorpusError(
-            f"The file {shown!r} is {_size(info.file_size)} ({info.file_size:,} bytes), over the limit "
-            f"of {_size(max_file_bytes)} for one document; nothing was loaded."
-        )
-    if info.compress_type not in _READABLE_METHODS:
-        raise CorpusError(
-            f"The ZIP entry {shown!r} uses a compression method (number {info.compress_type}) this app "
-            "does not read; nothing was loaded. Zip the folders again with the standard method (deflate)."
-        )
-
-
-def _skipped(parts: list[str]) -> bool:
-    """macOS resource forks and hidden files (.DS_Store, .git/…) are not documents."""
-    return parts[0] == "__MACOSX" or any(part.startswith(".") for part in parts)
-
-
-def _class_documents(infos):
-    """``(path, class, info)`` for each document, in path order."""
-    files = []
-    for info in infos:
-        if info.is_dir():
-            continue
-        parts = info.filename.split("/")
-        if not _skipped(parts):
-            files.append((info.filename, parts, info))
-    if not files:
-        raise CorpusError(f"The ZIP contains no documents. {_ZIP_LAYOUT}")
-    depth = 0  # leading folders shared by every file, as when a whole folder was zipped
-    while all(len(parts) > depth + 1 for _, parts, _ in files) and len(
-        {parts[depth] for _, parts, _ in files}
-    ) == 1 and any(len(parts) > depth + 2 for _, parts, _ in files):
-        depth += 1
-    top_level = sorted(path for path, parts, _ in files if len(parts) == depth + 1)
-    if len(top_level) == len(files):
-        raise CorpusError(f"The ZIP has no folders, so the classes are unknown. {_ZIP_LAYOUT}")
-    if top_level:
-        raise CorpusError(
-            f"The file {top_level[0]!r} is not in a class folder. {_ZIP_LAYOUT} "
-            "Move it into one, or remove it."
-        )
-    files.sort(key=lambda file: file[0])
-    for (path, _, _), (next_path, _, _) in zip(files, files[1:], strict=False):
-        if path == next_path:
-            raise CorpusError(f"The ZIP holds {path!r} twice; nothing was loaded. Zip the folders again.")
-    return [(path, parts[-2], info) for path, parts, info in files]
-
-
-class _Budget:
-    """Decompressed bytes left for the whole archive."""
-
-    def __init__(self, limit: int):
-        self.limit = limit
-        self.used = 0
-
-    def spend(self, n: int, path: str) -> None:
-        self.used += n
-        if self.used > self.limit:
-            raise CorpusError(
-                f"While reading {path!r}, the ZIP unpacked to more than the limit of {_size(self.limit)} "
-                "although its directory declared less: it is damaged or forged, so nothing was loaded."
-            )
-
-
-def _open_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo):
-    return archive.open(info)
-
-
-def _read_entry(archive, info, max_file_bytes: int, budget: _Budget) -> bytes:
-    """The file's bytes, read in chunks and stopped as soon as a limit is passed."""
-    pieces, size = [], 0
-    try:
-        with _open_entry(archive, info) as stream:
-            while True:
-                piece = stream.read(_READ_CHUNK)
-                if not piece:
-                    break
-                size += len(piece)
-                if size > max_file_bytes:
-                    raise CorpusError(
-                        f"The file {info.filename!r} unpacked to more than the limit of "
-                        f"{_size(max_file_bytes)} for one document although the ZIP declared "
-                        f"{info.file_size:,} bytes: it is damaged or forged, so nothing was loaded."
-                    )
-                budget.spend(len(piece), info.filename)
-                pieces.append(piece)
-    except CorpusError:
-        raise
-    except (zipfile.BadZipFile, EOFError, OSError, ValueError, NotImplementedError, RuntimeError) as err:
-        raise CorpusError(
-            f"The file {info.filename!r} in the ZIP cannot be unpacked ({err}): the ZIP is damaged "
-            "or encrypted. Zip the folders again, without a password; nothing was loaded."
-        ) from err
-    return b"".join(pieces)
-
-
-def _decode_file(raw: bytes, path: str) -> str:
-    if raw.startswith(codecs.BOM_UTF8):
-        raw = raw[len(codecs.BOM_UTF8):]
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line_number = raw.count(b"\n", 0, err.start) + 1
-        raise CorpusError(
-            f"The file {path!r} is not UTF-8 text (byte 0x{raw[err.start]:02x} on line {line_number}). "
-            "Save it as UTF-8 (in most editors: Save As, Encoding: UTF-8) and zip the folders again."
-        ) from err
+        return Upload(read_labelled_lines(data, filename=filename, max_bytes=max_bytes), layout="label, TAB, text")
+    shape = inspect_table(data, filename=filename, max_bytes=max_bytes)
+    if shape.numeric_features and not text_column:
+        table = read_numeric_table(data, delimiter=shape.delimiter, label_column=label_column or shape.suggested_label,
+                                   filename=filename, max_bytes=max_bytes)
+        return Upload(table, layout="table of numbers")
+    corpus = read_table(
+        data,
+        delimiter=shape.delimiter,
+        has_header=shape.has_header,
+        label_column=label_column or shape.suggested_label,
+        text_column=text_column or shape.suggested_text,
+        filename=filename,
+        max_bytes=max_bytes,
+    )
+    return Upload(corpus, layout="table")
