@@ -40,6 +40,7 @@ def create_app(test_config=None, *, instance_path=None):
         matrix,
         parameters,
         parity,
+        prior,
         sharing,
         words,
     )
@@ -94,7 +95,7 @@ def create_app(test_config=None, *, instance_path=None):
     app.register_blueprint(home.bp)
     for blueprint in (
         corpus.bp, matrix.bp, parameters.bp, inference.bp, evaluation.bp, compare.bp, words.bp, generative.bp,
-        additions.bp, parity.bp, sharing.bp, jobs.bp, export.bp, gaussian.bp,
+        additions.bp, parity.bp, sharing.bp, jobs.bp, export.bp, gaussian.bp, prior.bp,
     ):
         app.register_blueprint(blueprint)
     return app

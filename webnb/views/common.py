@@ -11,7 +11,7 @@ from flask import Response, abort, current_app, jsonify, make_response, redirect
 from jinja2_fragments.flask import render_block
 
 from webnb.catalog import CorpusEntry, ScopedCatalog
-from webnb.engine import CorpusError, TrainingSet
+from webnb.engine import CorpusError, NaiveBayes, TrainingSet
 from webnb.state import LessonState, parse_state, read_parameter
 from webnb.storage import ANY_WORKSPACE
 from webnb.workspaces import current_workspace, quota
@@ -47,6 +47,16 @@ class Lesson(Linking):
     @property
     def defaults(self) -> LessonState:
         return self.entry.defaults
+
+    def model(self) -> tuple[NaiveBayes | None, str | None]:
+        """The model the state asks for, and None; or None and why the settings cannot make one (None and None when
+        the lesson has no words: its ``error`` says why)."""
+        if self.training is None:
+            return None, None
+        try:
+            return self.training.model(**self.state.model_options()), None
+        except (CorpusError, ValueError) as problem:
+            return None, str(problem)
 
 
 # Where a text lesson page sends a table of numbers.

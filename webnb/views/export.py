@@ -31,10 +31,10 @@ def _trained(corpus_id):
 
 
 def _model(lesson):
-    try:
-        return lesson.training.model(**lesson.state.model_options())
-    except (CorpusError, ValueError) as error:
-        abort(400, str(error))
+    model, problem = lesson.model()
+    if model is None:
+        abort(400, problem)
+    return model
 
 
 @bp.get("/corpora/<corpus_id>/export/matrix.csv")

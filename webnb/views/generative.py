@@ -23,17 +23,6 @@ MAX_REPEATS = 500
 SURE = 0.99  # a test document with a top posterior this high counts as "sure"
 
 
-def _model(lesson):
-    """The lesson's model, or None with ``lesson.error`` set."""
-    if lesson.training is None:
-        return None
-    try:
-        return lesson.training.model(**lesson.state.model_options())
-    except (CorpusError, ValueError) as error:
-        lesson.error = str(error)
-        return None
-
-
 def _model_keywords(state) -> dict:
     options = state.model_options()
     return {key: options[key] for key in ("kind", "alpha", "binary", "fit_prior", "epsilon")}
@@ -84,7 +73,8 @@ def sample(corpus_id):
     lesson = load_lesson(corpus_id)
     notation = NOTATIONS[lesson.state.notation]
     context = {"lesson": lesson, "section": "sample", "notation": notation, "shown_words": SHOWN_WORDS}
-    model = _model(lesson)
+    model, problem = lesson.model()
+    lesson.error = problem or lesson.error
     if model is None:
         return respond("generative/sample.html", "sample", None, **context)
     messages = []

@@ -5,7 +5,6 @@ from dataclasses import dataclass
 
 from flask import Blueprint, current_app, request
 
-from webnb.engine import CorpusError
 from webnb.engine.text.estimate import Estimate, estimate
 from webnb.engine.text.models import NaiveBayes
 from webnb.engine.text.parameter_table import WholeTable, parameter_pages, parameter_table
@@ -16,16 +15,6 @@ from webnb.views.common import load_lesson, page_number, respond, word_filter, w
 bp = Blueprint("parameters", __name__)
 
 PARAMETER_TABLES_KEPT = 8  # the whole tables of the few models last shown (each holds a few vocabulary-long arrays)
-
-
-def _model(lesson) -> tuple[NaiveBayes | None, str | None]:
-    """The lesson's model, or None and why its settings cannot make one (None too when the lesson has none)."""
-    if lesson.training is None:
-        return None, None
-    try:
-        return lesson.training.model(**lesson.state.model_options()), None
-    except (CorpusError, ValueError) as error:
-        return None, str(error)
 
 
 def _whole_table(lesson, model: NaiveBayes) -> WholeTable:
@@ -41,7 +30,7 @@ def _whole_table(lesson, model: NaiveBayes) -> WholeTable:
 @bp.get("/corpora/<corpus_id>/parameters")
 def show(corpus_id):
     lesson = load_lesson(corpus_id)
-    model, problem = _model(lesson)
+    model, problem = lesson.model()
     lesson.error, table = problem or lesson.error, None
     if model is not None:
         query = word_filter()
@@ -77,7 +66,7 @@ def _opened(lesson, args) -> tuple[CellPage | None, int]:
     if lesson.training is None:
         return None, 200
     word = read_parameter(args, "word").value
-    model, problem = _model(lesson)
+    model, problem = lesson.model()
     if model is None:
         return CellPage(word, None, None, error=problem), 200
     word_index = lesson.training.bag.index.get(word)

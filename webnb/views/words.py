@@ -130,12 +130,9 @@ class WordsPage:
 
 def _model(lesson):
     """The lesson's model, or None with ``lesson.error`` set (a corpus of one class has no words to tell apart)."""
-    if lesson.training is None:
-        return None
-    try:
-        model = lesson.training.model(**lesson.state.model_options())
-    except (CorpusError, ValueError) as error:
-        lesson.error = str(error)
+    model, problem = lesson.model()
+    if model is None:
+        lesson.error = problem or lesson.error
         return None
     if len(model.classes) < 2:
         lesson.error = "Telling words need at least two classes to compare."
