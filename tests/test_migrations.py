@@ -1,7 +1,8 @@
 """The schema's migrations (webnb/migrations), on SQLite and on PostgreSQL: a database written by the release before
 Alembic, with its data, upgrades in place and every corpus reads back unchanged; identical corpora end up sharing
-one content; a fresh database reaches the same schema; upgrading is a no-op the second time and safe from several
-processes at once.
+one content; a database at revision 0002 (content-addressed, counted) gains the class corpora's table with every row
+kept; a fresh database reaches the same schema; upgrading is a no-op the second time and safe from several processes
+at once.
 
 Today's schema is frozen here (not imported from webnb.storage, which moves on with the migrations).
 """
@@ -14,8 +15,11 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 import sqlalchemy as sa
+from alembic import command
 
 from webnb import migrations
+
+HEAD = "0003"
 
 # --- the schema of the release before Alembic, as webnb/storage.py defined it ----------------------------------------
 
@@ -132,6 +136,14 @@ EXPECTED_SCHEMA = {
         "columns": {"id": (TEXT, False), "created_at": (TIME, False), "last_seen_at": (TIME, False),
                     "created_by": (TEXT, True)},
         "primary_key": ["id"], "foreign_keys": [], "indexes": {"ix_workspaces_last_seen_at": ["last_seen_at"]},
+    },
+    "class_corpora": {
+        "columns": {"id": (TEXT, False), "name": (TEXT, False), "description": (TEXT, False),
+                    "source": (TEXT, False), "presets": (TEXT, False), "n_documents": (INT, False),
+                    "class_counts": (TEXT, False), "created_at": (TIME, False), "content": (TEXT, False)},
+        "primary_key": ["id"],
+        "foreign_keys": [(("content",), "contents", ("hash",), None)],
+        "indexes": {"ix_class_corpora_content": ["content"]},
     },
 }
 
@@ -294,10 +306,10 @@ def test_the_content_hash_is_as_specified():
 def test_an_empty_database_gets_the_newest_schema(engine):
     assert migrations.current(engine) is None
     migrations.upgrade(engine)
-    assert migrations.current(engine) == migrations.head() == "0002"
+    assert migrations.current(engine) == migrations.head() == HEAD
     assert describe(engine) == EXPECTED_SCHEMA
     with engine.connect() as connection:
-        assert [count(connection, table) for table in EXPECTED_SCHEMA if table != "alembic_version"] == [0] * 7
+        assert [count(connection, table) for table in EXPECTED_SCHEMA if table != "alembic_version"] == [0] * 8
 
 
 def test_todays_database_upgrades_in_place_and_every_corpus_reads_back_unchanged(engine):
@@ -305,7 +317,7 @@ def test_todays_database_upgrades_in_place_and_every_corpus_reads_back_unchanged
     before = snapshot(engine)
     migrations.upgrade(engine)
 
-    assert migrations.current(engine) == "0002"
+    assert migrations.current(engine) == HEAD
     assert describe(engine) == EXPECTED_SCHEMA  # the same schema as a fresh database's (test above)
     after = snapshot(engine)
     with engine.connect() as connection:
@@ -342,6 +354,7 @@ def test_todays_database_upgrades_in_place_and_every_corpus_reads_back_unchanged
     assert [row[8] for row in after["corpora"] if row[0] == "iris"] == [json.dumps(IRIS_FEATURES)]
     for table in ("shares", "jobs", "workspaces"):
         assert after[table] == before[table], table
+    assert after["class_corpora"] == []
 
 
 def test_a_first_release_database_upgrades_in_place(engine):
@@ -380,7 +393,7 @@ def test_upgrading_again_changes_nothing(engine):
     upgraded = snapshot(engine)
     migrations.upgrade(engine)
     assert snapshot(engine) == upgraded
-    assert migrations.current(engine) == "0002"
+    assert migrations.current(engine) == HEAD
 
 
 def test_an_upgrade_that_fails_leaves_the_database_as_it_was(engine, monkeypatch):
@@ -411,6 +424,70 @@ def test_0002_has_no_downgrade():
         migrations.revision_module("0002").downgrade()
 
 
+def migrate(engine, revision: str, direction=command.upgrade) -> None:
+    """Take the database to ``revision`` (up or down) in one transaction, as webnb.migrations.upgrade runs them."""
+    settings = migrations.config()
+    with engine.begin() as connection:
+        settings.attributes["connection"] = connection
+        direction(settings, revision)
+
+
+def write_counted_data(engine) -> None:
+    """What a server at revision 0002 has besides its corpora: a counted content, a claim in progress."""
+    with engine.begin() as connection:
+        content = connection.execute(sa.text("SELECT content FROM corpora WHERE id = 'reviews'")).scalar_one()
+        counted = sa.text("INSERT INTO counts (content, options, state, claimed_at, builds, n_words, vocabulary, "
+                          "statistics, matrix, n_bytes) VALUES (:content, :options, :state, :claimed_at, :builds, "
+                          ":n_words, :vocabulary, :statistics, :matrix, :n_bytes)")
+        counted = counted.bindparams(sa.bindparam("claimed_at", type_=sa.DateTime(timezone=True)),
+                                     *(sa.bindparam(name, type_=sa.LargeBinary)
+                                       for name in ("vocabulary", "statistics", "matrix")))
+        connection.execute(counted, [
+            {"content": content, "options": '{"min_df": 1}', "state": "done", "claimed_at": T0, "builds": 1,
+             "n_words": 3, "vocabulary": b"\x00words", "statistics": b"\x01\x02", "matrix": b"\xff" * 40,
+             "n_bytes": 48},
+            {"content": content, "options": '{"min_df": 2}', "state": "counting", "claimed_at": T0, "builds": 0,
+             "n_words": None, "vocabulary": None, "statistics": None, "matrix": None, "n_bytes": None},
+        ])
+
+
+def test_a_database_at_0002_gains_class_corpora_in_place(engine):
+    write_todays_database(engine)
+    migrate(engine, "0002")
+    write_counted_data(engine)
+    before = snapshot(engine)
+    assert "class_corpora" not in before and len(before["counts"]) == 2
+    migrations.upgrade(engine)
+    assert migrations.current(engine) == HEAD
+    assert describe(engine) == EXPECTED_SCHEMA
+    after = snapshot(engine)
+    assert after.pop("class_corpora") == []
+    assert after.pop("alembic_version") == [(HEAD,)] and before.pop("alembic_version") == [("0002",)]
+    assert after == before  # every corpus, content, document, count, share, job and workspace as it was
+    # A class corpus may now name a stored content, as a workspace's corpus does.
+    with engine.begin() as connection:
+        content = connection.execute(sa.text("SELECT content FROM corpora WHERE id = 'big'")).scalar_one()
+        connection.execute(sa.text(
+            "INSERT INTO class_corpora VALUES ('news', 'News', '', 'operator', '{}', 1234, '{}', :at, :content)"
+        ).bindparams(sa.bindparam("at", type_=sa.DateTime(timezone=True))), {"at": T0, "content": content})
+    with engine.connect() as connection:
+        assert documents_of(connection, "big") == BIG
+
+
+def test_0003_goes_back_to_0002_without_the_class_corpora(engine):
+    write_todays_database(engine)
+    migrations.upgrade(engine)
+    upgraded = snapshot(engine)
+    migrate(engine, "0002", command.downgrade)
+    assert migrations.current(engine) == "0002"
+    downgraded = snapshot(engine)
+    assert "class_corpora" not in downgraded
+    assert {table: rows for table, rows in upgraded.items() if table not in ("class_corpora", "alembic_version")} == {
+        table: rows for table, rows in downgraded.items() if table != "alembic_version"}
+    migrations.upgrade(engine)
+    assert describe(engine) == EXPECTED_SCHEMA
+
+
 @pytest.mark.parametrize("data", ["fresh", "today's data"])
 def test_processes_upgrading_at_once_end_at_the_head(database_url, engine, data):
     """Workers starting at once on one database: one upgrades, the others wait for its lock and find the head."""
@@ -425,7 +502,7 @@ def test_processes_upgrading_at_once_end_at_the_head(database_url, engine, data)
     for worker in workers:
         worker.join(120)
     assert [worker.exitcode for worker in workers] == [0] * 6
-    assert migrations.current(engine) == "0002"
+    assert migrations.current(engine) == HEAD
     assert describe(engine) == EXPECTED_SCHEMA
     if data == "today's data":
         with engine.connect() as connection:

@@ -11,6 +11,7 @@ import contextlib
 import dataclasses
 import logging
 import os
+import re
 import sys
 import threading
 import time
@@ -26,9 +27,9 @@ from webnb.engine.gaussian.table import NumericTable
 from webnb.engine.io import persist
 from webnb.engine.text.analysis import Analyzer
 from webnb.engine.text.bag import BagOfWords
-from webnb.examples import EXAMPLES, TABLE_EXAMPLES, load_example_corpus, load_example_table
-from webnb.state import LessonState
-from webnb.storage import ANY_WORKSPACE, CorpusSummary, Storage, content_hash
+from webnb.examples import EXAMPLES, TABLE_EXAMPLES, example_ids, load_example_corpus, load_example_table
+from webnb.state import LessonState, parse_state
+from webnb.storage import ANY_WORKSPACE, ClassCorpusSummary, CorpusSummary, PublishedCorpus, Storage, content_hash
 from webnb.work import heavy_slot
 
 if TYPE_CHECKING:  # named in annotations only
@@ -62,6 +63,11 @@ class CorpusEntry:
     far: tuple[float, ...] | None = None  # and one whose densities underflow
     load_corpus: Callable[[], Corpus] = field(default=None, repr=False)
     load_table: Callable[[], NumericTable] | None = field(default=None, repr=False)
+    # A class corpus (published by the operator to every workspace; ``builtin`` too, as it is read-only like one):
+    # the address parameters its pages open with, as given, and its documents per class.
+    class_corpus: bool = False
+    presets: tuple[tuple[str, str], ...] = ()
+    class_counts: tuple[tuple[str, int], ...] = ()
 
     @property
     def corpus(self) -> Corpus:
@@ -75,6 +81,11 @@ class CorpusEntry:
     @property
     def is_table(self) -> bool:
         return self.features is not None
+
+    @property
+    def preset_phrases(self) -> tuple[str, ...]:
+        """A class corpus's presets in words, for its place in the lists."""
+        return tuple(_preset_phrase(name, text) for name, text in self.presets)
 
 
 # Below this many documents a held-out split leaves almost nothing to learn from or to test on, so the
@@ -120,8 +131,63 @@ def _table_example_entry(example) -> CorpusEntry:
     )
 
 
+# -- class corpora ----------------------------------------------------------------------------------------
+
+# An id as the built-ins have them: lowercase letters and digits in words joined by hyphens ("match-reviews"), which
+# a page address and the evaluation's test setting carry as they are.
+CLASS_CORPUS_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+MAX_ID_LENGTH = 64
+NGRAM_WORDS = {"1-1": "single words", "1-2": "single words and pairs", "2-2": "pairs of words"}
+
+
+def preset_state(presets, n_documents: int) -> LessonState:
+    """The state a class corpus's pages open with: a stored corpus's defaults (with a built-in's rule for what to
+    test on) and the ``presets`` ((address parameter, text) pairs) read by the pages' own parser, whose messages
+    for what it cannot use are in ``errors``."""
+    base = LessonState(model="multinomial", alpha="1",
+                       test="training" if n_documents < SMALLEST_SPLIT_CORPUS else "split")
+    return parse_state(dict(presets), base)
+
+
+def check_presets(presets, n_documents: int) -> LessonState:
+    """``preset_state``, or a CorpusError with the pages' message for each preset they cannot use."""
+    state = preset_state(presets, n_documents)
+    if state.errors:
+        raise CorpusError("; ".join(f"{name}: {message}" for name, message in state.errors.items()))
+    return state
+
+
+def _preset_phrase(name: str, text: str) -> str:
+    """One preset in the words of the lesson pages."""
+    phrases = {
+        "model": lambda: f"{text} model",
+        "alpha": lambda: f"α = {text}",
+        "binary": lambda: "binary features" if text in ("1", "true", "on", "yes") else "counts",
+        "max_features": lambda: f"the {int(text):,} most frequent words",
+        "min_df": lambda: f"words in at least {text} documents" if "." not in text else f"min_df {text}",
+        "stop_words": lambda: f"{text} stop words left out",
+        "ngrams": lambda: NGRAM_WORDS.get(text, text),
+        "floor": lambda: "the 10⁻¹⁴ floor" if text in ("1", "true", "on", "yes") else "no floor",
+        "text": lambda: f"the review “{text}”",
+        "test": lambda: f"tested on {text}",
+    }
+    return phrases.get(name, lambda: f"{name} = {text}")()
+
+
+def check_class_corpus_id(corpus_id: str) -> None:
+    """Refuse an id that is not written as a built-in's (CorpusError saying how), or that a built-in has."""
+    if len(corpus_id) > MAX_ID_LENGTH or not CLASS_CORPUS_ID.fullmatch(corpus_id):
+        raise CorpusError(
+            f"The id {corpus_id[:80]!r} cannot be used: write it as the built-ins' ids are written, in lowercase "
+            f"letters and digits with hyphens between words (such as 20news-4), at most {MAX_ID_LENGTH} characters."
+        )
+    if corpus_id in example_ids() or corpus_id in {example.id for example in TABLE_EXAMPLES}:
+        raise CorpusError(f"The id {corpus_id!r} is a built-in corpus's. Choose another.")
+
+
 class Catalog:
-    """Built-in corpora first (read-only, by their fixed ids), then the ones users added."""
+    """Built-in corpora first (read-only, by their fixed ids), then the class corpora the operator published to
+    everyone (read-only as well), then the ones users added."""
 
     def __init__(self, storage: Storage, cache: Cache | None = None):
         """``cache``: where counted corpora are kept, bounded in bytes (create_app makes it; by default
@@ -135,7 +201,8 @@ class Catalog:
         self._lock = threading.Lock()
 
     def builtin(self) -> list[CorpusEntry]:
-        return list(self._builtin.values())
+        """The corpora every workspace has and none may change: the built-ins, then the class corpora."""
+        return [*self._builtin.values(), *(self._class_entry(summary) for summary in self.storage.class_corpora())]
 
     def stored(self, workspace=ANY_WORKSPACE):
         return self.storage.list_corpora(workspace)
@@ -146,12 +213,30 @@ class Catalog:
         if corpus_id in self._builtin:
             return self._builtin[corpus_id]
         summary = self.storage.summary(corpus_id)  # one row, read every time: a deleted corpus is gone at once
-        if summary is None or (workspace is not ANY_WORKSPACE and summary.workspace != workspace):
+        if summary is None:
+            published = self.storage.class_corpus(corpus_id)
+            return None if published is None else self._class_entry(published)
+        if workspace is not ANY_WORKSPACE and summary.workspace != workspace:
             return None
         return self._stored_entry(summary)
 
+    def _class_entry(self, summary: ClassCorpusSummary) -> CorpusEntry:
+        # The presets were checked when published: what a later release's parser cannot use falls back silently.
+        defaults = preset_state(summary.presets, summary.n_documents)
+        return dataclasses.replace(
+            self._content_entry(summary.id, summary.name, summary.content, None),
+            description=summary.description, builtin=True, source=summary.source, defaults=defaults,
+            n_documents=summary.n_documents, class_corpus=True, presets=summary.presets,
+            class_counts=summary.class_counts,
+        )
+
     def _stored_entry(self, summary: CorpusSummary) -> CorpusEntry:
-        content, name, features = summary.content, summary.name, summary.features
+        return dataclasses.replace(
+            self._content_entry(summary.id, summary.name, summary.content, summary.features),
+            source=summary.source, n_documents=summary.n_documents, workspace=summary.workspace)
+
+    def _content_entry(self, corpus_id: str, name: str, content: str, features) -> CorpusEntry:
+        """An entry for stored records, its documents (and table) loaded when first used."""
 
         def load_corpus() -> Corpus:
             # Under the entry's own name (copies may rename), kept too: a Corpus finds its classes once.
@@ -164,14 +249,13 @@ class Catalog:
                                            lambda: NumericTable.from_corpus(load_corpus(), features), _table_size)
 
         return CorpusEntry(
-            id=summary.id,
+            id=corpus_id,
             name=name,
             description="",
             builtin=False,
-            source=summary.source,
+            source="",
             defaults=LessonState() if features is not None else LessonState(model="multinomial", alpha="1"),
-            n_documents=summary.n_documents,
-            workspace=summary.workspace,
+            n_documents=0,
             content=content,
             features=features,
             load_corpus=load_corpus,
@@ -222,6 +306,39 @@ class Catalog:
             self._save(content, options, training)
             self._keep(content, options, training, corpus)
         return corpus_id
+
+    def publish(self, published: list[PublishedCorpus]) -> None:
+        """Publish class corpora to every workspace (a training part and its test part together, or one corpus),
+        each counted under its presets' options now, once for every process, so that no student waits for it.
+        Refuses (storing nothing) an id written otherwise than a built-in's or taken, a corpus that cannot be trained
+        on, and presets the pages cannot use."""
+        ids = [entry.id for entry in published]
+        if len(set(ids)) != len(ids):
+            raise CorpusError("The training part and the test part need two different ids. Nothing was stored.")
+        states = []
+        for entry in published:
+            check_class_corpus_id(entry.id)
+            entry.corpus.require_trainable()
+            states.append(check_presets(entry.presets, len(entry.corpus)))
+        self.storage.add_class_corpora(published)
+        for entry, state in zip(published, states, strict=True):
+            self.training_set(self.get(entry.id), state.analysis_options(), state.vocabulary_options())
+
+    def withdraw(self, corpus_id: str) -> CorpusEntry:
+        """Remove a class corpus (its records stay while another entry uses them); the entry it was. Refuses a
+        built-in, an id no class corpus has, and a corpus another class corpus is tested on."""
+        if corpus_id in self._builtin:
+            raise CorpusError(f"{corpus_id!r} is a built-in corpus; it cannot be removed.")
+        entry = self.get(corpus_id)
+        if entry is None or not entry.class_corpus:
+            raise CorpusError(f"There is no class corpus {corpus_id!r}. `webnb corpora list` lists them.")
+        testing = [other.id for other in self.builtin() if other.class_corpus and other.defaults.test == corpus_id]
+        if testing:
+            raise CorpusError(f"{corpus_id!r} is the test corpus of {', '.join(map(repr, testing))}: remove "
+                              f"{'that' if len(testing) == 1 else 'those'} first.")
+        if not self.storage.remove_class_corpus(corpus_id):
+            raise CorpusError(f"There is no class corpus {corpus_id!r}. `webnb corpora list` lists them.")
+        return entry
 
     def copy(self, entry: CorpusEntry, *, name: str, source: str, workspace=None, quota=None) -> str:
         """A new entry in ``workspace`` for the records of a stored ``entry``: nothing is read, stored or counted

@@ -3,6 +3,7 @@ classification."""
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import sys
@@ -242,7 +243,65 @@ def build_parser() -> argparse.ArgumentParser:
     cleanup.add_argument("--days", type=_days, default=None,
                          help="remove workspaces idle longer than this (default: WEBNB_RETENTION_DAYS, 30)")
     cleanup.add_argument("--dry-run", action="store_true", help="list what would be removed, remove nothing")
+    _add_corpora_commands(commands)
     return parser
+
+
+CORPORA_EXAMPLES = """examples:
+  webnb corpora add 20news-bydate.tar.gz --id 20news-4 --name "20 Newsgroups, 4 groups" --test-id 20news-4-test \\
+      --labels comp.graphics,rec.autos,sci.space,talk.politics.misc --model bernoulli --binary \\
+      --max-features 1000 --floor --review "OpenGL on the GPU is fast"
+  webnb corpora list
+  webnb corpora remove 20news-4"""
+
+# The lesson presets of ``corpora add``: option, the address parameter it sets, and its help.
+PRESETS = (
+    ("--model", "model", "bernoulli or multinomial (default: multinomial)"),
+    ("--alpha", "alpha", "the pseudo-count α (default 1)"),
+    ("--binary", "binary", "count each word once per document"),
+    ("--max-features", "max_features", "keep the N most frequent words"),
+    ("--min-df", "min_df", "keep words in at least this many documents (or this fraction of them)"),
+    ("--stop-words", "stop_words", "'english' to leave out the built-in list of stop words"),
+    ("--ngram-range", "ngrams", "1,1 single words, 1,2 words and pairs, 2,2 pairs"),
+    ("--floor", "floor", "the ε-floor of 10⁻¹⁴ instead of exact zeros"),
+    ("--review", "text", "the review the inference page classifies"),
+)
+FLAG_PRESETS = ("--binary", "--floor")
+
+
+def _add_corpora_commands(commands) -> None:
+    corpora = commands.add_parser(
+        "corpora", help="publish corpora to every workspace, read-only like the built-ins (class corpora)",
+        description="Class corpora: corpora the operator publishes to every workspace, in local and hosted mode.\n"
+                    "Listed with the built-ins, opened with their presets, read-only, stored and counted once.",
+        epilog=CORPORA_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    actions = corpora.add_subparsers(dest="action", required=True)
+    add = actions.add_parser(
+        "add", help="publish a corpus", epilog=CORPORA_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Publish the corpus in PATH, read as an upload is (CSV, TSV, JSON Lines, label<TAB>text lines,\n"
+                    "gzipped too, or an archive with one folder per class). An archive with a training part and a\n"
+                    "test part (20 Newsgroups by date) publishes its training part as ID; give --test-id to publish\n"
+                    "its test part too, as the corpus ID is evaluated on.")
+    add.add_argument("path", metavar="PATH")
+    add.add_argument("--id", required=True, dest="corpus_id",
+                     help="its id in page addresses: lowercase letters, digits and hyphens, as the built-ins'")
+    add.add_argument("--name", required=True, help="its title in the lists")
+    add.add_argument("--description", default="", help="a sentence or two for the home page")
+    add.add_argument("--test-id", default=None, help="the id of the archive's test part, published as well")
+    add.add_argument("--labels", type=_word_list, default=None, metavar="A,B,C",
+                     help="keep only these classes' documents")
+    presets = add.add_argument_group("lesson presets (what its pages open with, as in their addresses)")
+    for option, parameter, text in PRESETS:
+        if option in FLAG_PRESETS:
+            presets.add_argument(option, dest=parameter, action="store_const", const="1", default=None, help=text)
+        else:
+            presets.add_argument(option, dest=parameter, default=None, help=text)
+    listing = actions.add_parser("list", help="the published class corpora")
+    listing.add_argument("--json", action="store_true", help="print JSON instead of text")
+    remove = actions.add_parser("remove", help="withdraw a class corpus (its stored records stay while others "
+                                               "use them)")
+    remove.add_argument("corpus_id", metavar="ID")
 
 
 def _days(text: str) -> float:
@@ -388,6 +447,136 @@ def _clean_up(storage, config, args, out) -> int:
           f"({_count(sum(w.corpora for w in removed), 'corpus', 'corpora')}, "
           f"{size_text(sum(w.bytes for w in removed))}); the server now holds {size_text(storage.stored_bytes())} of "
           f"corpora." + (f" Also removed the progress of {_count(jobs, 'old job')}." if jobs else ""), file=out)
+    return 0
+
+
+def run_corpora(args, out) -> int:
+    """``webnb corpora add|list|remove``, on the database the app serves (its configuration, as ``cleanup``)."""
+    import sqlalchemy as sa
+
+    from webnb import create_app
+
+    if args.action == "add":
+        # The file, the labels and the presets are checked before the database is opened.
+        work = functools.partial(_publish, published=_published(args))
+    else:
+        work = {"list": _list_class_corpora, "remove": _withdraw}[args.action]
+    try:
+        app = create_app()
+    except (RuntimeError, sa.exc.SQLAlchemyError) as error:  # hosted without a secret; no database
+        print(f"webnb corpora: {error} Nothing was changed.", file=sys.stderr)
+        return 2
+    storage = app.extensions["webnb"]["storage"]
+    try:
+        return work(app, args, out)
+    except sa.exc.SQLAlchemyError as error:
+        print(f"webnb corpora: the database failed ({type(error).__name__}); nothing was changed.", file=sys.stderr)
+        return 1
+    finally:
+        storage.dispose()
+
+
+def _published(args) -> list:
+    """The corpora to publish: the training part, and the test part with --test-id, restricted to --labels, with
+    their presets as (address parameter, text) pairs, checked by the pages' parser."""
+    from webnb.catalog import preset_state
+    from webnb.engine.gaussian.table import NumericTable
+    from webnb.engine.io.uploads import read_upload
+    from webnb.storage import PublishedCorpus
+
+    path = Path(args.path)
+    read = read_upload(_file_bytes(args.path), filename=path.name)
+    if isinstance(read.corpus, NumericTable):
+        raise CorpusError(f"{args.path} is a table of numbers; a class corpus is a corpus of texts.")
+    corpus, test = read.corpus, read.test_corpus
+    if args.test_id is not None and test is None:
+        raise CorpusError(f"{args.path} has no test part (a -test folder beside a -train one): leave out --test-id.")
+    if args.labels is not None:
+        corpus, test = _only_labels(corpus, args.labels, args.path), test and _only_labels(test, args.labels)
+    presets = tuple((parameter, _preset_text(option, getattr(args, parameter)))
+                    for option, parameter, _ in PRESETS if getattr(args, parameter) is not None)
+    options = {parameter: option for option, parameter, _ in PRESETS} | {"test": "--test-id"}
+    training_presets = presets + ((("test", args.test_id),) if args.test_id else ())
+    problems = preset_state(training_presets, len(corpus)).errors
+    if problems:
+        raise ValueError("; ".join(f"{options[name]}: {message}" for name, message in problems.items()))
+    source = f"published by the operator from {path.name}"
+    published = [PublishedCorpus(args.corpus_id, args.name, args.description, source, training_presets, corpus)]
+    if args.test_id is not None:
+        published.append(PublishedCorpus(args.test_id, f"{args.name} (test)", args.description, source, presets, test))
+    elif test is not None:
+        print(f"webnb corpora: {path.name} has a test part too ({_count(len(test), 'document')}); only the training "
+              "part is published. Give --test-id to publish it as well, as the corpus's test set.", file=sys.stderr)
+    return published
+
+
+def _preset_text(option: str, text: str) -> str:
+    """The command line's spelling of a preset as the address spells it: --ngram-range 1,2 is ngrams=1-2."""
+    return text.replace(",", "-") if option == "--ngram-range" else text
+
+
+def _only_labels(corpus, labels: tuple[str, ...], path: str | None = None):
+    """The documents of ``labels`` only; every label must be a class of the corpus (checked on the training part)."""
+    if path is not None:
+        unknown = [label for label in labels if label not in corpus.classes]
+        if unknown:
+            raise CorpusError(f"{path} has no class {', '.join(map(repr, unknown))}; its classes are "
+                              f"{', '.join(corpus.classes)}.")
+        if len(set(labels)) < 2:
+            raise CorpusError("--labels keeps too few classes: a classifier needs at least two.")
+    kept = set(labels)
+    return corpus.subset([i for i, label in enumerate(corpus.labels) if label in kept])
+
+
+def _publish(app, args, out, *, published) -> int:
+    from webnb.catalog import check_class_corpus_id
+
+    for entry in published:
+        check_class_corpus_id(entry.id)
+        if _route_of(app, entry.id):
+            raise CorpusError(f"/corpora/{entry.id} is the address of another page, not a free corpus id. Choose "
+                              "another.")
+    app.extensions["webnb"]["catalog"].publish(published)
+    for entry in published:
+        print(f"Published {entry.id}: {entry.name}, {_count(len(entry.corpus), 'document')} in "
+              f"{_count(len(entry.corpus.classes), 'class', 'classes')}, for every workspace.", file=out)
+    return 0
+
+
+def _route_of(app, corpus_id: str) -> bool:
+    """Whether /corpora/ID is another page's address (the upload and paste forms post there) besides a corpus's."""
+    from werkzeug.exceptions import HTTPException
+
+    adapter = app.url_map.bind("localhost")
+    endpoints = []
+    for method in ("GET", "POST"):
+        try:
+            endpoints.append(adapter.match(f"/corpora/{corpus_id}", method=method)[0])
+        except HTTPException:  # 405: no page of this method at that address
+            pass
+    return endpoints != ["corpus.show"]
+
+
+def _list_class_corpora(app, args, out) -> int:
+    entries = [entry for entry in app.extensions["webnb"]["catalog"].builtin() if entry.class_corpus]
+    if args.json:
+        _print_json([{"id": entry.id, "name": entry.name, "description": entry.description, "source": entry.source,
+                      "documents": entry.n_documents, "class_counts": dict(entry.class_counts),
+                      "presets": dict(entry.presets)} for entry in entries], out)
+        return 0
+    if not entries:
+        print("No class corpora are published. `webnb corpora add PATH --id ID --name NAME` publishes one.", file=out)
+    for entry in entries:
+        print(f"{entry.id}: {entry.name}, {_count(entry.n_documents, 'document')} "
+              f"({', '.join(f'{label} {count:,}' for label, count in entry.class_counts)})", file=out)
+        if entry.presets:
+            print(f"  opens with {', '.join(entry.preset_phrases)}", file=out)
+    return 0
+
+
+def _withdraw(app, args, out) -> int:
+    entry = app.extensions["webnb"]["catalog"].withdraw(args.corpus_id)
+    print(f"Removed {entry.id}: {entry.name}. Workspaces no longer see it.", file=out)
     return 0
 
 
@@ -785,6 +974,8 @@ def main(argv=None, out=None) -> int:
             return run_evaluate(args, out)
         if args.command == "cleanup":
             return run_cleanup(args, out)
+        if args.command == "corpora":
+            return run_corpora(args, out)
         return run_explain(args, out)
     except (CorpusError, ValueError) as error:
         print(f"webnb: {error}", file=sys.stderr)

@@ -1,14 +1,16 @@
-"""The home page: what webnb is for, and the example corpora it ships with."""
+"""The home page: what webnb is for, the example corpora it ships with, and the class corpora the operator
+published."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from flask import Blueprint
 
+from webnb.catalog import CorpusEntry
 from webnb.engine.gaussian.table import NumericTable
 from webnb.engine.shared.corpus import Corpus
 from webnb.examples import EXAMPLES, TABLE_EXAMPLES, Example, TableExample, load_example_corpus, load_example_table
-from webnb.views.common import respond
+from webnb.views.common import catalog, respond
 
 bp = Blueprint("home", __name__)
 
@@ -16,10 +18,11 @@ bp = Blueprint("home", __name__)
 @dataclass(frozen=True)
 class HomePage:
     """The built-in examples the home page introduces: each text corpus with its documents, each table of numbers
-    with its size."""
+    with its size; and the class corpora, each with its size and presets (their documents stay in the database)."""
 
     examples: tuple[tuple[Example, Corpus], ...]
     tables: tuple[tuple[TableExample, NumericTable], ...]
+    class_corpora: tuple[CorpusEntry, ...] = ()
 
     def to_dict(self) -> dict:
         return {
@@ -35,6 +38,13 @@ class HomePage:
                  "features": list(table.features), "class_counts": table.class_counts()}
                 for example, table in self.tables
             ],
+            # Only where the operator published some, so that a server without any answers as before.
+            **({"class_corpora": [
+                {"id": entry.id, "name": entry.name, "description": entry.description, "source": entry.source,
+                 "documents": entry.n_documents, "class_counts": dict(entry.class_counts),
+                 "presets": dict(entry.presets)}
+                for entry in self.class_corpora
+            ]} if self.class_corpora else {}),
         }
 
 
@@ -43,5 +53,6 @@ def index():
     page = HomePage(
         tuple((example, load_example_corpus(example.id)) for example in EXAMPLES),
         tuple((example, load_example_table(example.id)) for example in TABLE_EXAMPLES),
+        tuple(entry for entry in catalog().builtin() if entry.class_corpus),
     )
     return respond("home/index.html", "content", page)

@@ -4,9 +4,10 @@ SQLAlchemy Core (no ORM) over SQLite by default, PostgreSQL when ``WEBNB_DATABAS
 The tables: ``corpora`` (one row per corpus entry: its name, owner and sizes), ``contents`` (one row per distinct
 content, named by a hash of its records) with its ``documents`` (one row per document, in order) and its ``counts``
 (the counted data under given analysis options, persisted the first time any process counts it), ``shares`` and
-``jobs``, and ``workspaces`` (the hosted mode's workspaces that stored something, with when they
-were last seen, so that ``webnb cleanup`` can remove the idle ones). Every value travels as a bound parameter; no
-SQL is built from user data.
+``jobs``, ``workspaces`` (the hosted mode's workspaces that stored something, with when they
+were last seen, so that ``webnb cleanup`` can remove the idle ones), and ``class_corpora`` (the corpora the operator
+published to every workspace with ``webnb corpora add``, read-only like the built-ins). Every value travels as a bound
+parameter; no SQL is built from user data.
 """
 from __future__ import annotations
 
@@ -74,6 +75,25 @@ corpora = sa.Table(
 )
 
 ANY_WORKSPACE = object()  # list_corpora(): every corpus, whoever owns it (local mode)
+
+class_corpora = sa.Table(
+    "class_corpora",
+    metadata,
+    # A corpus the operator published to every workspace (``webnb corpora add``): read-only, never copied into a
+    # workspace, its records stored and counted once like any other content. Its id is chosen by the operator, as
+    # readable as a built-in's.
+    sa.Column("id", sa.Text, primary_key=True),
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("description", sa.Text, nullable=False),
+    sa.Column("source", sa.Text, nullable=False),
+    # The lesson settings its pages open with: a JSON object of address parameters and their texts, in the order given.
+    sa.Column("presets", sa.Text, nullable=False),
+    sa.Column("n_documents", sa.Integer, nullable=False),
+    sa.Column("class_counts", sa.Text, nullable=False),  # a JSON object: documents per label, labels sorted
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("content", sa.Text, sa.ForeignKey("contents.hash"), nullable=False),
+    sa.Index("ix_class_corpora_content", "content"),
+)
 
 documents = sa.Table(
     "documents",
@@ -177,6 +197,39 @@ class StoredCorpus(CorpusSummary):
     """A stored corpus with all its documents, in the order they were added."""
 
     corpus: Corpus
+
+
+@dataclass(frozen=True)
+class PublishedCorpus:
+    """A class corpus to publish: its records and what the lists say of it. ``presets``: (address parameter, text)
+    pairs, the lesson settings its pages open with."""
+
+    id: str
+    name: str
+    description: str
+    source: str
+    presets: tuple[tuple[str, str], ...]
+    corpus: Corpus
+    content: str | None = None  # its content_hash, when the caller has it
+
+
+@dataclass(frozen=True)
+class ClassCorpusSummary:
+    """A published class corpus without its documents."""
+
+    id: str
+    name: str
+    description: str
+    source: str
+    presets: tuple[tuple[str, str], ...]
+    n_documents: int
+    class_counts: tuple[tuple[str, int], ...]  # labels sorted
+    created_at: datetime  # UTC
+    content: str
+
+    @property
+    def classes(self) -> tuple[str, ...]:
+        return tuple(label for label, _ in self.class_counts)
 
 
 class DocumentRow(NamedTuple):
@@ -295,28 +348,39 @@ class Storage:
         containing a NUL character is refused (PostgreSQL cannot store it), naming the document. ``content``:
         its ``content_hash``, when the caller has it already.
         """
-        if len(corpus) == 0:
-            raise CorpusError("The corpus has no documents; nothing was stored.")
-        _refuse_nul(corpus, name, source)
+        _refuse_empty_or_nul(corpus, name, source)
         content = content or content_hash(corpus)
         n_characters, n_bytes = sum(map(len, corpus.texts)), stored_size(corpus)
         now = _now()
         with self._writing() as connection:
-            new_content = _insert_ignoring_duplicate(connection, contents, "hash", {
-                "hash": content, "n_documents": len(corpus), "n_characters": n_characters, "n_bytes": n_bytes,
-                "classes": json.dumps(list(corpus.classes)), "created_at": now})
-            if new_content:
-                rows = [
-                    {"content": content, "position": i, "doc_id": doc_id, "label": label, "text": text}
-                    for i, (doc_id, label, text) in enumerate(zip(corpus.ids, corpus.labels, corpus.texts, strict=True))
-                ]
-                for start in range(0, len(rows), BATCH_SIZE):
-                    connection.execute(documents.insert(), rows[start:start + BATCH_SIZE])
-                    if start == 0:
-                        pause_at("corpus-write")  # a test's kill lands here, with documents written and not committed
+            _store_content(connection, corpus, content, n_characters=n_characters, n_bytes=n_bytes, now=now)
             return self._insert_entry(connection, content, name=name, source=source, workspace=workspace,
                                       features=features, n_documents=len(corpus), classes=corpus.classes,
                                       n_characters=n_characters, n_bytes=n_bytes, now=now)
+
+    def add_class_corpora(self, published: list[PublishedCorpus]) -> None:
+        """Publish corpora to every workspace (a training part and its test part together), all in one transaction
+        or none. Records stored already (the same corpus in a workspace) are not stored again. Refuses an id that a
+        class corpus or a stored corpus has already."""
+        now = _now()
+        for entry in published:
+            _refuse_empty_or_nul(entry.corpus, entry.name, entry.source)
+        with self._writing() as connection:
+            for entry in published:
+                taken = connection.execute(sa.select(
+                    sa.exists().where(class_corpora.c.id == entry.id)
+                    | sa.exists().where(corpora.c.id == entry.id))).scalar()
+                if taken:
+                    raise CorpusError(f"The id {entry.id!r} is taken already. Nothing was stored.")
+                corpus = entry.corpus
+                content = entry.content or content_hash(corpus)
+                _store_content(connection, corpus, content, n_characters=sum(map(len, corpus.texts)),
+                               n_bytes=stored_size(corpus), now=now)
+                connection.execute(class_corpora.insert(), {
+                    "id": entry.id, "name": entry.name, "description": entry.description, "source": entry.source,
+                    "presets": json.dumps(dict(entry.presets)), "n_documents": len(corpus),
+                    "class_counts": json.dumps(corpus.class_counts()), "created_at": now, "content": content,
+                })
 
     def add_entry(self, content: str, *, name: str, source: str, workspace: str | None = None,
                   features=None) -> str | None:
@@ -395,6 +459,29 @@ class Storage:
             deleted = connection.execute(corpora.delete().where(corpora.c.id == corpus_id)).rowcount
             _remove_unused_contents(connection, [content])
         return deleted > 0
+
+    def remove_class_corpus(self, corpus_id: str) -> bool:
+        """Withdraw a class corpus, and its records and counted data when no other entry uses them; False if there
+        was none."""
+        with self._writing() as connection:
+            content = connection.execute(
+                sa.select(class_corpora.c.content).where(class_corpora.c.id == corpus_id)).scalar_one_or_none()
+            deleted = connection.execute(class_corpora.delete().where(class_corpora.c.id == corpus_id)).rowcount
+            _remove_unused_contents(connection, [content])
+        return deleted > 0
+
+    def class_corpora(self) -> list[ClassCorpusSummary]:
+        """The published class corpora, oldest first (the order the operator added them)."""
+        with self.engine.connect() as connection:
+            rows = connection.execute(
+                sa.select(class_corpora).order_by(class_corpora.c.created_at, class_corpora.c.id)).all()
+        return [_class_summary(row) for row in rows]
+
+    def class_corpus(self, corpus_id: str) -> ClassCorpusSummary | None:
+        """One class corpus without its documents, or None."""
+        with self.engine.connect() as connection:
+            row = connection.execute(_CLASS_SUMMARY, {"corpus_id": corpus_id}).one_or_none()
+        return None if row is None else _class_summary(row)
 
     # --- counted data ---------------------------------------------------------------------
 
@@ -669,15 +756,33 @@ def _content_of(corpus_id: str):
 
 
 def _remove_unused_contents(connection, hashes) -> None:
-    """Delete the records (and counted data) of the contents in ``hashes`` that no corpus entry uses any more."""
+    """Delete the records (and counted data) of the contents in ``hashes`` that no corpus entry (a workspace's or a
+    class corpus) uses any more."""
     for content in {h for h in hashes if h is not None}:
-        in_use = sa.exists().where(corpora.c.content == content)
+        in_use = sa.exists().where(corpora.c.content == content) | sa.exists().where(class_corpora.c.content == content)
         if connection.execute(sa.select(in_use)).scalar():
             continue
         # Spelled out for the same reason as in remove_workspace.
         connection.execute(counts.delete().where(counts.c.content == content))
         connection.execute(documents.delete().where(documents.c.content == content))
         connection.execute(contents.delete().where(contents.c.hash == content))
+
+
+def _store_content(connection, corpus: Corpus, content: str, *, n_characters: int, n_bytes: int, now) -> None:
+    """The content's row and its documents, unless that content is stored already."""
+    new_content = _insert_ignoring_duplicate(connection, contents, "hash", {
+        "hash": content, "n_documents": len(corpus), "n_characters": n_characters, "n_bytes": n_bytes,
+        "classes": json.dumps(list(corpus.classes)), "created_at": now})
+    if not new_content:
+        return
+    rows = [
+        {"content": content, "position": i, "doc_id": doc_id, "label": label, "text": text}
+        for i, (doc_id, label, text) in enumerate(zip(corpus.ids, corpus.labels, corpus.texts, strict=True))
+    ]
+    for start in range(0, len(rows), BATCH_SIZE):
+        connection.execute(documents.insert(), rows[start:start + BATCH_SIZE])
+        if start == 0:
+            pause_at("corpus-write")  # a test's kill lands here, with documents written and not committed
 
 
 def _insert_ignoring_duplicate(connection, table, key, values: dict) -> bool:
@@ -743,6 +848,29 @@ def _summary(row) -> CorpusSummary:
         features=None if row.features is None else tuple(json.loads(row.features)),
         content=row.content,
     )
+
+
+_CLASS_SUMMARY = sa.select(class_corpora).where(class_corpora.c.id == sa.bindparam("corpus_id"))
+
+
+def _class_summary(row) -> ClassCorpusSummary:
+    return ClassCorpusSummary(
+        id=row.id,
+        name=row.name,
+        description=row.description,
+        source=row.source,
+        presets=tuple(json.loads(row.presets).items()),
+        n_documents=row.n_documents,
+        class_counts=tuple(json.loads(row.class_counts).items()),
+        created_at=_utc(row.created_at),
+        content=row.content,
+    )
+
+
+def _refuse_empty_or_nul(corpus: Corpus, name: str, source: str) -> None:
+    if len(corpus) == 0:
+        raise CorpusError("The corpus has no documents; nothing was stored.")
+    _refuse_nul(corpus, name, source)
 
 
 def _refuse_nul(corpus: Corpus, name: str, source: str) -> None:

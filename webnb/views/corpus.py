@@ -60,12 +60,7 @@ class CorpusList:
     parts: StoredParts | None = None
 
     def to_dict(self) -> dict:
-        builtin = [
-            {"id": entry.id, "name": entry.name, "builtin": True, "source": entry.source,
-             "documents": entry.n_documents, "features": list(entry.features) if entry.is_table else None,
-             "classes": list(entry.table.classes if entry.is_table else entry.corpus.classes)}
-            for entry in self.builtin
-        ]
+        builtin = [_listed(entry) for entry in self.builtin]
         stored = [
             {"id": summary.id, "name": summary.name, "builtin": False, "source": summary.source,
              "documents": summary.n_documents, "features": list(summary.features) if summary.features else None,
@@ -74,6 +69,17 @@ class CorpusList:
         ]
         parts = {} if self.parts is None else {"stored_parts": self.parts.to_dict()}
         return {"corpora": builtin + stored, "error": self.error, **parts}
+
+
+def _listed(entry: CorpusEntry) -> dict:
+    """A built-in or class corpus in the list's JSON twin (a class corpus's classes from its kept counts, so that
+    listing it never loads its documents)."""
+    listed = {"id": entry.id, "name": entry.name, "builtin": True, "source": entry.source,
+              "documents": entry.n_documents, "features": list(entry.features) if entry.is_table else None}
+    if entry.class_corpus:
+        return {**listed, "classes": [label for label, _ in entry.class_counts], "description": entry.description,
+                "presets": dict(entry.presets)}
+    return {**listed, "classes": list(entry.table.classes if entry.is_table else entry.corpus.classes)}
 
 
 def _listing(error: str | None = None, form: dict | None = None, status: int = 200, parts: StoredParts | None = None):
