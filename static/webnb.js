@@ -62,6 +62,9 @@
       event.target.blur(); // done typing: hand the arrow keys back to the steps
       return;
     }
+    // In a table's scroll box the arrows scroll the table, not the lesson's steps.
+    if ((key === "ArrowLeft" || key === "ArrowRight") && event.target instanceof Element &&
+        event.target.closest('[role="region"][tabindex]')) return;
     var selector = TARGETS[key];
     if (!selector || isField(event.target)) return;
     if (key === "p" && event.repeat) return; // holding p must not flip presenter mode back and forth

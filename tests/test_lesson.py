@@ -475,3 +475,55 @@ def test_newsgroups_lesson(newsgroups, monkeypatch):
     # Bernoulli: repetition never changes a presence vector, so no count underflows.
     bernoulli = find_underflow(newsgroups.model("bernoulli", 1), newsgroups.bag, "OpenGL on the GPU is fast")
     assert bernoulli.repeats is None and set(bernoulli.first_zero_repeats) == {None}
+
+
+# -- the factors worth showing on a slide (presenter mode) ------------------------------------------------------------
+
+
+def test_match_was_sharp_digest_shows_the_words_and_the_zero_and_folds_the_rest_by_value(match_reviews):
+    """Bernoulli α = 0 lists a factor for each of the 8 words; a slide shows the review's 3 words and the zero
+    (1 − ψ of "not" in negative), and folds the others into one row per value."""
+    from webnb.engine.text.trace import FactorDigest, factor_digest
+
+    trace = build_lesson(match_reviews, "match was sharp", kind="bernoulli", alpha="0").trace
+    negative, positive = by_class(trace)["negative"], by_class(trace)["positive"]
+    assert [(f.word, f.present, f.is_zero) for f in negative.digest.shown] == [
+        ("match", True, False), ("not", False, True), ("sharp", True, False), ("was", True, False)]
+    assert negative.digest.to_dict()["folded"] == [
+        {"value": "1", "probability": 1.0, "words": ["and", "brilliant", "keeper"]},
+        {"value": "1/2", "probability": 0.5, "words": ["composed"]},
+    ]
+    assert [f.word for f in positive.digest.shown] == ["match", "sharp", "was"]
+    assert [(g.value, g.words) for g in positive.digest.folded] == [
+        (Fraction(1), ("not",)), (Fraction(2, 3), ("and", "brilliant", "keeper")), (Fraction(1, 3), ("composed",))]
+    assert positive.digest.folded_count == 5
+    # Nothing is lost: the shown factors and the folded values multiply to the whole product.
+    for c in trace.per_class:
+        digest = c.digest
+        product = c.prior_exact * math.prod((f.exact**f.power for f in digest.shown), start=Fraction(1))
+        product *= math.prod((g.value ** len(g.words) for g in digest.folded), start=Fraction(1))
+        assert product == c.joint_exact
+        assert len(digest.shown) + digest.folded_count == len(c.factors)
+        assert isinstance(digest, FactorDigest) and digest == factor_digest(c.factors)
+    # The twin of the lesson is unchanged by it: the digest is read by a slide, not part of the plain data.
+    assert "digest" not in json.dumps(trace.to_dict())
+
+
+def test_a_digest_folds_nothing_when_every_factor_is_a_word_of_the_review(china_japan, match_reviews):
+    """Multinomial factors are the review's words only; a large Bernoulli vocabulary aggregates its absent words."""
+    trace = build_lesson(china_japan, "Chinese Chinese Chinese Tokyo Japan", kind="multinomial", alpha=1).trace
+    for c in trace.per_class:
+        assert c.digest.shown == c.factors and c.digest.folded == ()
+    floored = build_lesson(match_reviews, "match was sharp", kind="bernoulli", alpha=0, epsilon=SEED_EPSILON).trace
+    # Under the ε-floor there are no fractions and no zeros: equal floats fold together, the floored one too.
+    negative = by_class(floored)["negative"].digest
+    assert [f.word for f in negative.shown] == ["match", "sharp", "was"]
+    assert [(g.probability, g.words) for g in negative.folded] == [
+        (1 - SEED_EPSILON, ("and", "brilliant", "keeper")), (0.5, ("composed",)), (floored_not(floored), ("not",))]
+    assert negative.to_dict()["folded"][1] == {"value": 0.5, "probability": 0.5, "words": ["composed"]}
+
+
+def floored_not(trace) -> float:
+    (factor,) = [f for f in by_class(trace)["negative"].factors if f.word == "not"]
+    assert 0 < factor.probability < 1e-13
+    return factor.probability

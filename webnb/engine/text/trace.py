@@ -94,6 +94,48 @@ class ZeroFactor(NamedTuple):
         return {"word": self.word, "class": self.label, "present": self.present}
 
 
+class FoldedFactors(NamedTuple):
+    """Factors of one class left off a slide that all have the same value: "+ 3 more factors equal to 2/3"."""
+
+    value: Fraction | float  # exact when the trace has fractions
+    probability: float
+    words: tuple[str, ...]  # in the trace's order
+
+    def to_dict(self) -> dict:
+        value = fraction_text(self.value) if isinstance(self.value, Fraction) else number(self.value)
+        return {"value": value, "probability": number(self.probability), "words": list(self.words)}
+
+
+class FactorDigest(NamedTuple):
+    """One class's factors as a slide shows them: those worth showing (a factor of 0, or a word of the review) in
+    the trace's order, and the others folded into one row per value, largest first. Only Bernoulli on a small
+    vocabulary folds any: it lists 1 − ψ for every absent word, where a larger vocabulary's trace has one row."""
+
+    shown: tuple[Factor, ...]
+    folded: tuple[FoldedFactors, ...]
+
+    @property
+    def folded_count(self) -> int:
+        return sum(len(group.words) for group in self.folded)
+
+    def to_dict(self) -> dict:
+        return {"shown": [f.to_dict() for f in self.shown], "folded": [group.to_dict() for group in self.folded]}
+
+
+def factor_digest(factors: tuple[Factor, ...]) -> FactorDigest:
+    """``factors`` split into those worth showing (zero, or a word of the review) and the rest, grouped by value.
+    An absent word's factor is taken once (power 1), so equal values mean equal factors."""
+    groups: dict = {}
+    for f in factors:
+        if not (f.present or f.is_zero):
+            groups.setdefault(f.exact if f.ratio is not None else f.probability, []).append(f)
+    folded = tuple(
+        FoldedFactors(value, members[0].probability, tuple(f.word for f in members))
+        for value, members in sorted(groups.items(), key=lambda item: -item[1][0].probability)
+    )
+    return FactorDigest(tuple(f for f in factors if f.present or f.is_zero), folded)
+
+
 class ClassTrace(NamedTuple):
     """One class's part of a trace (a named tuple, as ``Factor``: a trace on 20 classes builds one per class)."""
 
@@ -111,6 +153,11 @@ class ClassTrace(NamedTuple):
     shifted_log_joint: float | None  # log_joint − max over classes (the log-sum-exp shift)
     posterior: float | None
     log_posterior: float | None
+
+    @property
+    def digest(self) -> FactorDigest:
+        """The factors worth showing on a slide, the rest folded (computed when read; not part of the plain data)."""
+        return factor_digest(self.factors)
 
     def to_dict(self) -> dict:
         return {

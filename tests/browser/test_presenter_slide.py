@@ -1,0 +1,102 @@
+"""Presenter mode as a slide (issue 14, part 7): every step of the lecture examples fits a 1024 × 768 projector without
+scrolling, in type legible from the back of the room, with the full tables one key away."""
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import pytest
+from playwright.sync_api import expect
+
+from webnb.state import STEPS
+
+pytestmark = pytest.mark.browser
+
+SPAM_REVIEW = "Claim your free prize now, call 0800 555 0199"
+CHINA_REVIEW = "Chinese Chinese Chinese Tokyo Japan"
+LESSONS = {
+    "match-bernoulli-0": ("match-reviews", {"model": "bernoulli", "alpha": "0", "text": "match was sharp"}),
+    "match-bernoulli-1": ("match-reviews", {"model": "bernoulli", "alpha": "1", "text": "match was sharp"}),
+    "match-multinomial-0": ("match-reviews", {"model": "multinomial", "alpha": "0", "text": "match was sharp"}),
+    "match-multinomial-1": ("match-reviews", {"model": "multinomial", "alpha": "1", "text": "match was sharp"}),
+    "china-japan": ("china-japan", {"model": "multinomial", "alpha": "1", "text": CHINA_REVIEW}),
+    "spam-ham": ("spam-ham", {"model": "bernoulli", "alpha": "1", "text": SPAM_REVIEW}),
+}
+# Legible from the back of a room.
+SMALLEST_TYPE = 24
+
+
+def lesson_url(server_url: str, lesson: str, step: str, presenter: bool = True) -> str:
+    corpus, settings = LESSONS[lesson]
+    query = {**settings, "step": step, **({"presenter": "1"} if presenter else {})}
+    return f"{server_url}/corpora/{corpus}/inference?{urlencode(query)}"
+
+
+def measured(page) -> dict:
+    return page.evaluate(
+        """() => ({
+            height: document.scrollingElement.scrollHeight, width: document.scrollingElement.scrollWidth,
+            innerHeight: innerHeight, innerWidth: innerWidth,
+            body: parseFloat(getComputedStyle(document.body).fontSize),
+            smallest: Math.min(...[...document.querySelectorAll('.step p, .step td, .step th, .slide-context')]
+                .filter(e => e.closest('details:not([open])') === null)
+                .map(e => parseFloat(getComputedStyle(e).fontSize))),
+        })"""
+    )
+
+
+@pytest.mark.parametrize("lesson", list(LESSONS))
+def test_every_step_fits_the_projector_in_legible_type(page, server_url, shot, lesson):
+    for step in STEPS:
+        page.goto(lesson_url(server_url, lesson, step))
+        expect(page.locator(f"#step-{step}")).to_be_visible()
+        expect(page.locator(".slide-context")).to_be_visible()
+        expect(page.locator("h1")).to_be_hidden()
+        size = measured(page)
+        shot(page, f"presenter-slide-{lesson}-{step}", full_page=False)
+        assert (size["innerWidth"], size["innerHeight"]) == (1024, 768)
+        assert size["height"] <= size["innerHeight"], f"{step} is {size['height']} px tall"
+        assert size["width"] <= size["innerWidth"], f"{step} is {size['width']} px wide"
+        assert size["body"] >= SMALLEST_TYPE and size["smallest"] >= SMALLEST_TYPE, (step, size)
+
+
+def test_the_context_line_names_corpus_model_alpha_and_review(page, server_url):
+    page.goto(lesson_url(server_url, "china-japan", "decision"))
+    context = page.locator(".slide-context")
+    expect(context).to_have_text(f"China or not China · Multinomial, α = 1 · {CHINA_REVIEW}")
+    expect(context.locator("q")).to_have_text(CHINA_REVIEW)  # the browser adds the quotation marks
+
+
+@pytest.mark.parametrize(
+    "step, full_table",
+    [("factors", "details.full-table table.factors"), ("smoothing", "details.full-table table.decision")],
+)
+def test_the_full_table_is_one_key_away(page, server_url, step, full_table):
+    """Tab reaches the summary of the folded table; Enter opens it, still in presenter mode."""
+    page.goto(lesson_url(server_url, "match-bernoulli-0", step))
+    summary = page.locator("details.full-table > summary")
+    expect(page.locator(full_table).first).to_be_hidden()
+    for _ in range(12):
+        page.keyboard.press("Tab")
+        if summary.evaluate("element => element === document.activeElement"):
+            break
+    expect(summary).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator(full_table).first).to_be_visible()
+    expect(page.locator("body")).to_have_class("presenter slide")
+
+
+def test_the_factors_slide_shows_the_zero_and_the_review_words_and_folds_the_rest(page, server_url):
+    page.goto(lesson_url(server_url, "match-bernoulli-0", "factors"))
+    negative = page.locator("table.condensed").first
+    expect(negative.locator("caption")).to_have_text("negative")
+    expect(negative.locator("tr.zero")).to_have_count(1)
+    expect(negative.locator("tr.folded")).to_have_text(["+ 3 more factors equal to 1", "+ 1 more factor equal to 1/2"])
+    # prior, match, not, sharp, was
+    expect(negative.locator("tbody tr:not(.folded)")).to_have_count(5)
+
+
+def test_normal_mode_shows_neither_the_slide_nor_its_condensed_tables(page, server_url):
+    page.goto(lesson_url(server_url, "match-bernoulli-0", "factors", presenter=False))
+    expect(page.locator("h1")).to_be_visible()
+    expect(page.locator(".slide-context, table.condensed, details.full-table")).to_have_count(0)
+    expect(page.locator("table.factors")).to_have_count(2)
