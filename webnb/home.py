@@ -10,6 +10,7 @@ from webnb.catalog import CorpusEntry
 from webnb.engine.gaussian.table import NumericTable
 from webnb.engine.shared.corpus import Corpus
 from webnb.examples import EXAMPLES, TABLE_EXAMPLES, Example, TableExample, load_example_corpus, load_example_table
+from webnb.outages import STORAGE_ERRORS
 from webnb.views.common import catalog, respond
 
 bp = Blueprint("home", __name__)
@@ -48,11 +49,20 @@ class HomePage:
         }
 
 
+def _class_corpora() -> tuple[CorpusEntry, ...]:
+    """The published class corpora; none while the database cannot be reached, so that the home page and its
+    examples, which need no database, keep working through an outage."""
+    try:
+        return tuple(entry for entry in catalog().builtin() if entry.class_corpus)
+    except STORAGE_ERRORS:
+        return ()
+
+
 @bp.get("/")
 def index():
     page = HomePage(
         tuple((example, load_example_corpus(example.id)) for example in EXAMPLES),
         tuple((example, load_example_table(example.id)) for example in TABLE_EXAMPLES),
-        tuple(entry for entry in catalog().builtin() if entry.class_corpus),
+        _class_corpora(),
     )
     return respond("home/index.html", "content", page)
