@@ -5,6 +5,7 @@ machine that lacks it, but fail in CI (``CI=true``), where a missing dependency 
 """
 from __future__ import annotations
 
+import io
 import logging
 import os
 import secrets
@@ -203,3 +204,18 @@ def redis_test_url():
     yield url
     client.flushdb()
     client.close()
+
+
+@pytest.fixture()
+def webnb(monkeypatch, capsys):
+    """Runs ``webnb ...`` (the CLI's main) on ``app``'s database and configuration, as the operator would on the
+    server: (exit code, standard output, standard error)."""
+    from webnb.cli import main
+
+    def run(app, *argv):
+        monkeypatch.setattr("webnb.create_app", lambda: app)
+        out = io.StringIO()
+        code = main([str(arg) for arg in argv], out=out)
+        return code, out.getvalue(), capsys.readouterr().err
+
+    return run

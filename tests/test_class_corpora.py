@@ -11,7 +11,6 @@ import pytest
 import sqlalchemy as sa
 from conftest import HOSTED_SECRET, soup_of
 
-from webnb.cli import main
 from webnb.engine.io.uploads import read_upload
 from webnb.storage import class_corpora, content_hash, contents, corpora, documents
 
@@ -35,20 +34,6 @@ def lecture_file(tmp_path):
     path = tmp_path / "newsgroups.txt"
     path.write_text(LECTURE_LINES, encoding="utf-8")
     return path
-
-
-@pytest.fixture()
-def webnb(monkeypatch, capsys):
-    """Runs ``webnb ...`` (the CLI's main) on ``app``'s database and configuration, as the operator would on the
-    server: (exit code, standard output, standard error)."""
-
-    def run(app, *argv):
-        monkeypatch.setattr("webnb.create_app", lambda: app)
-        out = io.StringIO()
-        code = main([str(arg) for arg in argv], out=out)
-        return code, out.getvalue(), capsys.readouterr().err
-
-    return run
 
 
 def student(app):
@@ -161,7 +146,7 @@ def test_every_workspace_sees_it_with_its_description_and_presets(hosted_app, we
 
 def test_a_server_without_class_corpora_answers_as_before(hosted_app):
     client = student(hosted_app())
-    assert set(client.get("/?format=json").get_json()) == {"examples", "tables"}
+    assert set(client.get("/?format=json").get_json()) == {"lessons", "examples", "tables"}
     assert soup_of(client.get("/")).find(id="class-corpora-title") is None
     assert soup_of(client.get("/corpora")).find(id="class-corpora-title") is None
 

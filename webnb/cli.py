@@ -28,6 +28,7 @@ from webnb.engine.io.uploads import inspect_table, read_numeric_table
 from webnb.engine.shared.numbers import is_plain_decimal, is_whole, parse_decimal, parse_whole
 from webnb.engine.shared.plain import fraction_text, ratio_text
 from webnb.engine.text.analysis import PLACEHOLDERS, STEMMERS, STRIP_ACCENTS, TOKEN_PATTERNS
+from webnb.lessons import RECIPES, ClassCorpusRecipe, get_recipe
 from webnb.state import MAX_FEATURES, MAX_SEED, MAX_VAR_SMOOTHING, document_bound
 
 # -- argument parsing ---------------------------------------------------------------------------
@@ -248,11 +249,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 CORPORA_EXAMPLES = """examples:
-  webnb corpora add 20news-bydate.tar.gz --id 20news-4 --name "20 Newsgroups, 4 groups" --test-id 20news-4-test \\
-      --labels comp.graphics,rec.autos,sci.space,talk.politics.misc --model bernoulli --binary \\
-      --max-features 1000 --floor --review "OpenGL on the GPU is fast"
+  webnb corpora add 20news-bydate.tar.gz --lesson newsgroups-4
+  webnb corpora add SMSSpamCollection --lesson sms-spam
+  webnb corpora add reviews.zip --id film-reviews --name "Film reviews" --model bernoulli --alpha 1 \\
+      --max-features 2000 --review "a sharp and moving film"
   webnb corpora list
-  webnb corpora remove 20news-4"""
+  webnb corpora remove film-reviews"""
 
 # The lesson presets of ``corpora add``: option, the address parameter it sets, and its help.
 PRESETS = (
@@ -284,10 +286,15 @@ def _add_corpora_commands(commands) -> None:
                     "test part (20 Newsgroups by date) publishes its training part as ID; give --test-id to publish\n"
                     "its test part too, as the corpus ID is evaluated on.")
     add.add_argument("path", metavar="PATH")
-    add.add_argument("--id", required=True, dest="corpus_id",
-                     help="its id in page addresses: lowercase letters, digits and hyphens, as the built-ins'")
-    add.add_argument("--name", required=True, help="its title in the lists")
-    add.add_argument("--description", default="", help="a sentence or two for the home page")
+    add.add_argument("--lesson", choices=[recipe.id for recipe in RECIPES], default=None,
+                     help="publish a lecture's corpus with the lecture's id, title, description, classes and presets "
+                          "(" + "; ".join(f"{recipe.id}: from {recipe.source}" for recipe in RECIPES) + "); the "
+                          "options below change what they name")
+    add.add_argument("--id", dest="corpus_id", default=None,
+                     help="its id in page addresses: lowercase letters, digits and hyphens, as the built-ins' "
+                          "(required without --lesson)")
+    add.add_argument("--name", default=None, help="its title in the lists (required without --lesson)")
+    add.add_argument("--description", default=None, help="a sentence or two for the home page")
     add.add_argument("--test-id", default=None, help="the id of the archive's test part, published as well")
     add.add_argument("--labels", type=_word_list, default=None, metavar="A,B,C",
                      help="keep only these classes' documents")
@@ -484,30 +491,51 @@ def _published(args) -> list:
     from webnb.engine.io.uploads import read_upload
     from webnb.storage import PublishedCorpus
 
+    recipe = _recipe_with_options(args)
     path = Path(args.path)
     read = read_upload(_file_bytes(args.path), filename=path.name)
     if isinstance(read.corpus, NumericTable):
         raise CorpusError(f"{args.path} is a table of numbers; a class corpus is a corpus of texts.")
     corpus, test = read.corpus, read.test_corpus
-    if args.test_id is not None and test is None:
+    test_id = args.test_id if args.test_id is not None else (recipe.test_id if test is not None else None)
+    if test_id is not None and test is None:
         raise CorpusError(f"{args.path} has no test part (a -test folder beside a -train one): leave out --test-id.")
-    if args.labels is not None:
-        corpus, test = _only_labels(corpus, args.labels, args.path), test and _only_labels(test, args.labels)
-    presets = tuple((parameter, _preset_text(option, getattr(args, parameter)))
-                    for option, parameter, _ in PRESETS if getattr(args, parameter) is not None)
+    if recipe.labels is not None:
+        corpus, test = _only_labels(corpus, recipe.labels, args.path), test and _only_labels(test, recipe.labels)
     options = {parameter: option for option, parameter, _ in PRESETS} | {"test": "--test-id"}
-    training_presets = presets + ((("test", args.test_id),) if args.test_id else ())
+    training_presets = recipe.presets + ((("test", test_id),) if test_id else ())
     problems = preset_state(training_presets, len(corpus)).errors
     if problems:
         raise ValueError("; ".join(f"{options[name]}: {message}" for name, message in problems.items()))
     source = f"published by the operator from {path.name}"
-    published = [PublishedCorpus(args.corpus_id, args.name, args.description, source, training_presets, corpus)]
-    if args.test_id is not None:
-        published.append(PublishedCorpus(args.test_id, f"{args.name} (test)", args.description, source, presets, test))
+    published = [PublishedCorpus(recipe.id, recipe.name, recipe.description, source, training_presets, corpus)]
+    if test_id is not None:
+        published.append(PublishedCorpus(test_id, f"{recipe.name} (test)", recipe.description, source,
+                                          recipe.presets, test))
     elif test is not None:
         print(f"webnb corpora: {path.name} has a test part too ({_count(len(test), 'document')}); only the training "
               "part is published. Give --test-id to publish it as well, as the corpus's test set.", file=sys.stderr)
     return published
+
+
+def _recipe_with_options(args) -> ClassCorpusRecipe:
+    """What to publish: the --lesson's recipe (or nothing) with the command line's own options in its place; without
+    --lesson, --id and --name are required."""
+    recipe = get_recipe(args.lesson) if args.lesson else None
+    if recipe is None and (args.corpus_id is None or args.name is None):
+        raise CorpusError("give --id and --name (or --lesson, which names the corpus itself).")
+    given = tuple((parameter, _preset_text(option, getattr(args, parameter)))
+                  for option, parameter, _ in PRESETS if getattr(args, parameter) is not None)
+    kept = tuple((name, text) for name, text in (recipe.presets if recipe else ()) if name not in dict(given))
+    return ClassCorpusRecipe(
+        id=args.corpus_id or recipe.id,
+        name=args.name or recipe.name,
+        description=args.description if args.description is not None else (recipe.description if recipe else ""),
+        source=args.path,
+        presets=kept + given,
+        labels=args.labels if args.labels is not None else (recipe.labels if recipe else None),
+        test_id=recipe.test_id if recipe and args.corpus_id is None else None,
+    )
 
 
 def _preset_text(option: str, text: str) -> str:

@@ -4,16 +4,31 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flask import Blueprint
+from flask import Blueprint, url_for
 
 from webnb.catalog import CorpusEntry
 from webnb.engine.gaussian.table import NumericTable
 from webnb.engine.shared.corpus import Corpus
 from webnb.examples import EXAMPLES, TABLE_EXAMPLES, Example, TableExample, load_example_corpus, load_example_table
+from webnb.lessons import SEED_LESSONS, SeedLesson, get_recipe
 from webnb.outages import STORAGE_ERRORS
 from webnb.views.common import catalog, respond
 
 bp = Blueprint("home", __name__)
+
+
+@dataclass(frozen=True)
+class LessonLink:
+    """A seed lesson as the home page offers it: its address; or, while the class corpus it needs is not published
+    (``href`` None), the command that publishes it (told once per corpus)."""
+
+    lesson: SeedLesson
+    href: str | None
+    publish_command: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"id": self.lesson.id, "title": self.lesson.title, "summary": self.lesson.summary,
+                "corpus": self.lesson.corpus_id, "href": self.href, "publish_command": self.publish_command}
 
 
 @dataclass(frozen=True)
@@ -24,9 +39,11 @@ class HomePage:
     examples: tuple[tuple[Example, Corpus], ...]
     tables: tuple[tuple[TableExample, NumericTable], ...]
     class_corpora: tuple[CorpusEntry, ...] = ()
+    lessons: tuple[LessonLink, ...] = ()
 
     def to_dict(self) -> dict:
         return {
+            "lessons": [link.to_dict() for link in self.lessons],
             "examples": [
                 {"id": example.id, "title": example.title, "description": example.description,
                  "sample_review": example.sample_review, "class_counts": corpus.class_counts(),
@@ -58,11 +75,30 @@ def _class_corpora() -> tuple[CorpusEntry, ...]:
         return ()
 
 
+def _lesson_links(class_corpora: tuple[CorpusEntry, ...]) -> tuple[LessonLink, ...]:
+    """Every seed lesson, linked when its corpus is here: always for a built-in, for a lecture's class corpus once
+    the operator has published it."""
+    published = {entry.id for entry in class_corpora}
+    links, told = [], set()
+    for lesson in SEED_LESSONS:
+        if lesson.recipe is not None and lesson.corpus_id not in published:
+            recipe = get_recipe(lesson.recipe)
+            command = None if recipe.id in told else f"webnb corpora add {recipe.source} --lesson {recipe.id}"
+            told.add(recipe.id)
+            links.append(LessonLink(lesson, None, command))
+            continue
+        parameters = {name: list(value) if isinstance(value, tuple) else value for name, value in lesson.parameters}
+        links.append(LessonLink(lesson, url_for(lesson.endpoint, corpus_id=lesson.corpus_id, **parameters)))
+    return tuple(links)
+
+
 @bp.get("/")
 def index():
+    class_corpora = _class_corpora()
     page = HomePage(
         tuple((example, load_example_corpus(example.id)) for example in EXAMPLES),
         tuple((example, load_example_table(example.id)) for example in TABLE_EXAMPLES),
-        _class_corpora(),
+        class_corpora,
+        _lesson_links(class_corpora),
     )
     return respond("home/index.html", "content", page)

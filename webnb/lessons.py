@@ -1,0 +1,164 @@
+"""The lectures' worked examples as one-click lessons, and the recipes that publish the lectures' real corpora.
+
+A seed lesson is a corpus, a page and the settings and review the notes use, so that the home page can open each
+example exactly as the notes present it. Two of them need a corpus too large to ship with webnb (20 Newsgroups and
+the SMS Spam Collection): the operator publishes it once as a class corpus with its recipe
+(``webnb corpora add PATH --lesson ID``), and the lesson's link appears from then on.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# The four groups of the lecture notebook's 20 Newsgroups example.
+NEWSGROUPS_4 = ("alt.atheism", "comp.graphics", "sci.med", "soc.religion.christian")
+# What the spam lecture replaces by placeholders before counting words.
+SPAM_PLACEHOLDERS = ("url", "number", "money", "phone")
+
+
+@dataclass(frozen=True)
+class ClassCorpusRecipe:
+    """How the operator publishes one lecture corpus: its id, title, description, classes and lesson presets
+    (address parameter, text), and the id its archive's test part gets when it has one."""
+
+    id: str
+    name: str
+    description: str
+    source: str  # the file the operator starts from, for the command line's help and the home page's hint
+    presets: tuple[tuple[str, str], ...]
+    labels: tuple[str, ...] | None = None
+    test_id: str | None = None
+
+
+RECIPES = (
+    ClassCorpusRecipe(
+        id="newsgroups-4",
+        name="20 Newsgroups, four groups",
+        description=(
+            "Posts to four Usenet groups (atheism, computer graphics, medicine, Christianity) from the 20 Newsgroups "
+            "collection, split by date into a training and a test part. The lecture's Bernoulli model: presence of "
+            "the 1,000 most frequent words, no smoothing, and probabilities kept 10⁻¹⁴ away from 0 and 1."
+        ),
+        source="20news-bydate.tar.gz",
+        presets=(("model", "bernoulli"), ("alpha", "0"), ("binary", "1"), ("max_features", "1000"), ("floor", "1"),
+                 ("text", "OpenGL on the GPU is fast")),
+        labels=NEWSGROUPS_4,
+        test_id="newsgroups-4-test",
+    ),
+    ClassCorpusRecipe(
+        id="sms-spam",
+        name="SMS Spam Collection",
+        description=(
+            "5,574 text messages, 747 of them spam: the SMS Spam Collection v.1, copyright Tiago A. Almeida and "
+            "José María Gómez Hidalgo, free to use with this notice. Cite: T. A. Almeida, J. M. Gómez Hidalgo, "
+            "A. Yamakami, “Contributions to the Study of SMS Spam Filtering: New Collection and Results”, "
+            "Proc. ACM DocEng 2011. Provided as is, without warranty."
+        ),
+        source="SMSSpamCollection",
+        presets=(("model", "multinomial"), ("alpha", "1"),
+                 ("text", "WINNER! You have won a £900 prize. Call 09061701461 to claim")),
+    ),
+)
+
+
+def get_recipe(recipe_id: str) -> ClassCorpusRecipe:
+    for recipe in RECIPES:
+        if recipe.id == recipe_id:
+            return recipe
+    raise KeyError(recipe_id)
+
+
+@dataclass(frozen=True)
+class SeedLesson:
+    """One worked example of the notes: the page (``endpoint``) of ``corpus_id`` with the address ``parameters``
+    the notes use, and what it ends with. ``recipe`` names the class corpus it needs, if it is not built in."""
+
+    id: str
+    title: str
+    summary: str
+    corpus_id: str
+    parameters: tuple[tuple[str, str | tuple[str, ...]], ...]
+    endpoint: str = "inference.show"
+    recipe: str | None = None
+
+
+def _presets_of(recipe_id: str) -> tuple[tuple[str, str], ...]:
+    return get_recipe(recipe_id).presets
+
+
+SEED_LESSONS = (
+    SeedLesson(
+        id="match-no-smoothing",
+        title="Match reviews without smoothing",
+        summary="“match was sharp”, Bernoulli with α = 0: positive gets 32/3645 and negative exactly 0, because "
+                "every negative review says “not” and this one does not.",
+        corpus_id="match-reviews",
+        parameters=(("model", "bernoulli"), ("alpha", "0"), ("text", "match was sharp")),
+    ),
+    SeedLesson(
+        id="match-cannot-decide",
+        title="Both classes at zero",
+        summary="“not sharp match” at α = 0: “not” is unseen in the positive reviews and “was” is in every negative "
+                "one, so both products are 0 and the classifier cannot decide.",
+        corpus_id="match-reviews",
+        parameters=(("model", "bernoulli"), ("alpha", "0"), ("text", "not sharp match")),
+    ),
+    SeedLesson(
+        id="match-laplace",
+        title="Laplace smoothing decides",
+        summary="The same review with α = 1: one pseudo-count per outcome lifts every zero, and a class wins again.",
+        corpus_id="match-reviews",
+        parameters=(("model", "bernoulli"), ("alpha", "1"), ("text", "not sharp match")),
+    ),
+    SeedLesson(
+        id="china-japan",
+        title="China or not China",
+        summary="The multinomial model with add-one smoothing on document d5, “Chinese Chinese Chinese Tokyo Japan”: "
+                "three “Chinese” outweigh “Tokyo” and “Japan”, and d5 is China.",
+        corpus_id="china-japan",
+        parameters=(("model", "multinomial"), ("alpha", "1"), ("text", "Chinese Chinese Chinese Tokyo Japan")),
+    ),
+    SeedLesson(
+        id="spam-ham",
+        title="Spam or ham",
+        summary="Bernoulli with α = 1 on sixteen messages, with links, numbers, money and phone numbers replaced by "
+                "placeholders before the words are counted.",
+        corpus_id="spam-ham",
+        parameters=(("model", "bernoulli"), ("alpha", "1"), ("normalize", SPAM_PLACEHOLDERS),
+                    ("text", "Claim your free prize now, call 0800 555 0199")),
+    ),
+    SeedLesson(
+        id="iris",
+        title="Iris flowers",
+        summary="Gaussian Naive Bayes on four measurements: a bell curve per species and feature, and the flower "
+                "5.1, 3.5, 1.4, 0.2 classified step by step.",
+        corpus_id="iris",
+        parameters=(("value", ("5.1", "3.5", "1.4", "0.2")),),
+        endpoint="gaussian.inference",
+    ),
+    SeedLesson(
+        id="sms-spam",
+        title="SMS spam, the real collection",
+        summary="5,574 real text messages with the multinomial model and α = 1.",
+        corpus_id="sms-spam",
+        parameters=_presets_of("sms-spam"),
+        recipe="sms-spam",
+    ),
+    SeedLesson(
+        id="sms-spam-placeholders",
+        title="SMS spam with placeholders",
+        summary="The same model once links, numbers, money and phone numbers become placeholders: one word for "
+                "every prize amount and every premium-rate number.",
+        corpus_id="sms-spam",
+        parameters=(*_presets_of("sms-spam"), ("normalize", SPAM_PLACEHOLDERS)),
+        recipe="sms-spam",
+    ),
+    SeedLesson(
+        id="newsgroups-4",
+        title="20 Newsgroups, four groups",
+        summary="The lecture's Bernoulli model on 2,257 posts: binary features of the 1,000 most frequent words, "
+                "probabilities floored at 10⁻¹⁴, and “OpenGL on the GPU is fast” goes to comp.graphics.",
+        corpus_id="newsgroups-4",
+        parameters=_presets_of("newsgroups-4"),
+        recipe="newsgroups-4",
+    ),
+)
