@@ -509,6 +509,38 @@ def test_match_was_sharp_digest_shows_the_words_and_the_zero_and_folds_the_rest_
     assert "digest" not in json.dumps(trace.to_dict())
 
 
+def test_a_long_review_shows_its_first_words_and_one_row_for_the_rest(china_japan):
+    """A slide has room for so many rows: the review's words beyond them become one row with their product, and
+    nothing is lost (the shown factors, the rest and the folded values multiply to the whole product)."""
+    from webnb.engine.text.trace import factor_digest
+
+    review = "Chinese Beijing Shanghai Macao Tokyo Japan Chinese"
+    trace = build_lesson(china_japan, review, kind="multinomial", alpha="1").trace
+    for c in trace.per_class:
+        digest = factor_digest(c.factors, rows=4)
+        assert [f.word for f in digest.shown] == ["beijing", "chinese", "japan"]
+        assert digest.rest.words == ("macao", "shanghai", "tokyo")
+        assert digest.rest.product == math.prod(f.exact for f in c.factors if f.word in digest.rest.words)
+        assert digest.folded == () and digest.folded_count == 3
+        product = c.prior_exact * math.prod(f.exact ** f.power for f in digest.shown) * digest.rest.product
+        assert product == c.joint_exact
+    china = by_class(trace)["China"]
+    # θ_chinese = (5 + 1)/(8 + 6) = 3/7, seen twice; θ_macao = θ_shanghai = 2/14, θ_tokyo = 1/14.
+    assert factor_digest(china.factors, rows=4).rest.product == Fraction(2, 14) ** 2 * Fraction(1, 14)
+    assert [(f.word, f.power) for f in factor_digest(china.factors, rows=4).shown][1] == ("chinese", 2)
+    assert factor_digest(china.factors).rest is None  # 6 words fit the slide's 8 rows
+
+
+def test_a_slide_keeps_every_zero_even_past_its_rows(match_reviews):
+    from webnb.engine.text.trace import factor_digest
+
+    trace = build_lesson(match_reviews, "not sharp match", kind="bernoulli", alpha="0").trace
+    for c in trace.per_class:
+        digest = factor_digest(c.factors, rows=1)
+        assert [f for f in digest.shown if f.is_zero] == [f for f in c.factors if f.is_zero]
+        assert all(f.is_zero for f in digest.shown)
+
+
 def test_a_digest_folds_nothing_when_every_factor_is_a_word_of_the_review(china_japan, match_reviews):
     """Multinomial factors are the review's words only; a large Bernoulli vocabulary aggregates its absent words."""
     trace = build_lesson(china_japan, "Chinese Chinese Chinese Tokyo Japan", kind="multinomial", alpha=1).trace

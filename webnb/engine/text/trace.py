@@ -106,25 +106,45 @@ class FoldedFactors(NamedTuple):
         return {"value": value, "probability": number(self.probability), "words": list(self.words)}
 
 
+class RestOfReview(NamedTuple):
+    """The review's words a slide has no room for, as one row: "+ 2 more words of the review, product 3/1000"."""
+
+    words: tuple[str, ...]  # in the trace's order
+    product: Fraction | float  # of their factors (each to its power); exact when the trace has fractions
+    probability: float
+
+    def to_dict(self) -> dict:
+        product = fraction_text(self.product) if isinstance(self.product, Fraction) else number(self.product)
+        return {"words": list(self.words), "product": product, "probability": number(self.probability)}
+
+
+# The most factor rows one class's table shows on a slide, so that two classes fit a 1024 × 768 projector.
+SLIDE_FACTOR_ROWS = 8
+
+
 class FactorDigest(NamedTuple):
     """One class's factors as a slide shows them: those worth showing (a factor of 0, or a word of the review) in
-    the trace's order, and the others folded into one row per value, largest first. Only Bernoulli on a small
+    the trace's order, at most ``SLIDE_FACTOR_ROWS`` of them with the zeros first, the review's other words in one
+    ``rest`` row, and the remaining factors folded into one row per value, largest first. Only Bernoulli on a small
     vocabulary folds any: it lists 1 − ψ for every absent word, where a larger vocabulary's trace has one row."""
 
     shown: tuple[Factor, ...]
     folded: tuple[FoldedFactors, ...]
+    rest: RestOfReview | None = None
 
     @property
     def folded_count(self) -> int:
-        return sum(len(group.words) for group in self.folded)
+        return sum(len(group.words) for group in self.folded) + (len(self.rest.words) if self.rest else 0)
 
     def to_dict(self) -> dict:
-        return {"shown": [f.to_dict() for f in self.shown], "folded": [group.to_dict() for group in self.folded]}
+        return {"shown": [f.to_dict() for f in self.shown], "folded": [group.to_dict() for group in self.folded],
+                "rest": self.rest.to_dict() if self.rest else None}
 
 
-def factor_digest(factors: tuple[Factor, ...]) -> FactorDigest:
-    """``factors`` split into those worth showing (zero, or a word of the review) and the rest, grouped by value.
-    An absent word's factor is taken once (power 1), so equal values mean equal factors."""
+def factor_digest(factors: tuple[Factor, ...], rows: int = SLIDE_FACTOR_ROWS) -> FactorDigest:
+    """``factors`` split into those worth showing (zero, or a word of the review; at most ``rows``, zeros first),
+    the review's words beyond those, and the rest grouped by value. An absent word's factor is taken once (power 1),
+    so equal values mean equal factors."""
     groups: dict = {}
     for f in factors:
         if not (f.present or f.is_zero):
@@ -133,7 +153,19 @@ def factor_digest(factors: tuple[Factor, ...]) -> FactorDigest:
         FoldedFactors(value, members[0].probability, tuple(f.word for f in members))
         for value, members in sorted(groups.items(), key=lambda item: -item[1][0].probability)
     )
-    return FactorDigest(tuple(f for f in factors if f.present or f.is_zero), folded)
+    worth_showing = [f for f in factors if f.present or f.is_zero]
+    if len(worth_showing) <= rows:
+        return FactorDigest(tuple(worth_showing), folded)
+    # Keep every zero, then the review's first words; the slide says how many more there are and their product.
+    zeros = [f for f in worth_showing if f.is_zero]
+    others = [f for f in worth_showing if not f.is_zero]
+    kept = {id(f) for f in zeros + others[: max(rows - 1 - len(zeros), 0)]}  # one row left for the rest
+    shown = tuple(f for f in worth_showing if id(f) in kept)
+    left = [f for f in worth_showing if id(f) not in kept]
+    exact = all(f.ratio is not None for f in left)
+    product = math.prod((f.exact ** f.power for f in left), start=Fraction(1)) if exact else math.prod(
+        f.probability ** f.power for f in left)
+    return FactorDigest(shown, folded, RestOfReview(tuple(f.word for f in left), product, float(product)))
 
 
 class ClassTrace(NamedTuple):
