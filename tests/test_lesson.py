@@ -21,6 +21,7 @@ from webnb.engine.text.lesson import (
 )
 from webnb.engine.text.trace import LISTED_ABSENT_LIMIT
 from webnb.examples import load_example_corpus
+from webnb.lessons import NEWSGROUPS_4
 
 log = math.log
 
@@ -480,79 +481,102 @@ def test_newsgroups_lesson(newsgroups, monkeypatch):
 # -- the factors worth showing on a slide (presenter mode) ------------------------------------------------------------
 
 
-def test_match_was_sharp_digest_shows_the_words_and_the_zero_and_folds_the_rest_by_value(match_reviews):
+def slide_product_is_the_joint(trace, slide) -> None:
+    """Nothing is lost: per class, the prior, the rows' factors, the review's other words, the other absent words
+    and the absent words' product multiply to the whole product (exactly where the trace has fractions)."""
+    for k, c in enumerate(trace.per_class):
+        product = c.prior_exact if c.prior_ratio is not None or trace.exact else c.prior
+        for row in slide.rows:
+            f = row.factors[k]
+            product *= f.exact ** f.power if trace.exact else f.probability ** f.power
+        for group in (slide.rest, slide.others):
+            if group is not None:
+                product *= group.products[k]
+        if c.absent_words is not None:
+            product *= c.absent_words.product
+        if trace.exact:
+            assert product == c.joint_exact
+        else:
+            assert product == pytest.approx(c.joint, rel=1e-12)
+
+
+def test_match_was_sharp_slide_shows_the_words_and_the_zero_and_one_row_for_the_other_absent_words(match_reviews):
     """Bernoulli α = 0 lists a factor for each of the 8 words; a slide shows the review's 3 words and the zero
-    (1 − ψ of "not" in negative), and folds the others into one row per value."""
-    from webnb.engine.text.trace import FactorDigest, factor_digest
+    (1 − ψ of "not" in negative) in a row per word, a column per class, and the other 4 absent words in one row."""
+    from webnb.engine.text.trace import FactorSlide, factor_slide
 
     trace = build_lesson(match_reviews, "match was sharp", kind="bernoulli", alpha="0").trace
-    negative, positive = by_class(trace)["negative"], by_class(trace)["positive"]
-    assert [(f.word, f.present, f.is_zero) for f in negative.digest.shown] == [
+    slide = trace.factor_slide
+    assert trace.classes == ("negative", "positive")
+    assert [(r.word, r.present, r.has_zero) for r in slide.rows] == [
         ("match", True, False), ("not", False, True), ("sharp", True, False), ("was", True, False)]
-    assert negative.digest.to_dict()["folded"] == [
-        {"value": "1", "probability": 1.0, "words": ["and", "brilliant", "keeper"]},
-        {"value": "1/2", "probability": 0.5, "words": ["composed"]},
-    ]
-    assert [f.word for f in positive.digest.shown] == ["match", "sharp", "was"]
-    assert [(g.value, g.words) for g in positive.digest.folded] == [
-        (Fraction(1), ("not",)), (Fraction(2, 3), ("and", "brilliant", "keeper")), (Fraction(1, 3), ("composed",))]
-    assert positive.digest.folded_count == 5
-    # Nothing is lost: the shown factors and the folded values multiply to the whole product.
-    for c in trace.per_class:
-        digest = c.digest
-        product = c.prior_exact * math.prod((f.exact**f.power for f in digest.shown), start=Fraction(1))
-        product *= math.prod((g.value ** len(g.words) for g in digest.folded), start=Fraction(1))
-        assert product == c.joint_exact
-        assert len(digest.shown) + digest.folded_count == len(c.factors)
-        assert isinstance(digest, FactorDigest) and digest == factor_digest(c.factors)
-    # The twin of the lesson is unchanged by it: the digest is read by a slide, not part of the plain data.
-    assert "digest" not in json.dumps(trace.to_dict())
+    assert [[f.exact for f in r.factors] for r in slide.rows] == [
+        [1, Fraction(2, 3)], [0, 1], [Fraction(1, 2), Fraction(1, 3)], [1, Fraction(2, 3)]]
+    assert slide.rest is None
+    assert slide.others.words == ("and", "brilliant", "composed", "keeper")
+    # negative: 1 · 1 · 1/2 · 1; positive: (1 − 1/3)(1 − 1/3)(1 − 2/3)(1 − 1/3) = 8/81
+    assert slide.others.products == (Fraction(1, 2), Fraction(8, 81))
+    slide_product_is_the_joint(trace, slide)
+    assert isinstance(slide, FactorSlide) and slide == factor_slide(trace.per_class)
+    # The twin of the lesson is unchanged by it: the slide is read by presenter mode, not part of the plain data.
+    assert "factor_slide" not in json.dumps(trace.to_dict()) and "others" not in json.dumps(trace.to_dict())
 
 
 def test_a_long_review_shows_its_first_words_and_one_row_for_the_rest(china_japan):
-    """A slide has room for so many rows: the review's words beyond them become one row with their product, and
-    nothing is lost (the shown factors, the rest and the folded values multiply to the whole product)."""
-    from webnb.engine.text.trace import factor_digest
+    """A slide has room for so many rows: the review's words beyond them become one row with their product per
+    class."""
+    from webnb.engine.text.trace import factor_slide
 
     review = "Chinese Beijing Shanghai Macao Tokyo Japan Chinese"
     trace = build_lesson(china_japan, review, kind="multinomial", alpha="1").trace
-    for c in trace.per_class:
-        digest = factor_digest(c.factors, rows=4)
-        assert [f.word for f in digest.shown] == ["beijing", "chinese", "japan"]
-        assert digest.rest.words == ("macao", "shanghai", "tokyo")
-        assert digest.rest.product == math.prod(f.exact for f in c.factors if f.word in digest.rest.words)
-        assert digest.folded == () and digest.folded_count == 3
-        product = c.prior_exact * math.prod(f.exact ** f.power for f in digest.shown) * digest.rest.product
-        assert product == c.joint_exact
-    china = by_class(trace)["China"]
-    # θ_chinese = (5 + 1)/(8 + 6) = 3/7, seen twice; θ_macao = θ_shanghai = 2/14, θ_tokyo = 1/14.
-    assert factor_digest(china.factors, rows=4).rest.product == Fraction(2, 14) ** 2 * Fraction(1, 14)
-    assert [(f.word, f.power) for f in factor_digest(china.factors, rows=4).shown][1] == ("chinese", 2)
-    assert factor_digest(china.factors).rest is None  # 6 words fit the slide's 8 rows
+    slide = factor_slide(trace.per_class, rows=4)
+    assert [r.word for r in slide.rows] == ["beijing", "chinese", "japan"]
+    assert [r.factors[0].power for r in slide.rows] == [1, 2, 1]
+    assert slide.rest.words == ("macao", "shanghai", "tokyo") and slide.others is None
+    # China: θ_macao = θ_shanghai = (1 + 1)/(8 + 6), θ_tokyo = 1/14; not China: (0 + 1)/(3 + 6) each, θ_tokyo 2/9.
+    assert slide.rest.products == (Fraction(2, 14) ** 2 * Fraction(1, 14), Fraction(1, 9) ** 2 * Fraction(2, 9))
+    slide_product_is_the_joint(trace, slide)
+    assert trace.factor_slide.rest is None  # 6 words fit the slide's 8 rows
 
 
 def test_a_slide_keeps_every_zero_even_past_its_rows(match_reviews):
-    from webnb.engine.text.trace import factor_digest
+    from webnb.engine.text.trace import factor_slide
 
     trace = build_lesson(match_reviews, "not sharp match", kind="bernoulli", alpha="0").trace
-    for c in trace.per_class:
-        digest = factor_digest(c.factors, rows=1)
-        assert [f for f in digest.shown if f.is_zero] == [f for f in c.factors if f.is_zero]
-        assert all(f.is_zero for f in digest.shown)
+    slide = factor_slide(trace.per_class, rows=1)
+    assert [r.word for r in slide.rows] == ["not", "was"]  # zero in positive, zero in negative
+    assert all(r.has_zero for r in slide.rows)
+    assert slide.rest.words == ("match", "sharp")
+    slide_product_is_the_joint(trace, slide)
 
 
-def test_a_digest_folds_nothing_when_every_factor_is_a_word_of_the_review(china_japan, match_reviews):
-    """Multinomial factors are the review's words only; a large Bernoulli vocabulary aggregates its absent words."""
-    trace = build_lesson(china_japan, "Chinese Chinese Chinese Tokyo Japan", kind="multinomial", alpha=1).trace
-    for c in trace.per_class:
-        assert c.digest.shown == c.factors and c.digest.folded == ()
+def test_under_the_floor_the_floored_factor_keeps_its_row(match_reviews):
+    """Under the ε-floor nothing is 0, but the factor the floor made is what the slide is about."""
     floored = build_lesson(match_reviews, "match was sharp", kind="bernoulli", alpha=0, epsilon=SEED_EPSILON).trace
-    # Under the ε-floor there are no fractions and no zeros: equal floats fold together, the floored one too.
-    negative = by_class(floored)["negative"].digest
-    assert [f.word for f in negative.shown] == ["match", "sharp", "was"]
-    assert [(g.probability, g.words) for g in negative.folded] == [
-        (1 - SEED_EPSILON, ("and", "brilliant", "keeper")), (0.5, ("composed",)), (floored_not(floored), ("not",))]
-    assert negative.to_dict()["folded"][1] == {"value": 0.5, "probability": 0.5, "words": ["composed"]}
+    slide = floored.factor_slide
+    assert [r.word for r in slide.rows] == ["match", "not", "sharp", "was"]
+    assert slide.rows[1].factors[0].probability == floored_not(floored)
+    assert slide.others.words == ("and", "brilliant", "composed", "keeper")
+    slide_product_is_the_joint(floored, slide)
+
+
+def test_a_large_vocabulary_slide_has_the_absent_words_product(shared_corpora):
+    """Bernoulli on 20 Newsgroups lists the review's words, and its 996 absent words as one product per class, 0 at
+    α = 0 in every class (a header word such as "from" is in every post)."""
+    from webnb.engine import TrainingSet, VocabularyOptions
+    from webnb.engine.io.readers import read_corpus_bytes
+
+    data = (shared_corpora / "20newsgroups-bydate" / "train.jsonl.gz").read_bytes()
+    corpus = read_corpus_bytes(data, filename="train.jsonl.gz")
+    four = corpus.subset([i for i, label in enumerate(corpus.labels) if label in NEWSGROUPS_4])
+    training = TrainingSet.build(four, vocabulary=VocabularyOptions(max_features=1000, binary=True))
+    trace = build_lesson(training, "OpenGL on the GPU is fast", kind="bernoulli", alpha="0").trace
+    slide = trace.factor_slide
+    assert [r.word for r in slide.rows] == ["fast", "is", "on", "the"]
+    assert slide.others is None and slide.rest is None
+    assert [c.absent_words.count for c in trace.per_class] == [996] * 4
+    assert [c.absent_words.product for c in trace.per_class] == [0.0] * 4
+    slide_product_is_the_joint(trace, slide)
 
 
 def floored_not(trace) -> float:

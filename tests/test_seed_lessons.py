@@ -214,3 +214,23 @@ def test_every_recipe_names_a_source_and_presets_the_pages_accept():
         assert recipe.source and recipe.presets
         check_presets(recipe.presets, 1000)  # raises with the pages' message for a preset they cannot use
 
+
+
+HOSTILE = '<script>alert(1)</script>" onmouseover="x.y'
+
+
+@pytest.mark.parametrize("step", ["factors", "zeros", "smoothing", "logspace"])
+def test_the_slides_escape_hostile_class_labels(app, client, step):
+    """The slides lay the classes across and let a label break after its dots: still escaped, inside cells and
+    headers alike (three classes, so that the log-space slide lays them across too)."""
+    from webnb.engine import Corpus
+
+    pairs = [(label, f"{word} shared") for label, word in ((HOSTILE, "alpha"), ("b.c", "beta"), ("d", "gamma"))
+             for _ in range(2)]
+    corpus_id = app.extensions["webnb"]["catalog"].add(Corpus.from_pairs(pairs), name="hostile", source="test")
+    soup = soup_of(client.get(f"/corpora/{corpus_id}/inference", query_string={
+        "model": "bernoulli", "alpha": "0", "text": "alpha beta", "step": step, "presenter": "1"}))
+    assert soup.find("script", string=lambda s: s and "alert" in s) is None
+    assert not [tag for tag in soup.find_all(True) if any(a.startswith("on") for a in tag.attrs)]
+    labels = [cell.get_text("", strip=True) for cell in soup.select(f"#step-{step} th, #step-{step} td")]
+    assert any(HOSTILE in text for text in labels), labels

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 
 from webnb.charts import power_of_ten
@@ -95,7 +96,14 @@ def real(value: float | None, digits: int = 4) -> str:
     return f"{value:.{digits}g}".replace("-", "−")
 
 
+def label_parts(label: str) -> list[str]:
+    """A class label cut after its dots, hyphens and underscores (soc. religion. christian): the places where the
+    ``breakable`` macro lets a narrow column break it."""
+    return re.split(r"(?<=[._-])", str(label))
+
+
 FILTERS = {
+    "label_parts": label_parts,
     "real": real,
     "percent": percent,
     "loss": loss,

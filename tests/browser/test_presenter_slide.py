@@ -26,6 +26,8 @@ LESSONS = {
     # The SMS Spam Collection, 5,574 messages, published as the instructor publishes it (see sms_spam below).
     "sms-spam": ("sms-spam", dict(get_recipe("sms-spam").presets)),
     "sms-spam-placeholders": ("sms-spam", {**dict(get_recipe("sms-spam").presets), "normalize": SPAM_PLACEHOLDERS}),
+    # The lecture's four newsgroups (2,257 posts, 1,000 words, ε-floor): four classes on one slide.
+    "newsgroups-4": ("newsgroups-4", dict(get_recipe("newsgroups-4").presets)),
 }
 # Legible from the back of a room.
 SMALLEST_TYPE = 24
@@ -38,17 +40,19 @@ def lesson_url(server_url: str, lesson: str, step: str, presenter: bool = True) 
 
 
 @pytest.fixture(scope="module", autouse=True)
-def sms_spam(served_app, shared_corpora, tmp_path_factory):
-    """The SMS Spam Collection in its original form, published on the served app with ``webnb corpora add
-    SMSSpamCollection --lesson sms-spam`` as an instructor would."""
+def lecture_corpora(served_app, shared_corpora, tmp_path_factory):
+    """The SMS Spam Collection in its original form and the 20 Newsgroups training posts, published on the served
+    app with ``webnb corpora add PATH --lesson ID`` as an instructor would."""
     from webnb.cli import main
 
-    path = tmp_path_factory.mktemp("sms") / "SMSSpamCollection"
+    sms = tmp_path_factory.mktemp("sms") / "SMSSpamCollection"
     with open(shared_corpora / "sms-spam-collection-v1" / "all.jsonl", encoding="utf-8") as source:
-        path.write_text("".join(f"{r['label']}\t{r['text']}\n" for r in map(json.loads, source)), encoding="utf-8")
+        sms.write_text("".join(f"{r['label']}\t{r['text']}\n" for r in map(json.loads, source)), encoding="utf-8")
+    newsgroups = shared_corpora / "20newsgroups-bydate" / "train.jsonl.gz"
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("webnb.create_app", lambda: served_app)
-        assert main(["corpora", "add", str(path), "--lesson", "sms-spam"], out=io.StringIO()) == 0
+        for path, lesson in ((sms, "sms-spam"), (newsgroups, "newsgroups-4")):
+            assert main(["corpora", "add", str(path), "--lesson", lesson], out=io.StringIO()) == 0
 
 
 def measured(page) -> dict:
@@ -106,14 +110,28 @@ def test_the_full_table_is_one_key_away(page, server_url, step, full_table):
     expect(page.locator("body")).to_have_class("presenter slide")
 
 
-def test_the_factors_slide_shows_the_zero_and_the_review_words_and_folds_the_rest(page, server_url):
+def test_the_factors_slide_shows_the_zero_and_the_review_words_and_one_row_for_the_rest(page, server_url):
     page.goto(lesson_url(server_url, "match-bernoulli-0", "factors"))
-    negative = page.locator("table.condensed").first
-    expect(negative.locator("caption")).to_have_text("negative")
-    expect(negative.locator("tr.zero")).to_have_count(1)
-    expect(negative.locator("tr.folded")).to_have_text(["+ 3 more factors equal to 1", "+ 1 more factor equal to 1/2"])
-    # prior, match, not, sharp, was
-    expect(negative.locator("tbody tr:not(.folded)")).to_have_count(5)
+    table = page.locator("table.condensed")
+    expect(table).to_have_count(1)
+    expect(table.locator("thead th")).to_have_text(["Factor", "negative", "positive"])
+    # prior, match, not, sharp, was: one column per class
+    expect(table.locator("tbody tr:not(.folded) th")).to_have_text(
+        ["φk", "ψmatch, k", "1 − ψnot, k", "ψsharp, k", "ψwas, k"])
+    expect(table.locator("tr.zero td")).to_have_text(["0 0", "1"])
+    expect(table.locator("tr.folded th")).to_have_text("∏ (1 − ψ), 4 other absent words")
+    expect(table.locator("tr.folded td")).to_have_text(["1/2", "8/81"])
+
+
+def test_a_slide_with_four_classes_puts_them_across(page, server_url):
+    page.goto(lesson_url(server_url, "newsgroups-4", "logspace"))
+    table = page.locator("#step-logspace table.across")
+    expect(table.locator("thead th")).to_have_text(
+        ["Class", "alt.atheism", "comp.graphics", "sci.med", "soc.religion.christian"])
+    expect(table.locator("th.chosen")).to_have_text("comp.graphics")
+    page.goto(lesson_url(server_url, "newsgroups-4", "zeros"))
+    words = page.locator("#step-zeros table.culprits.condensed tbody th")
+    expect(words).to_have_text(["from", "lines", "subject"])
 
 
 def test_normal_mode_shows_neither_the_slide_nor_its_condensed_tables(page, server_url):

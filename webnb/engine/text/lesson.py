@@ -21,7 +21,7 @@ import math
 import sys
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from webnb.engine.shared.corpus import CorpusError
 from webnb.engine.shared.plain import fraction_text, number
@@ -49,6 +49,23 @@ class FloatLimits:
 
 
 FLOAT64 = FloatLimits()
+
+
+class CulpritWord(NamedTuple):
+    """The zero factors of one word, for a slide: the classes it rules out, and why (in the review but never in
+    those classes, or missing from it but in every document of them)."""
+
+    word: str
+    present: bool
+    labels: tuple[str, ...]
+
+
+def culprit_words(culprits) -> tuple[CulpritWord, ...]:
+    """``culprits`` grouped by word (and reason), in their order."""
+    groups: dict[tuple[str, bool], list[str]] = {}
+    for c in culprits:
+        groups.setdefault((c.word, c.present), []).append(c.label)
+    return tuple(CulpritWord(word, present, tuple(labels)) for (word, present), labels in groups.items())
 
 
 @dataclass(frozen=True)
@@ -318,6 +335,11 @@ class Lesson:
     @_part
     def culprits(self) -> tuple[Culprit, ...]:
         return _culprits(self.variants, self.unsmoothed, self.smoothing_alpha, self.epsilon)
+
+    @property
+    def culprit_words(self) -> tuple[CulpritWord, ...]:
+        """The culprits one row per word, as a slide shows them (not part of the plain data)."""
+        return culprit_words(self.culprits)
 
     @_part
     def unsmoothed_cannot_decide(self) -> bool:

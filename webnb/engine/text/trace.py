@@ -94,78 +94,84 @@ class ZeroFactor(NamedTuple):
         return {"word": self.word, "class": self.label, "present": self.present}
 
 
-class FoldedFactors(NamedTuple):
-    """Factors of one class left off a slide that all have the same value: "+ 3 more factors equal to 2/3"."""
-
-    value: Fraction | float  # exact when the trace has fractions
-    probability: float
-    words: tuple[str, ...]  # in the trace's order
-
-    def to_dict(self) -> dict:
-        value = fraction_text(self.value) if isinstance(self.value, Fraction) else number(self.value)
-        return {"value": value, "probability": number(self.probability), "words": list(self.words)}
-
-
-class RestOfReview(NamedTuple):
-    """The review's words a slide has no room for, as one row: "+ 2 more words of the review, product 3/1000"."""
-
-    words: tuple[str, ...]  # in the trace's order
-    product: Fraction | float  # of their factors (each to its power); exact when the trace has fractions
-    probability: float
-
-    def to_dict(self) -> dict:
-        product = fraction_text(self.product) if isinstance(self.product, Fraction) else number(self.product)
-        return {"words": list(self.words), "product": product, "probability": number(self.probability)}
-
-
-# The most factor rows one class's table shows on a slide, so that two classes fit a 1024 × 768 projector.
+# The most rows of factors a slide shows, so that the factors of every class fit a 1024 × 768 projector.
 SLIDE_FACTOR_ROWS = 8
 
 
-class FactorDigest(NamedTuple):
-    """One class's factors as a slide shows them: those worth showing (a factor of 0, or a word of the review) in
-    the trace's order, at most ``SLIDE_FACTOR_ROWS`` of them with the zeros first, the review's other words in one
-    ``rest`` row, and the remaining factors folded into one row per value, largest first. Only Bernoulli on a small
-    vocabulary folds any: it lists 1 − ψ for every absent word, where a larger vocabulary's trace has one row."""
+class SlideRow(NamedTuple):
+    """One word's factor in every class, a row of the slide's table."""
 
-    shown: tuple[Factor, ...]
-    folded: tuple[FoldedFactors, ...]
-    rest: RestOfReview | None = None
+    word: str
+    present: bool
+    factors: tuple[Factor, ...]  # in class order
 
     @property
-    def folded_count(self) -> int:
-        return sum(len(group.words) for group in self.folded) + (len(self.rest.words) if self.rest else 0)
+    def has_zero(self) -> bool:
+        return any(f.is_zero for f in self.factors)
+
+
+class SlideProduct(NamedTuple):
+    """Several factors in one row, one product per class: "the 3 other words of the review" or "the 4 other absent
+    words"."""
+
+    words: tuple[str, ...]  # in the trace's order
+    products: tuple[Fraction | float, ...]  # per class: exact when every factor is, else float64
+    probabilities: tuple[float, ...]
+
+    @classmethod
+    def of(cls, words: list[str], factors_by_class: list[dict[str, Factor]]) -> SlideProduct:
+        products = []
+        for factors in factors_by_class:
+            chosen = [factors[word] for word in words]
+            if all(f.ratio is not None for f in chosen):
+                products.append(math.prod((f.exact ** f.power for f in chosen), start=Fraction(1)))
+            else:
+                products.append(math.prod(f.probability ** f.power for f in chosen))
+        return cls(tuple(words), tuple(products), tuple(float(p) for p in products))
 
     def to_dict(self) -> dict:
-        return {"shown": [f.to_dict() for f in self.shown], "folded": [group.to_dict() for group in self.folded],
-                "rest": self.rest.to_dict() if self.rest else None}
+        return {"words": list(self.words),
+                "products": [fraction_text(p) if isinstance(p, Fraction) else number(p) for p in self.products]}
 
 
-def factor_digest(factors: tuple[Factor, ...], rows: int = SLIDE_FACTOR_ROWS) -> FactorDigest:
-    """``factors`` split into those worth showing (zero, or a word of the review; at most ``rows``, zeros first),
-    the review's words beyond those, and the rest grouped by value. An absent word's factor is taken once (power 1),
-    so equal values mean equal factors."""
-    groups: dict = {}
-    for f in factors:
-        if not (f.present or f.is_zero):
-            groups.setdefault(f.exact if f.ratio is not None else f.probability, []).append(f)
-    folded = tuple(
-        FoldedFactors(value, members[0].probability, tuple(f.word for f in members))
-        for value, members in sorted(groups.items(), key=lambda item: -item[1][0].probability)
+class FactorSlide(NamedTuple):
+    """The factors of every class as one table of a slide: a row per word worth showing (zero in some class, or a
+    word of the review; the zeros first past ``SLIDE_FACTOR_ROWS``), the review's other words in one row, and the
+    remaining factors in one row. Read by presenter mode only; the trace's plain data does not include it."""
+
+    rows: tuple[SlideRow, ...]
+    rest: SlideProduct | None  # the review's words beyond the slide's rows
+    others: SlideProduct | None  # Bernoulli on a small vocabulary: the absent words that are 0 in no class
+
+    def to_dict(self) -> dict:
+        return {"rows": [{"word": r.word, "present": r.present, "factors": [f.to_dict() for f in r.factors]}
+                         for r in self.rows],
+                "rest": self.rest.to_dict() if self.rest else None,
+                "others": self.others.to_dict() if self.others else None}
+
+
+def factor_slide(per_class: tuple[ClassTrace, ...], rows: int = SLIDE_FACTOR_ROWS, floor: float | None = None
+                 ) -> FactorSlide:
+    """The slide's table of ``per_class``'s factors (see FactorSlide). Under an ε-``floor``, a factor the floor made
+    (ε, or 1 − (1 − ε) in float64) counts as a zero: it is the zero the floor replaced."""
+    by_class = [{f.word: f for f in c.factors} for c in per_class]  # every class lists the same words
+    words = {f.word: f.present for f in per_class[0].factors}  # in the trace's order
+    zero = {word for factors in by_class for word, f in factors.items()
+            if f.is_zero or (floor is not None and f.probability <= floor)}
+    worth = [word for word, present in words.items() if present or word in zero]
+    others = [word for word, present in words.items() if not present and word not in zero]
+    if len(worth) > rows:
+        room = max(rows - 1 - len([w for w in worth if w in zero]), 0)  # one row left for the rest
+        kept = {w for w in worth if w in zero} | set([w for w in worth if w not in zero][:room])
+        left = [w for w in worth if w not in kept]
+        worth = [w for w in worth if w in kept]
+    else:
+        left = []
+    return FactorSlide(
+        rows=tuple(SlideRow(word, words[word], tuple(factors[word] for factors in by_class)) for word in worth),
+        rest=SlideProduct.of(left, by_class) if left else None,
+        others=SlideProduct.of(others, by_class) if others else None,
     )
-    worth_showing = [f for f in factors if f.present or f.is_zero]
-    if len(worth_showing) <= rows:
-        return FactorDigest(tuple(worth_showing), folded)
-    # Keep every zero, then the review's first words; the slide says how many more there are and their product.
-    zeros = [f for f in worth_showing if f.is_zero]
-    others = [f for f in worth_showing if not f.is_zero]
-    kept = {id(f) for f in zeros + others[: max(rows - 1 - len(zeros), 0)]}  # one row left for the rest
-    shown = tuple(f for f in worth_showing if id(f) in kept)
-    left = [f for f in worth_showing if id(f) not in kept]
-    exact = all(f.ratio is not None for f in left)
-    product = math.prod((f.exact ** f.power for f in left), start=Fraction(1)) if exact else math.prod(
-        f.probability ** f.power for f in left)
-    return FactorDigest(shown, folded, RestOfReview(tuple(f.word for f in left), product, float(product)))
 
 
 class ClassTrace(NamedTuple):
@@ -185,11 +191,6 @@ class ClassTrace(NamedTuple):
     shifted_log_joint: float | None  # log_joint − max over classes (the log-sum-exp shift)
     posterior: float | None
     log_posterior: float | None
-
-    @property
-    def digest(self) -> FactorDigest:
-        """The factors worth showing on a slide, the rest folded (computed when read; not part of the plain data)."""
-        return factor_digest(self.factors)
 
     def to_dict(self) -> dict:
         return {
@@ -231,6 +232,11 @@ class Trace:
     @property
     def tokens(self) -> tuple[str, ...]:
         return self.analysis.features
+
+    @property
+    def factor_slide(self) -> FactorSlide:
+        """The factors of every class as a slide shows them (computed when read; not part of the plain data)."""
+        return factor_slide(self.per_class, floor=self.model.get("epsilon"))
 
     @property
     def tie_note(self) -> str | None:
