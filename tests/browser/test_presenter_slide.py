@@ -9,8 +9,9 @@ from urllib.parse import urlencode
 import pytest
 from playwright.sync_api import expect
 
+from webnb.examples import TABLE_EXAMPLES
 from webnb.lessons import SPAM_PLACEHOLDERS, get_recipe
-from webnb.state import STEPS
+from webnb.state import GAUSSIAN_STEPS, STEPS
 
 pytestmark = pytest.mark.browser
 
@@ -139,3 +140,25 @@ def test_normal_mode_shows_neither_the_slide_nor_its_condensed_tables(page, serv
     expect(page.locator("h1")).to_be_visible()
     expect(page.locator(".slide-context, table.condensed, details.full-table")).to_have_count(0)
     expect(page.locator("table.factors")).to_have_count(2)
+
+
+TABLE_LESSONS = [(example.id, which) for example in TABLE_EXAMPLES for which in ("sample", "far")]
+
+
+@pytest.mark.parametrize("table, which", TABLE_LESSONS)
+def test_every_gaussian_step_fits_the_projector_in_legible_type(page, server_url, shot, table, which):
+    """Gaussian Naive Bayes as slides too: every step of each built-in table, for its typical row and for a value
+    far from every mean (where the densities underflow), fits 1024 × 768."""
+    example = next(e for e in TABLE_EXAMPLES if e.id == table)
+    values = example.sample if which == "sample" else example.far
+    for step in GAUSSIAN_STEPS:
+        query = urlencode({"value": [str(v) for v in values], "step": step, "presenter": "1"}, doseq=True)
+        page.goto(f"{server_url}/corpora/{table}/gaussian/inference?{query}")
+        expect(page.locator(f"#step-{step}")).to_be_visible()
+        expect(page.locator(".slide-context")).to_contain_text(example.title)
+        expect(page.locator("h1")).to_be_hidden()
+        size = measured(page)
+        shot(page, f"presenter-slide-{table}-{which}-{step}", full_page=False)
+        assert size["height"] <= size["innerHeight"], f"{step} is {size['height']} px tall"
+        assert size["width"] <= size["innerWidth"], f"{step} is {size['width']} px wide"
+        assert size["body"] >= SMALLEST_TYPE and size["smallest"] >= SMALLEST_TYPE, (step, size)
