@@ -119,6 +119,15 @@ def test_matrix_trained_on_the_split_names_the_documents_it_counts(client):
         assert row["label"] == label
         counted = [word for word, value in zip(data["words"], row["values"], strict=True) if value]
         assert all(word in text.lower() for word in counted), (row["id"], counted, text)
+    # Each row links to its own document on the corpus page, numbered among all the corpus's documents.
+    positions = {d["id"]: d["index"] for d in whole["documents"]}
+    assert [row["position"] for row in data["rows"]] == [positions[row["id"]] for row in data["rows"]]
+    assert [row["position"] for row in data["rows"]] != [row["index"] for row in data["rows"]]  # the split shows
+    page = soup_of(client.get("/corpora/spam-ham/matrix", query_string={**query, "format": None}))
+    for link, row in zip(page.select("table.matrix tbody th a"), data["rows"], strict=True):
+        corpus_page = soup_of(client.get(link["href"].split("#")[0]))
+        anchored = corpus_page.find(id=link["href"].split("#")[1])
+        assert anchored is not None and row["id"] in anchored.get_text(" ", strip=True), (link["href"], row["id"])
 
 
 def test_matrix_without_words_says_why(client):

@@ -1,6 +1,7 @@
 """The bag of words: documents × words, both axes paged, so a 20,000-document corpus stays light."""
 from __future__ import annotations
 
+import numpy as np
 from flask import Blueprint, request
 
 from webnb.engine.text.matrix_window import MatrixWindow, matrix_pages
@@ -21,7 +22,17 @@ def matrix_window(lesson) -> MatrixWindow:
     words = words_containing(training.vocabulary, query)
     row_pages, column_pages = matrix_pages(training.matrix.shape[0], len(words))
     return window_of(training, words, presence=presence, query=query, order=order,
-                     row_page=page_number("rows", row_pages), column_page=page_number("cols", column_pages))
+                     row_page=page_number("rows", row_pages), column_page=page_number("cols", column_pages),
+                     positions=training_positions(lesson))
+
+
+def training_positions(lesson):
+    """Under ``train=split`` the matrix is the split's training part: its documents' numbers in the whole corpus
+    (the split's test positions left out, in order); None when the matrix is the whole corpus."""
+    held = lesson.trained_on_split
+    if held is None:
+        return None
+    return np.setdiff1d(np.arange(lesson.entry.n_documents), held.positions)
 
 
 @bp.get("/corpora/<corpus_id>/matrix")

@@ -23,10 +23,16 @@ class MatrixRow:
     id: str
     label: str
     values: tuple[int, ...]
-    page: int  # the page of the corpus's documents (``document_window``) that shows it, from 1
+    position: int  # its number among the corpus's documents (not the row when the matrix is a split's training part)
+
+    @property
+    def page(self) -> int:
+        """The page of the corpus's documents (``document_window``) that shows it, from 1."""
+        return self.position // DOCUMENTS_PER_PAGE + 1
 
     def to_dict(self) -> dict:
-        return {"index": self.index, "id": self.id, "label": self.label, "values": list(self.values)}
+        return {"index": self.index, "position": self.position, "id": self.id, "label": self.label,
+                "values": list(self.values)}
 
 
 @dataclass(frozen=True, eq=False)
@@ -89,9 +95,12 @@ def matrix_pages(n_documents: int, n_words: int) -> tuple[int, int]:
 
 
 def matrix_window(training: TrainingSet, words: np.ndarray, *, presence: bool = False, query: str = "",
-                  order: str = "alphabetical", row_page: int = 1, column_page: int = 1) -> MatrixWindow:
+                  order: str = "alphabetical", row_page: int = 1, column_page: int = 1,
+                  positions: np.ndarray | None = None) -> MatrixWindow:
     """Page ``row_page`` of the documents × page ``column_page`` of ``words`` (word numbers in vocabulary order,
-    those matching ``query``), in ``order``; pages of ``matrix_pages``, kept between 1 and the last."""
+    those matching ``query``), in ``order``; pages of ``matrix_pages``, kept between 1 and the last. ``positions``
+    numbers the matrix's rows among the corpus's documents when they are only a part of them (a split's training
+    part); by default row i is document i."""
     matrix, corpus = training.matrix, training.corpus
     if order == "frequent":  # the words in most documents first, so a big corpus does not open on "00", "000", …
         words = words[np.argsort(-document_frequency(matrix)[words], kind="stable")]
@@ -105,7 +114,7 @@ def matrix_window(training: TrainingSet, words: np.ndarray, *, presence: bool = 
     if presence:
         cells = (cells > 0).astype(int)
     documents = tuple(
-        MatrixRow(i, corpus.ids[i], corpus.labels[i], tuple(values), i // DOCUMENTS_PER_PAGE + 1)
+        MatrixRow(i, corpus.ids[i], corpus.labels[i], tuple(values), i if positions is None else int(positions[i]))
         for i, values in zip(rows.tolist(), cells.tolist(), strict=True)
     )
     vocabulary = training.vocabulary
