@@ -50,17 +50,23 @@ def show(corpus_id):
 
     endpoint = PAGES[of]
     back = lesson.link(url_for(endpoint, corpus_id=corpus_id)) if endpoint in current_app.view_functions else None
+    return parity_answer(TEMPLATE, FRAGMENT, lesson, ParityCheck(of, report, error), back, bad_choice=bad_choice)
+
+
+def parity_answer(template: str, block: str, lesson, check: ParityCheck, back: str | None, *, bad_choice: bool):
+    """The badge (htmx), the small page or the JSON twin of ``check``, texts and tables alike; 400 for an unknown
+    ``of``."""
     return respond(
-        TEMPLATE,
-        FRAGMENT,
-        ParityCheck(of, report, error),
+        template,
+        block,
+        check,
         status=400 if bad_choice else 200,
         lesson=lesson,
-        section=of,
-        of=of,
-        report=report,
+        section=check.of,
+        of=check.of,
+        report=check.report,
         waiting=False,
-        error=error,
+        error=check.error,
         back=back,
         retry=None,
         expanded=not is_htmx(),

@@ -7,9 +7,9 @@ from flask import request, url_for
 from webnb.engine import CorpusError
 from webnb.engine.evaluation.parity import ParityCheck, gaussian_parity
 from webnb.state import read_parameter
-from webnb.views.common import is_htmx, respond
 from webnb.views.gaussian.evaluation import held_rows
 from webnb.views.gaussian.lesson import load_table_lesson
+from webnb.views.parity import parity_answer
 
 PARITY_PAGES = {"parameters": "gaussian.parameters", "evaluation": "gaussian.evaluation"}  # ?of= → the page checked
 
@@ -29,18 +29,6 @@ def parity(corpus_id):
                                      statistics=statistics)
         except (CorpusError, ValueError) as problem:
             error = str(problem)
-    return respond(
-        "gaussian/parity.html",
-        "parity",
-        ParityCheck(of, report, error, lesson.state.errors),
-        status=400 if bad_choice else 200,
-        lesson=lesson,
-        section=of,
-        of=of,
-        report=report,
-        waiting=False,
-        error=error,
-        retry=None,
-        back=lesson.link(url_for(PARITY_PAGES[of], corpus_id=corpus_id)),
-        expanded=not is_htmx(),
-    )
+    back = lesson.link(url_for(PARITY_PAGES[of], corpus_id=corpus_id))
+    return parity_answer("gaussian/parity.html", "parity", lesson, ParityCheck(of, report, error, lesson.state.errors),
+                         back, bad_choice=bad_choice)
