@@ -80,7 +80,7 @@ def test_corpus_text_is_escaped(client, monkeypatch):
     assert [script.get("src") for script in soup.find_all("script")] == [
         "/static/vendor/htmx.min.js", "/static/webnb.js"]
     assert soup.find("b") is None
-    assert soup.find("h2").get_text() == hostile  # shown as text, not run
+    assert soup.find(id="title-hostile").get_text() == hostile  # shown as text, not run
     assert cell_texts(soup.find("table", class_="documents").tbody.tr) == ["1", hostile, hostile]
 
 

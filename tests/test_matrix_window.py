@@ -26,8 +26,10 @@ def test_the_whole_match_reviews_matrix_and_its_plain_data():
     assert (data["rows_page"], data["rows_pages"], data["words_page"], data["words_pages"]) == (1, 1, 1, 1)
     assert data["words"] == list(MATCH_WORDS)
     # "keeper was sharp and composed"; "match was not composed"
-    assert data["rows"][0] == {"index": 0, "id": "1", "label": "positive", "values": [1, 0, 1, 1, 0, 0, 1, 1]}
-    assert data["rows"][4] == {"index": 4, "id": "5", "label": "negative", "values": [0, 0, 1, 0, 1, 1, 0, 1]}
+    assert data["rows"][0] == {"index": 0, "position": 0, "id": "1", "label": "positive",
+                               "values": [1, 0, 1, 1, 0, 0, 1, 1]}
+    assert data["rows"][4] == {"index": 4, "position": 4, "id": "5", "label": "negative",
+                               "values": [0, 0, 1, 0, 1, 1, 0, 1]}
     assert list(window.rows) == [0, 1, 2, 3, 4] and list(window.columns) == list(range(8))
     assert [row.page for row in window.documents] == [1] * 5 and window.first_word == 1
 
