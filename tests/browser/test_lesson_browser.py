@@ -45,7 +45,7 @@ def test_lesson_walk_through_on_match_reviews(browsing, page, server_url, shot):
 
     # 2 · Bag of words: document 1 ("keeper was sharp and composed") has "keeper", document 3 does not.
     page.get_by_role("navigation", name="Lesson").get_by_role("link", name="2 · Bag of words").click()
-    expect(page).to_have_url(re.compile(rf"{corpus}/matrix\?"))
+    page.wait_for_url(re.compile(rf"{corpus}/matrix\?"), wait_until="load")  # htmx is set up to listen
     matrix = page.locator("table.matrix")
     expect(matrix).to_be_visible()
     words = [text.strip() for text in matrix.locator("thead th").all_inner_texts()]
@@ -58,7 +58,7 @@ def test_lesson_walk_through_on_match_reviews(browsing, page, server_url, shot):
 
     # 3 · Parameters, Bernoulli. Smoothed first, then α typed to 0 (an htmx update): the zeros appear.
     page.get_by_role("navigation", name="Lesson").get_by_role("link", name="3 · Parameters").click()
-    expect(page).to_have_url(re.compile(rf"{corpus}/parameters\?"))
+    page.wait_for_url(re.compile(rf"{corpus}/parameters\?"), wait_until="load")  # htmx is set up to listen
     expect(page.locator("#model-kind")).to_have_value("bernoulli")
     path = f"{corpus}/parameters"
     htmx_settled(page)  # the parity badge loads by itself
@@ -92,7 +92,7 @@ def test_lesson_walk_through_on_match_reviews(browsing, page, server_url, shot):
 
     # 4 · Bayes' rule: type the review; the page follows once the debounced request has answered.
     page.get_by_role("navigation", name="Lesson").get_by_role("link", name="4 · Bayes' rule").click()
-    expect(page).to_have_url(re.compile(rf"{corpus}/inference\?"))
+    page.wait_for_url(re.compile(rf"{corpus}/inference\?"), wait_until="load")  # htmx is set up to listen
     path = f"{corpus}/inference"
     with page.expect_response(response_to(path, text=REVIEW)):
         page.get_by_label("Review to classify").fill(REVIEW)
