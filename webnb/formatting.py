@@ -96,6 +96,13 @@ def real(value: float | None, digits: int = 4) -> str:
     return f"{value:.{digits}g}".replace("-", "−")
 
 
+def slide_value(exact_value, decimal: float | None) -> str:
+    """A number on a slide: its exact fraction when there is one short enough to read from the back of the room
+    (at most 12 characters, such as 32/3645), else its decimal value."""
+    text = exact(exact_value) if isinstance(exact_value, (Fraction, int)) else ""
+    return text if text and len(text) <= 12 else probability(decimal)
+
+
 def label_parts(label: str) -> list[str]:
     """A class label cut after its dots, hyphens and underscores (soc. religion. christian): the places where the
     ``breakable`` macro lets a narrow column break it."""
@@ -104,6 +111,7 @@ def label_parts(label: str) -> list[str]:
 
 FILTERS = {
     "label_parts": label_parts,
+    "slide_value": slide_value,
     "real": real,
     "percent": percent,
     "loss": loss,
