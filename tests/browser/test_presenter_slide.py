@@ -135,6 +135,33 @@ def test_a_slide_with_four_classes_puts_them_across(page, server_url):
     expect(words).to_have_text(["from", "lines", "subject"])
 
 
+OVERFLOWING = """() => [...document.querySelectorAll('.product-terms, .product-terms math')]
+    .filter(e => e.scrollWidth > e.clientWidth + 1).length"""
+
+
+@pytest.mark.parametrize("lesson", ["sms-spam", "newsgroups-4"])
+def test_a_long_product_wraps_between_factors_instead_of_running_off_the_slide(page, server_url, lesson):
+    """Twelve factors of 20,000-word vocabularies are wider than the projector: the product breaks between factors
+    (MathML itself never breaks a line), and the result ends the product in its short form."""
+    page.goto(lesson_url(server_url, lesson, "product"))
+    terms = page.locator("#step-product .product-terms")
+    expect(terms).to_have_count(len(page.locator("#step-product .product").all()))
+    assert page.evaluate(OVERFLOWING) == 0
+    heights = terms.evaluate_all("paragraphs => paragraphs.map(p => p.getBoundingClientRect().height)")
+    one_line = terms.first.locator("math").first.evaluate("math => math.getBoundingClientRect().height")
+    assert max(heights) > 1.5 * one_line, "a product this long takes more than one line"
+    expect(terms.locator(".product-result")).to_have_count(terms.count())
+
+
+def test_the_product_slide_ends_each_class_with_its_exact_joint(page, server_url):
+    page.goto(lesson_url(server_url, "match-bernoulli-0", "product"))
+    expect(page.locator("#step-product .product-terms .product-result")).to_have_text(["= 0", "= 32/3645"])
+    page.goto(lesson_url(server_url, "match-bernoulli-0", "product", presenter=False))
+    expect(page.locator("#step-product .product-terms .product-result")).to_have_count(0)
+    expect(page.locator("#step-product .product > .product-result")).to_have_text(
+        ["= 0 ≈ 0", "= 32/3645 ≈ 0.008779"])
+
+
 def test_normal_mode_shows_neither_the_slide_nor_its_condensed_tables(page, server_url):
     page.goto(lesson_url(server_url, "match-bernoulli-0", "factors", presenter=False))
     expect(page.locator("h1")).to_be_visible()
