@@ -187,6 +187,7 @@ def test_two_instances_asking_at_once_count_once(tmp_path, database_url, monkeyp
 
     waiting = threading.Event()
     wait = catalog_of(b)._wait_for_another_count
+    catalog_of(b).claim_wait_seconds = 600  # a request gives up after 5 s; this one waits however long A is held
 
     def noted_wait():
         waiting.set()
@@ -273,3 +274,188 @@ def test_the_cache_size_comes_from_the_setting(tmp_path, monkeypatch, make_app):
     monkeypatch.setenv("WEBNB_CACHE_MB", "64")
     app = make_app(tmp_path, f"sqlite:///{tmp_path / 'webnb.sqlite3'}")
     assert catalog_of(app).cache.max_bytes == 64 * 2**20
+
+
+# -- claims die with their process (a heartbeat), and nobody waits on one for long -------------------------------
+
+
+def claim_by_another(storage: Storage, content: str, options: str, claimed_at: datetime) -> None:
+    """A claim to count, as another process leaves it (no heartbeat of this one renews it)."""
+    with storage.engine.begin() as connection:
+        connection.execute(counts.insert(), {"content": content, "options": options, "state": "counting",
+                                             "claimed_at": claimed_at, "builds": 0})
+
+
+def test_a_count_renews_its_claim_while_it_runs(tmp_path, database_url, monkeypatch, make_app):
+    app = make_app(tmp_path, database_url)
+    storage, catalog = app.extensions["webnb"]["storage"], catalog_of(app)
+    corpus_id = storage.add_corpus(lecture_corpus(), name="lecture", source="test")
+    content, options = content_hash(lecture_corpus()), persist.options_key(AnalysisOptions(), VocabularyOptions())
+    catalog.claim_heartbeat_seconds = 0.01
+    inside, release, renewed = threading.Event(), threading.Event(), threading.Event()
+    build, renew = TrainingSet.build.__func__, storage.renew_claim
+
+    def held_build(cls, *args, **kwargs):
+        inside.set()
+        assert release.wait(60)
+        return build(cls, *args, **kwargs)
+
+    def noted_renew(*args):
+        result = renew(*args)
+        renewed.set()
+        return result
+
+    monkeypatch.setattr(TrainingSet, "build", classmethod(held_build))
+    monkeypatch.setattr(storage, "renew_claim", noted_renew)
+    counting = threading.Thread(
+        target=lambda: catalog.training_set(catalog.get(corpus_id), AnalysisOptions(), VocabularyOptions()))
+    counting.start()
+    assert inside.wait(60)
+    first_claim = storage.counting_state(content, options)
+    renewed.clear()
+    assert renewed.wait(60)  # the heartbeat ran while the count was held
+    state, renewed_at = storage.counting_state(content, options)
+    assert state == "counting" and renewed_at > first_claim[1]
+    release.set()
+    counting.join(60)
+    assert storage.counting_state(content, options)[0] == "done"
+
+
+def test_a_claim_that_is_not_renewed_is_taken_over_within_seconds(tmp_path, database_url, monkeypatch, make_app):
+    """A process killed while counting renews nothing: 16 s after its last beat, the next request counts."""
+    from webnb.catalog import STALE_CLAIM
+
+    app = make_app(tmp_path, database_url)
+    storage, catalog = app.extensions["webnb"]["storage"], catalog_of(app)
+    corpus_id = storage.add_corpus(lecture_corpus(), name="lecture", source="test")
+    content, options = content_hash(lecture_corpus()), persist.options_key(AnalysisOptions(), VocabularyOptions())
+    assert STALE_CLAIM <= timedelta(seconds=30)
+    claim_by_another(storage, content, options, datetime.now(timezone.utc) - STALE_CLAIM - timedelta(seconds=1))
+    monkeypatch.setattr(catalog, "_wait_for_another_count", lambda: pytest.fail("waited on a dead claim"))
+    with app.test_request_context():
+        training = catalog.training_set(catalog.get(corpus_id), AnalysisOptions(), VocabularyOptions())
+    assert len(training.vocabulary) == 23 and storage.count_builds() == {(content, options): 1}
+
+
+def test_a_request_waits_on_a_live_claim_a_few_seconds_then_answers_503(tmp_path, database_url, monkeypatch,
+                                                                         make_app):
+    app = make_app(tmp_path, database_url)
+    storage, catalog = app.extensions["webnb"]["storage"], catalog_of(app)
+    corpus_id = storage.add_corpus(lecture_corpus(), name="lecture", source="test")
+    content, options = content_hash(lecture_corpus()), persist.options_key(AnalysisOptions(), VocabularyOptions())
+    claim_by_another(storage, content, options, datetime.now(timezone.utc))  # alive: it renews its claim
+    now = [0.0]
+    waits = []
+
+    def wait():  # the poll, on a clock of the test's own
+        waits.append(now[0])
+        now[0] += 0.2
+
+    monkeypatch.setattr(catalog, "clock", lambda: now[0])
+    monkeypatch.setattr(catalog, "_wait_for_another_count", wait)
+    response = app.test_client().get(f"/corpora/{corpus_id}/parameters?format=json")
+    assert response.status_code == 503 and response.headers["Retry-After"] == "10"
+    assert "counting this corpus with these settings" in response.get_json()["error"]
+    assert 0 < len(waits) <= 26 and now[0] <= 5.2  # CLAIM_WAIT_SECONDS, in polls of 0.2 s
+    assert storage.counting_state(content, options)[0] == "counting"  # the other's claim stands
+
+
+def test_a_background_count_waits_for_a_live_claim_until_it_is_done(tmp_path, database_url, monkeypatch, make_app):
+    """Outside a request (a job's thread) nobody is kept waiting by the wait, so it goes on until the other's
+    result is there, and loads it instead of counting."""
+    app = make_app(tmp_path, database_url)
+    storage, catalog = app.extensions["webnb"]["storage"], catalog_of(app)
+    corpus_id = storage.add_corpus(lecture_corpus(), name="lecture", source="test")
+    content, options = content_hash(lecture_corpus()), persist.options_key(AnalysisOptions(), VocabularyOptions())
+    claim_by_another(storage, content, options, datetime.now(timezone.utc))
+    counted = TrainingSet.build(lecture_corpus(), AnalysisOptions(), VocabularyOptions())
+    polls = []
+
+    def wait():
+        polls.append(1)
+        if len(polls) == 30:  # well past the 5 s a request would wait: the other process saves its result
+            catalog._save(content, options, counted)
+
+    monkeypatch.setattr(catalog, "clock", lambda: float(len(polls)))
+    monkeypatch.setattr(catalog, "_wait_for_another_count", wait)
+    training = catalog.training_set(catalog.get(corpus_id), AnalysisOptions(), VocabularyOptions())
+    assert len(polls) == 30 and catalog.counted_here == []
+    assert training.vocabulary == counted.vocabulary
+
+
+# -- counted data is bounded per content ---------------------------------------------------------------------------
+
+
+def test_only_the_most_recently_used_option_sets_of_a_content_are_kept(tmp_path, database_url, make_app):
+    """A student varying max_df without end stores at most COUNTED_OPTION_SETS_PER_CONTENT sets of counts; the
+    least recently used go, and one that a process loads again counts as used."""
+    from webnb.storage import COUNTED_OPTION_SETS_PER_CONTENT
+
+    app = make_app(tmp_path, database_url)
+    storage = app.extensions["webnb"]["storage"]
+    corpus_id = storage.add_corpus(lecture_corpus(), name="lecture", source="test")
+    content = content_hash(lecture_corpus())
+    client = app.test_client()
+    for max_df in range(1, 13):
+        assert client.get(f"/corpora/{corpus_id}/parameters?max_df={max_df / 13:.3f}&format=json").status_code == 200
+    with storage.engine.connect() as connection:
+        kept = connection.execute(sa.select(counts.c.options, counts.c.n_bytes, counts.c.used_at)
+                                  .where(counts.c.content == content)).all()
+    assert len(kept) == COUNTED_OPTION_SETS_PER_CONTENT == 8
+    assert all(row.n_bytes > 0 and row.used_at is not None for row in kept)
+    newest = {persist.options_from_key(row.options)[1].max_df for row in kept}
+    assert newest == {round(max_df / 13, 3) for max_df in range(5, 13)}  # the four oldest were removed
+
+    # The oldest kept set, used again by another process, survives the next new set; the one after it goes.
+    oldest = min(kept, key=lambda row: row.used_at).options
+    with storage.engine.begin() as connection:  # as if that set's mark were older than USED_AT_RESOLUTION
+        connection.execute(counts.update().where(counts.c.content == content, counts.c.options == oldest),
+                           {"used_at": datetime.now(timezone.utc) - timedelta(hours=1)})
+    assert storage.counted(content, oldest) is not None  # a load marks it used now
+    assert client.get(f"/corpora/{corpus_id}/parameters?max_df=0.999&format=json").status_code == 200
+    with storage.engine.connect() as connection:
+        options = set(connection.execute(sa.select(counts.c.options).where(counts.c.content == content)).scalars())
+    assert oldest in options and len(options) == 8
+
+
+def test_a_matrix_whose_counts_were_replaced_is_counted_again(tmp_path, database_url, make_app):
+    app = make_app(tmp_path, database_url)
+    storage, catalog = app.extensions["webnb"]["storage"], catalog_of(app)
+    corpus_id = storage.add_corpus(lecture_corpus(), name="lecture", source="test")
+    content, options = content_hash(lecture_corpus()), persist.options_key(AnalysisOptions(), VocabularyOptions())
+    entry = catalog.get(corpus_id)
+    expected = TrainingSet.build(lecture_corpus(), AnalysisOptions(), VocabularyOptions())
+    catalog._save(content, options, expected)
+    training = catalog.training_set(entry, AnalysisOptions(), VocabularyOptions())  # statistics loaded, no rows yet
+    with storage.engine.begin() as connection:  # replaced by more recently used sets meanwhile
+        connection.execute(counts.delete().where(counts.c.content == content))
+    assert (training.matrix != expected.matrix).nnz == 0
+    assert list(training.class_index) == list(expected.class_index)
+
+
+# -- a cleanup that removes a content while the same records are uploaded -------------------------------------------
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_an_upload_racing_the_cleanup_of_its_records_stores_them_again(database_url, monkeypatch, make_app, tmp_path):
+    """PostgreSQL (SQLite has one writer at a time): the upload finds the records stored, then a cleanup removes
+    their last entry and the records and commits, before the upload names them in its new entry."""
+    import webnb.storage as storage_module
+
+    app = make_app(tmp_path, database_url)
+    storage = app.extensions["webnb"]["storage"]
+    storage.add_corpus(lecture_corpus(), name="old", source="test", workspace="leaving")
+    removed = []
+    insert = storage_module._insert_ignoring_duplicate
+
+    def cleanup_in_between(connection, table, key, values):
+        inserted = insert(connection, table, key, values)
+        if table is contents and not inserted and not removed:
+            removed.append(storage.remove_workspace("leaving", datetime.now(timezone.utc) + timedelta(days=1)))
+        return inserted
+
+    monkeypatch.setattr(storage_module, "_insert_ignoring_duplicate", cleanup_in_between)
+    corpus_id = storage.add_corpus(lecture_corpus(), name="new", source="test", workspace="arriving")
+    assert removed and removed[0] is not None  # the cleanup ran inside the upload, and removed the old entry
+    stored = storage.get_corpus(corpus_id)
+    assert stored.corpus.texts == lecture_corpus().texts and rows(storage, documents) == 60

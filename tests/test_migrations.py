@@ -19,7 +19,7 @@ from alembic import command
 
 from webnb import migrations
 
-HEAD = "0003"
+HEAD = "0004"
 
 # --- the schema of the release before Alembic, as webnb/storage.py defined it ----------------------------------------
 
@@ -117,7 +117,7 @@ EXPECTED_SCHEMA = {
         "columns": {"content": (TEXT, False), "options": (TEXT, False), "state": (TEXT, False),
                     "claimed_at": (TIME, False), "builds": (INT, False), "n_words": (INT, True),
                     "vocabulary": (BYTES, True), "statistics": (BYTES, True), "matrix": (BYTES, True),
-                    "n_bytes": (INT, True)},
+                    "n_bytes": (INT, True), "used_at": (TIME, True)},
         "primary_key": ["content", "options"],
         "foreign_keys": [(("content",), "contents", ("hash",), "CASCADE")],
         "indexes": {},
@@ -463,6 +463,8 @@ def test_a_database_at_0002_gains_class_corpora_in_place(engine):
     after = snapshot(engine)
     assert after.pop("class_corpora") == []
     assert after.pop("alembic_version") == [(HEAD,)] and before.pop("alembic_version") == [("0002",)]
+    assert [row[-1] for row in after["counts"]] == [None, None]  # 0004: not used since (claimed_at stands in)
+    after["counts"] = [row[:-1] for row in after["counts"]]
     assert after == before  # every corpus, content, document, count, share, job and workspace as it was
     # A class corpus may now name a stored content, as a workspace's corpus does.
     with engine.begin() as connection:
@@ -484,6 +486,23 @@ def test_0003_goes_back_to_0002_without_the_class_corpora(engine):
     assert "class_corpora" not in downgraded
     assert {table: rows for table, rows in upgraded.items() if table not in ("class_corpora", "alembic_version")} == {
         table: rows for table, rows in downgraded.items() if table != "alembic_version"}
+    migrations.upgrade(engine)
+    assert describe(engine) == EXPECTED_SCHEMA
+
+
+def test_0004_adds_when_counts_were_used_and_goes_back(engine):
+    write_todays_database(engine)
+    migrate(engine, "0003")
+    write_counted_data(engine)
+    before = snapshot(engine)
+    migrations.upgrade(engine)
+    after = snapshot(engine)
+    assert [row[-1] for row in after["counts"]] == [None, None]
+    assert [row[:-1] for row in after["counts"]] == before["counts"]
+    migrate(engine, "0003", command.downgrade)
+    downgraded = snapshot(engine)
+    assert downgraded.pop("alembic_version") == [("0003",)] and before.pop("alembic_version") == [("0003",)]
+    assert downgraded == before
     migrations.upgrade(engine)
     assert describe(engine) == EXPECTED_SCHEMA
 

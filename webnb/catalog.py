@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Callable
 
+from flask import has_request_context
+
 from webnb.cache import DEFAULT_CACHE_MB, Cache, size_of
 from webnb.engine import AnalysisOptions, Corpus, CorpusError, TrainingSet, VocabularyOptions
 from webnb.engine.evaluation.heldout import HeldOut, hold_out, on_test_corpus, on_training_documents
@@ -28,19 +30,26 @@ from webnb.engine.io import persist
 from webnb.engine.text.analysis import Analyzer
 from webnb.engine.text.bag import BagOfWords
 from webnb.examples import EXAMPLES, TABLE_EXAMPLES, example_ids, load_example_corpus, load_example_table
+from webnb.faults import pause_at
 from webnb.state import LessonState, parse_state
 from webnb.storage import ANY_WORKSPACE, ClassCorpusSummary, CorpusSummary, PublishedCorpus, Storage, content_hash
-from webnb.work import heavy_slot
+from webnb.work import Busy, heavy_slot
 
 if TYPE_CHECKING:  # named in annotations only
     from webnb.admission import Admission
 
 logger = logging.getLogger("webnb.counting")
 
-# A claim to count that is older than this belongs to a process that stopped before it finished: another takes over.
-STALE_CLAIM = timedelta(minutes=10)
-# How often a process waiting for another's count looks whether it is done.
+# A process that counts renews its claim this often (a heartbeat from a thread of its own, so a long count keeps
+# it); a claim not renewed for STALE_CLAIM belongs to a process that died or hangs, and another takes over.
+CLAIM_HEARTBEAT_SECONDS = 2.0
+STALE_CLAIM = timedelta(seconds=15)
+# How often a process waiting for another's count looks whether it is done, and how long a request waits before
+# it answers 503 (a background job waits on: the claim either ends or goes stale).
 CLAIM_POLL_SECONDS = 0.2
+CLAIM_WAIT_SECONDS = 5.0
+COUNTED_ELSEWHERE = ("Someone else's request is counting this corpus with these settings right now. Nothing was "
+                     "changed; the page will be ready in a few seconds, please try again.")
 
 
 @dataclass(frozen=True, eq=False)
@@ -199,6 +208,9 @@ class Catalog:
         # Counting done by this process (content or built-in id, options): a test's and the load test's evidence.
         self.counted_here: list[tuple[str, str]] = []
         self._lock = threading.Lock()
+        # Waiting for another's count (tests set them): how long a request waits, how often a claim is renewed.
+        self.clock = time.monotonic
+        self.claim_wait_seconds, self.claim_heartbeat_seconds = CLAIM_WAIT_SECONDS, CLAIM_HEARTBEAT_SECONDS
 
     def builtin(self) -> list[CorpusEntry]:
         """The corpora every workspace has and none may change: the built-ins, then the class corpora."""
@@ -377,14 +389,17 @@ class Catalog:
                 ("builtin", entry.id, analysis, vocabulary),
                 lambda: self._count(entry.id, "", entry.corpus, analysis, vocabulary, progress))
         content, options = entry.content, persist.options_key(analysis, vocabulary)
+        waited_since = None
         while True:
             training = self._loaded(content, options)
             if training is not None:
                 return training
             if self.storage.claim_counting(content, options, STALE_CLAIM):
                 try:
-                    corpus = entry.corpus
-                    training = self._count(content, options, corpus, analysis, vocabulary, progress)
+                    with self._claim_renewed(content, options):
+                        corpus = entry.corpus
+                        pause_at("counting")  # a test's kill lands here, holding the claim
+                        training = self._count(content, options, corpus, analysis, vocabulary, progress)
                 except BaseException:
                     self.storage.release_claim(content, options)
                     raise
@@ -394,10 +409,34 @@ class Catalog:
             state = self.storage.counting_state(content, options)
             if state is None or state[0] == "done":
                 continue
+            waited_since = self.clock() if waited_since is None else waited_since
+            if has_request_context() and self.clock() - waited_since >= self.claim_wait_seconds:
+                raise Busy(COUNTED_ELSEWHERE)
             self._wait_for_another_count()
 
     def _wait_for_another_count(self) -> None:
         time.sleep(CLAIM_POLL_SECONDS)
+
+    @contextlib.contextmanager
+    def _claim_renewed(self, content: str, options: str):
+        """Renew the claim every ``claim_heartbeat_seconds`` while the block runs, so that it dies with this
+        process: killed, it stops renewing, and another process takes over within STALE_CLAIM."""
+        done = threading.Event()
+
+        def renew() -> None:
+            while not done.wait(self.claim_heartbeat_seconds):
+                try:
+                    self.storage.renew_claim(content, options)
+                except Exception:  # noqa: BLE001 - a missed beat only lets another process count it too
+                    logger.warning("could not renew the claim to count %s", content[:12], exc_info=True)
+
+        beat = threading.Thread(target=renew, name="webnb-claim-heartbeat", daemon=True)
+        beat.start()
+        try:
+            yield
+        finally:
+            done.set()
+            beat.join()
 
     def _count(self, what: str, options: str, corpus: Corpus, analysis, vocabulary, progress,
                heavy: bool = True) -> TrainingSet:
@@ -457,9 +496,13 @@ class Catalog:
 
     def _rows(self, content: str, options: str):
         stored = self.storage.counted(content, options, ("matrix",))
-        if stored is None:
-            raise CorpusError("This corpus was removed while it was being read. Open it again from the list.")
-        return persist.unpack_rows(stored["matrix"])
+        if stored is not None:
+            return persist.unpack_rows(stored["matrix"])
+        # Replaced by more recently used options since its statistics were loaded: counted again, from its records.
+        corpus = self._content_corpus(content)
+        analysis, vocabulary = persist.options_from_key(options)
+        training = self._count(content, options, corpus, analysis, vocabulary, None)
+        return training.matrix, training.class_index
 
     # -- held-out test documents -------------------------------------------------------------------
 

@@ -123,7 +123,15 @@ counts = sa.Table(
     sa.Column("statistics", sa.LargeBinary, nullable=True),  # the per-class counts: all that inference needs
     sa.Column("matrix", sa.LargeBinary, nullable=True),  # the document × word counts and each document's class
     sa.Column("n_bytes", sa.BigInteger, nullable=True),
+    # When a process last loaded or saved it: only the most recently used few per content are kept (migration 0004).
+    sa.Column("used_at", sa.DateTime(timezone=True), nullable=True),
 )
+# Counted data of one content under this many sets of options at most (a set of 20 Newsgroups' four groups with
+# bigrams takes 4.6 MB): whoever varies an option without end replaces the least recently used set, and the
+# database never grows beyond what the contents' own budgets allow times this.
+COUNTED_OPTION_SETS_PER_CONTENT = 8
+# A load marks a set used only when its mark is older than this: recency to the minute is enough, and reads stay reads.
+USED_AT_RESOLUTION = timedelta(minutes=10)
 
 
 shares = sa.Table(
@@ -388,7 +396,7 @@ class Storage:
         None if there is no such content (any more)."""
         now = _now()
         with self._writing() as connection:
-            row = connection.execute(sa.select(contents).where(contents.c.hash == content)).one_or_none()
+            row = _lock_content(connection, content)
             if row is None:
                 return None
             return self._insert_entry(connection, content, name=name, source=source, workspace=workspace,
@@ -487,16 +495,23 @@ class Storage:
 
     def counted(self, content: str, options: str, parts: tuple[str, ...] = ("vocabulary", "statistics")) -> dict | None:
         """The stored ``parts`` (columns of ``counts``) of ``content`` counted under ``options``, or None when it
-        has not been counted (or is being counted now)."""
+        has not been counted (or is being counted now, or was replaced by more recently used options). Loading it
+        marks it used."""
         columns = [counts.c[part] for part in parts]
+        where = (counts.c.content == content, counts.c.options == options, counts.c.state == "done")
         with self.engine.connect() as connection:
-            row = connection.execute(
-                sa.select(*columns).where(counts.c.content == content, counts.c.options == options,
-                                          counts.c.state == "done")).one_or_none()
-        return None if row is None else dict(zip(parts, row, strict=True))
+            row = connection.execute(sa.select(counts.c.used_at, *columns).where(*where)).one_or_none()
+        if row is None:
+            return None
+        now = _now()
+        if row.used_at is None or _utc(row.used_at) < now - USED_AT_RESOLUTION:
+            with self._writing() as connection:  # rare: a process loads each set once, then keeps it
+                connection.execute(counts.update().where(*where), {"used_at": now})
+        return dict(zip(parts, row[1:], strict=True))
 
     def counting_state(self, content: str, options: str) -> tuple[str, datetime] | None:
-        """('counting' or 'done', when it was claimed), or None when nobody has counted or claimed it."""
+        """('counting' or 'done', when it was claimed or its claim last renewed), or None when nobody has counted
+        or claimed it."""
         with self.engine.connect() as connection:
             row = connection.execute(
                 sa.select(counts.c.state, counts.c.claimed_at)
@@ -505,7 +520,8 @@ class Storage:
 
     def claim_counting(self, content: str, options: str, stale_after: timedelta) -> bool:
         """Claim the counting of ``content`` under ``options`` for this process: True when nobody had claimed it,
-        or when the claim of a process that never finished is older than ``stale_after`` (it was stopped)."""
+        or when the claim of another has not been renewed (:meth:`renew_claim`) for ``stale_after``: that process
+        stopped."""
         now = _now()
         with self._writing() as connection:
             if _insert_ignoring_duplicate(connection, counts, ("content", "options"), {
@@ -520,6 +536,14 @@ class Storage:
                 counts.update().where(counts.c.content == content, counts.c.options == options,
                                       counts.c.claimed_at == row.claimed_at), {"claimed_at": now}).rowcount == 1
 
+    def renew_claim(self, content: str, options: str) -> bool:
+        """Say that the process counting ``content`` under ``options`` is still at it (its heartbeat); False when
+        there is no claim to renew any more."""
+        with self._writing() as connection:
+            return connection.execute(
+                counts.update().where(counts.c.content == content, counts.c.options == options,
+                                      counts.c.state == "counting"), {"claimed_at": _now()}).rowcount == 1
+
     def release_claim(self, content: str, options: str) -> None:
         """Give up a claim (counting failed): the next process to need it counts it."""
         with self._writing() as connection:
@@ -529,8 +553,10 @@ class Storage:
     def save_counted(self, content: str, options: str, *, n_words: int, vocabulary: bytes, statistics: bytes,
                      matrix: bytes) -> None:
         """Store what counting ``content`` under ``options`` gave, and that it was counted once more. Claimed or
-        not (a corpus counted as it was stored is saved directly)."""
-        values = {"state": "done", "claimed_at": _now(), "n_words": n_words, "vocabulary": vocabulary,
+        not (a corpus counted as it was stored is saved directly). Beyond ``COUNTED_OPTION_SETS_PER_CONTENT`` sets
+        of this content, the least recently used are removed."""
+        now = _now()
+        values = {"state": "done", "claimed_at": now, "used_at": now, "n_words": n_words, "vocabulary": vocabulary,
                   "statistics": statistics, "matrix": matrix,
                   "n_bytes": len(vocabulary) + len(statistics) + len(matrix)}
         with self._writing() as connection:
@@ -541,6 +567,7 @@ class Storage:
                     sa.select(contents.c.hash).where(contents.c.hash == content)).first() is not None:
                 _insert_ignoring_duplicate(connection, counts, ("content", "options"),
                                            {"content": content, "options": options, "builds": 1, **values})
+            _keep_recent_counts(connection, content, options)
 
     def count_builds(self) -> dict[tuple[str, str], int]:
         """How many times each (content, options) was counted, by any process: 1 when counted once for all."""
@@ -759,6 +786,9 @@ def _remove_unused_contents(connection, hashes) -> None:
     """Delete the records (and counted data) of the contents in ``hashes`` that no corpus entry (a workspace's or a
     class corpus) uses any more."""
     for content in {h for h in hashes if h is not None}:
+        # Locked first: an upload of the same records that found them (and locked them) commits its entry before
+        # this looks whether any entry uses them; one that comes after finds them gone and stores them again.
+        connection.execute(sa.select(contents.c.hash).where(contents.c.hash == content).with_for_update())
         in_use = sa.exists().where(corpora.c.content == content) | sa.exists().where(class_corpora.c.content == content)
         if connection.execute(sa.select(in_use)).scalar():
             continue
@@ -768,13 +798,31 @@ def _remove_unused_contents(connection, hashes) -> None:
         connection.execute(contents.delete().where(contents.c.hash == content))
 
 
+def _keep_recent_counts(connection, content: str, kept: str) -> None:
+    """Remove the least recently used counted sets of ``content`` beyond the bound (never ``kept``, just saved, nor
+    a set being counted now)."""
+    used = sa.func.coalesce(counts.c.used_at, counts.c.claimed_at)
+    recent = connection.execute(
+        sa.select(counts.c.options).where(counts.c.content == content, counts.c.state == "done")
+        .order_by(used.desc(), counts.c.options)).scalars().all()
+    stale = [options for options in recent[COUNTED_OPTION_SETS_PER_CONTENT:] if options != kept]
+    if stale:
+        connection.execute(counts.delete().where(counts.c.content == content, counts.c.state == "done",
+                                                 counts.c.options.in_(stale)))
+
+
 def _store_content(connection, corpus: Corpus, content: str, *, n_characters: int, n_bytes: int, now) -> None:
-    """The content's row and its documents, unless that content is stored already."""
-    new_content = _insert_ignoring_duplicate(connection, contents, "hash", {
-        "hash": content, "n_documents": len(corpus), "n_characters": n_characters, "n_bytes": n_bytes,
-        "classes": json.dumps(list(corpus.classes)), "created_at": now})
-    if not new_content:
-        return
+    """The content's row and its documents, unless that content is stored already (then it is locked until this
+    transaction ends, so that a cleanup cannot remove it under the entry about to name it)."""
+    while True:
+        new_content = _insert_ignoring_duplicate(connection, contents, "hash", {
+            "hash": content, "n_documents": len(corpus), "n_characters": n_characters, "n_bytes": n_bytes,
+            "classes": json.dumps(list(corpus.classes)), "created_at": now})
+        if new_content:
+            break
+        if _lock_content(connection, content):
+            return
+        # A cleanup removed it between the two statements, and committed: store it again.
     rows = [
         {"content": content, "position": i, "doc_id": doc_id, "label": label, "text": text}
         for i, (doc_id, label, text) in enumerate(zip(corpus.ids, corpus.labels, corpus.texts, strict=True))
@@ -783,6 +831,13 @@ def _store_content(connection, corpus: Corpus, content: str, *, n_characters: in
         connection.execute(documents.insert(), rows[start:start + BATCH_SIZE])
         if start == 0:
             pause_at("corpus-write")  # a test's kill lands here, with documents written and not committed
+
+
+def _lock_content(connection, content: str):
+    """The content's row, locked against removal until the transaction ends (PostgreSQL; SQLite has one writer at a
+    time), or None when there is none."""
+    return connection.execute(
+        sa.select(contents).where(contents.c.hash == content).with_for_update(key_share=True)).one_or_none()
 
 
 def _insert_ignoring_duplicate(connection, table, key, values: dict) -> bool:
