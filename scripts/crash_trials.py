@@ -137,7 +137,8 @@ class Server:
     """The app in a process group of its own, so that one SIGKILL takes the master and all its workers."""
 
     def __init__(
-        self, instance: Path, kind: str = "gunicorn", log: Path | None = None, pause_marker: Path | None = None
+        self, instance: Path, kind: str = "gunicorn", log: Path | None = None, pause_marker: Path | None = None,
+        pause_point: str = "corpus-write",
     ):
         self.port = _free_port()
         self.base = f"http://127.0.0.1:{self.port}"
@@ -154,8 +155,8 @@ class Server:
         env.pop("WEBNB_DATABASE_URL", None)  # the instance config says which database
         env.pop("WEBNB_PAUSE_AT", None)
         if pause_marker is not None:
-            # The first corpus write stops inside its transaction and says so (webnb/faults.py): the kill lands there.
-            env["WEBNB_PAUSE_AT"] = f"corpus-write:{pause_marker}"
+            # The first corpus write (or another named point) stops and says so (webnb/faults.py): the kill lands there.
+            env["WEBNB_PAUSE_AT"] = f"{pause_point}:{pause_marker}"
         self.process = subprocess.Popen(command, cwd=str(REPO_ROOT), env=env, stdout=self.log, stderr=self.log,
                                         start_new_session=True)
 
