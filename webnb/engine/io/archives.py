@@ -4,9 +4,12 @@ archives come: a folder per class (``txt_sentoken/pos``), 20 Newsgroups' ``20new
 (the class is in the file name).
 
 Nothing is extracted to disk. A ZIP is refused from its directory before anything is decompressed when it declares
-more than the limits allow; a tar has no directory, so it is read as a stream, one entry at a time, and refused as
-soon as it passes a limit: entries, bytes of documents, bytes unpacked in all, and the compression ratio. Paths that
-could escape a folder (absolute, ``..``, a drive letter), links and devices are refused, whatever the format.
+more than the limits allow (its records are counted before zipfile reads them); a tar has no directory, so it is read
+as a stream, one entry at a time, and refused as soon as it passes a limit: entries, bytes of documents, bytes
+unpacked in all, and the compression ratio. A tar's extension headers (pax records, GNU long names) are checked on
+their way to tarfile, which would parse some in time growing with the square of their size. Paths that could
+escape a folder (absolute, ``..``, a drive letter), names that are not UTF-8, links and devices are refused, whatever
+the format.
 """
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ import codecs
 import io
 import re
 import stat
+import struct
 import tarfile
 import zipfile
 import zlib
@@ -29,6 +33,8 @@ _LAYOUT = (
 _READ_CHUNK = 64 * 1024
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _EOCD = b"PK\x05\x06"
+_ZIP64_END, _ZIP64_LOCATOR, _CENTRAL_RECORD = b"PK\x06\x06", b"PK\x06\x07", b"PK\x01\x02"
+_EOCD_BYTES, _ZIP64_END_BYTES, _ZIP64_LOCATOR_BYTES, _CENTRAL_RECORD_BYTES = 22, 56, 20, 46
 _TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz")
 _USTAR = slice(257, 262)  # where a tar header says "ustar"
 _READABLE_METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflate"}
@@ -263,7 +269,12 @@ def _size(n: int) -> str:
     return f"{n:,} bytes"
 
 
-def _too_many_entries(count: int, limit: int, kind: str) -> CorpusError:
+def _too_many_entries(count: int | None, limit: int, kind: str) -> CorpusError:
+    if count is None:  # counted only up to one past the limit
+        return CorpusError(
+            f"The {kind} holds more than the limit of {limit:,} entries; nothing was loaded. "
+            "Upload a sample of the documents."
+        )
     more = "more than" if kind == "ZIP" else "over"  # a tar is counted as it is read: it may hold still more
     return CorpusError(
         f"The {kind} holds {count:,} entries, {more} the limit of {limit:,}; nothing was loaded. "
@@ -289,9 +300,7 @@ def _too_large_file(path: str, size: int, limit: int) -> CorpusError:
 
 
 def _read_zip(data: bytes, filename: str, limits: ArchiveLimits) -> Upload:
-    declared = _declared_entry_count(data)
-    if declared is not None and declared > limits.max_entries:
-        raise _too_many_entries(declared, limits.max_entries, "ZIP")
+    _check_directory(data, limits)
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError) as err:
@@ -311,13 +320,60 @@ def _read_zip(data: bytes, filename: str, limits: ArchiveLimits) -> Upload:
         return _corpora(layout, lambda path: _read_entry(archive, files[path], limits.max_file_bytes, budget), filename)
 
 
-def _declared_entry_count(data: bytes):
-    """The entry count in the end-of-archive record, read without parsing the whole directory."""
-    end = data.rfind(_EOCD, max(0, len(data) - 22 - 0xFFFF))
-    if end < 0 or end + 22 > len(data):
-        return None
-    count = int.from_bytes(data[end + 10:end + 12], "little")
-    return None if count == 0xFFFF else count  # 0xFFFF: a ZIP64 archive keeps the count elsewhere
+def _check_directory(data: bytes, limits: ArchiveLimits) -> None:
+    """Refuses a ZIP whose directory lists more entries than the limit before zipfile reads it: zipfile builds an
+    object for every record whatever the end record says (950,000 records in 51 MB take 530 MB). The records are
+    counted where zipfile looks for them, and only up to one past the limit."""
+    end = _end_record(data)
+    if end is None:
+        return  # no ZIP: zipfile says so
+    declared = _little_endian(data, end + 10, 2)
+    if declared != 0xFFFF and declared > limits.max_entries:  # 0xFFFF: the count is in a ZIP64 end record
+        raise _too_many_entries(declared, limits.max_entries, "ZIP")
+    for start, stop in _directory_spans(data, end):
+        count, whole = _count_records(data, start, stop, limits.max_entries + 1)
+        if count > limits.max_entries:
+            raise _too_many_entries(count if whole else None, limits.max_entries, "ZIP")
+
+
+def _little_endian(data: bytes, at: int, size: int) -> int:
+    return int.from_bytes(data[at:at + size], "little")
+
+
+def _end_record(data: bytes) -> int | None:
+    """Where the end-of-directory record starts, found as zipfile finds it: in the last 22 bytes, or else the last
+    signature in the 64 KB an archive comment may take."""
+    if len(data) >= _EOCD_BYTES and data[-_EOCD_BYTES:].startswith(_EOCD) and data.endswith(b"\x00\x00"):
+        return len(data) - _EOCD_BYTES
+    end = data.rfind(_EOCD, max(0, len(data) - 0x10000 - _EOCD_BYTES))
+    return end if 0 <= end <= len(data) - _EOCD_BYTES else None
+
+
+def _directory_spans(data: bytes, end: int) -> list[tuple[int, int]]:
+    """Where zipfile may read the directory: just before the end record, as many bytes as it says, or just before a
+    ZIP64 end record, as many as that one says (Python 3.11 looks for one right before the locator that precedes
+    the end record; later versions first where the locator points). The offsets the records give are not used, as
+    zipfile does not use them: a program prepended to an archive shifts them."""
+    spans = [(end - _little_endian(data, end + 12, 4), end)]
+    locator = end - _ZIP64_LOCATOR_BYTES
+    if locator >= 0 and data.startswith(_ZIP64_LOCATOR, locator):
+        for zip64_end in {locator - _ZIP64_END_BYTES, _little_endian(data, locator + 8, 8)}:
+            if zip64_end >= 0 and data.startswith(_ZIP64_END, zip64_end):
+                spans.append((zip64_end - _little_endian(data, zip64_end + 40, 8), zip64_end))
+    return spans
+
+
+def _count_records(data: bytes, start: int, stop: int, most: int) -> tuple[int, bool]:
+    """How many directory records ``data[start:stop]`` holds, counted up to ``most``, and whether they are all of it.
+    A record is 46 bytes, then a name, an extra field and a comment whose lengths it gives at 28, 30 and 32."""
+    count, position = 0, start
+    while position < stop and count < most:
+        if position < 0 or position + _CENTRAL_RECORD_BYTES > stop or not data.startswith(_CENTRAL_RECORD, position):
+            break  # zipfile refuses the directory here
+        name, extra, comment = struct.unpack_from("<3H", data, position + 28)
+        position += _CENTRAL_RECORD_BYTES + name + extra + comment
+        count += 1
+    return count, position >= stop
 
 
 def _check_zip_entry(info: zipfile.ZipInfo, limits: ArchiveLimits) -> None:
@@ -401,10 +457,138 @@ def _read_entry(archive, info, max_file_bytes: int, budget: _Budget) -> bytes:
 
 # --- tar: read as a stream, each entry checked before its content is read ----------------------------------------
 
+_BLOCK = tarfile.BLOCKSIZE  # a tar is 512-byte blocks: each header is one, each content is padded to whole ones
+_TYPE_FLAG = 156  # where a header gives its type
+# Headers that tarfile reads as records for the header after them: pax records (x, Solaris' X, and g for all the
+# headers after them) and GNU long names and link names (L, K).
+_EXTENSION_HEADERS = {
+    tarfile.XHDTYPE: "a pax extended header",
+    tarfile.SOLARIS_XHDTYPE: "a pax extended header",
+    tarfile.XGLTYPE: "a pax global header",
+    tarfile.GNUTYPE_LONGNAME: "a GNU long name header",
+    tarfile.GNUTYPE_LONGLINK: "a GNU long link header",
+}
+_PAX_HEADERS = (tarfile.XHDTYPE, tarfile.SOLARIS_XHDTYPE, tarfile.XGLTYPE)
+_WATCHED_TYPE = re.compile(rb"[xXgLKS]")  # an extension header, or an old GNU sparse file (S)
+# A real extension header holds a path, a link path, times and ids in a few hundred bytes (a path takes at most
+# 4,096, Linux's PATH_MAX). Before Python 3.11.10 and 3.12.6, tarfile parses a pax header in time growing with the
+# square of its size (CVE-2024-6232: 990,000 digits take 40 minutes); 8 KB take a tenth of a second.
+_MAX_EXTENSION_BYTES = 8 * 1024
+# The square is that of each run of digits (tarfile tries to match a record from every digit on), so thousands of
+# headers under 8 KB still add up. Real runs are short (times, ids): their squares add up to about 600 per entry,
+# 12 million for 20,000 entries; 10**8 in all take a fifth of a second.
+_MAX_PAX_DIGIT_WORK = 10**8
+# tarfile reads the header after an extension header by calling itself: a real archive puts up to four in a row
+# (global, extended, long link, long name), and a thousand overflow Python's stack.
+_MAX_EXTENSIONS_IN_A_ROW = 8
+_PAX_LENGTH = re.compile(rb"(\d{1,8}) ")
+# A translate table that keeps digits and makes every other byte a space: a header's runs of digits, split.
+_DIGITS_ONLY = bytes(byte if ord("0") <= byte <= ord("9") else ord(" ") for byte in range(256))
+
+
+def _padded(size: int) -> int:
+    return -(-size // _BLOCK) * _BLOCK
+
+
+def _pax_records(records: bytes) -> dict[bytes, bytes] | None:
+    """A pax header's records by keyword, when they are as POSIX writes them: "<length> <keyword>=<value>\\n", the
+    length counting the whole record (zero bytes after the last are padding). None when they are not: tarfile would
+    read such records in time growing with the square of their size, and misread them."""
+    parsed, start, records = {}, 0, records.rstrip(b"\x00")
+    while start < len(records):
+        length = _PAX_LENGTH.match(records, start)
+        end = start + int(length[1]) if length else start
+        keyword, equals, value = records[length.end() if length else start:end].partition(b"=")
+        if end > len(records) or not (keyword and equals and value.endswith(b"\n")):
+            return None
+        parsed[keyword] = value[:-1]
+        start = end
+    return parsed
+
+
+class _HeaderGuard:
+    """Refuses, before tarfile parses it, an extension header too costly to parse (see the limits above), and a
+    sparse file, whose map tarfile reads as blindly. Every 512-byte block of the stream that parses as such a header
+    is checked, wherever it is: following the chain of headers as tarfile does would mean repeating its rules (a
+    pax "size" record moves the next header), and any slip would let a header through unchecked."""
+
+    def __init__(self):
+        self.unchecked = b""  # the stream from the first block not checked yet: part of a block, or a pax header
+        self.position = 0  # where ``unchecked`` starts in the stream, a multiple of 512
+        self.chain_end = 0  # where the header after the last extension header starts
+        self.in_a_row = 0  # extension headers so far, each where the one before it ended
+        self.digit_work = 0
+
+    def check(self, piece: bytes) -> None:
+        """Checks the blocks that ``piece`` completes, before tarfile reads them."""
+        window = self.unchecked + piece
+        whole = len(window) - len(window) % _BLOCK
+        resume = whole
+        for flag in _WATCHED_TYPE.finditer(window[_TYPE_FLAG:whole:_BLOCK]):
+            start = flag.start() * _BLOCK
+            if not self._checked(window, start):
+                resume = start  # the pax records have not all come yet
+                break
+        self.unchecked, self.position = window[resume:], self.position + resume
+
+    def _checked(self, window: bytes, start: int) -> bool:
+        """Checks the block at ``start``; False when it is a pax header whose records have not all come yet."""
+        try:
+            header = tarfile.TarInfo.frombuf(window[start:start + _BLOCK], "utf-8", "surrogateescape")
+        except tarfile.HeaderError:
+            return True  # no header: should tarfile come to it, it says so as it always has
+        if header.type == tarfile.GNUTYPE_SPARSE:
+            raise _not_ordinary(header.name)
+        if header.type not in _EXTENSION_HEADERS:
+            return True
+        what, size = _EXTENSION_HEADERS[header.type], max(header.size, 0)
+        if size > _MAX_EXTENSION_BYTES:
+            raise CorpusError(
+                f"The tar archive holds {what} of {size:,} bytes, over the limit of {_MAX_EXTENSION_BYTES:,} bytes: "
+                "a real one holds a path, times and ids in a few hundred bytes, so the archive looks forged; "
+                "nothing was loaded."
+            )
+        if header.type in _PAX_HEADERS:
+            records = window[start + _BLOCK:start + _BLOCK + size]
+            if len(records) < size:
+                return False
+            self._check_pax(records, what, header.name)
+        self._count_in_a_row(self.position + start, size)
+        return True
+
+    def _check_pax(self, records: bytes, what: str, header_name: str) -> None:
+        parsed = _pax_records(records)
+        if parsed is None:
+            raise CorpusError(
+                f"The tar archive holds {what} whose records are not well formed (a length, a space, "
+                "keyword=value and a newline, the length counting the whole record): it is damaged or forged; "
+                "nothing was loaded."
+            )
+        if any(keyword.startswith(b"GNU.sparse.") for keyword in parsed):
+            name = parsed.get(b"GNU.sparse.name") or parsed.get(b"path")
+            raise _not_ordinary(name.decode("utf-8", "backslashreplace") if name else header_name)
+        self.digit_work += sum(len(run) ** 2 for run in records.translate(_DIGITS_ONLY).split())
+        if self.digit_work > _MAX_PAX_DIGIT_WORK:
+            raise CorpusError(
+                "The tar archive's pax headers hold long runs of digits, as real ones never do: it looks forged; "
+                "nothing was loaded."
+            )
+
+    def _count_in_a_row(self, position: int, size: int) -> None:
+        self.in_a_row = self.in_a_row + 1 if position == self.chain_end else 1
+        self.chain_end = position + _BLOCK + _padded(size)
+        if self.in_a_row > _MAX_EXTENSIONS_IN_A_ROW:
+            raise CorpusError(
+                f"The tar archive holds more than {_MAX_EXTENSIONS_IN_A_ROW} extension headers (pax, GNU long name "
+                "or link) in a row, where a real one holds up to four before an entry: it looks forged; "
+                "nothing was loaded."
+            )
+
 
 class _BoundedStream(io.RawIOBase):
     """The tar's bytes for ``tarfile`` to read as a stream: ``data`` itself, or, when it is gzip, its content
-    inflated a chunk at a time, refused as soon as more comes out than ``limit`` or ``max_ratio`` times the input."""
+    inflated a chunk at a time, refused as soon as more comes out than ``limit`` or ``max_ratio`` times the input,
+    or as soon as a header passes that tarfile must not parse (see _HeaderGuard)."""
 
     def __init__(self, data: bytes, limit: int, max_ratio: float):
         self.gzipped = data[:2] == GZIP_MAGIC
@@ -415,6 +599,7 @@ class _BoundedStream(io.RawIOBase):
         self.max_ratio, self.size = max_ratio, len(data)
         self.inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS) if self.gzipped else None
         self.buffer = b""
+        self.guard = _HeaderGuard()
 
     def readable(self):
         return True
@@ -443,6 +628,7 @@ class _BoundedStream(io.RawIOBase):
                 f"The tar archive unpacks to more than {_size(self.limit)}; nothing was loaded. "
                 "Upload fewer or shorter documents."
             )
+        self.guard.check(piece)
         return piece
 
     def _inflate(self, size: int) -> bytes:
@@ -499,6 +685,7 @@ def _read_tar_members(archive: tarfile.TarFile, contents: dict, limits: ArchiveL
         _check_tar_type(member, name)
         if member.isdir() or _skipped(name.split("/")):
             continue
+        _check_utf8_name(name)
         if member.size > limits.max_file_bytes:
             raise _too_large_file(name, member.size, limits.max_file_bytes)
         total += member.size
@@ -517,7 +704,25 @@ def _check_tar_type(member: tarfile.TarInfo, name: str) -> None:
             "Pack the files themselves, not links to them."
         )
     if not (member.isdir() or member.isreg()) or member.issparse():
+        raise _not_ordinary(name)
+
+
+def _not_ordinary(name: str) -> CorpusError:
+    return CorpusError(
+        f"The tar archive entry {name!r} is not an ordinary file or folder (a device, a pipe or a sparse "
+        "file); nothing was loaded. Pack only the folders of text files."
+    )
+
+
+def _check_utf8_name(name: str) -> None:
+    """tarfile keeps each byte of a name that is not UTF-8 as a lone surrogate, which fails wherever the name is
+    written out later (a page, the database): such a name is refused, shown with those bytes as \\x escapes."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError as err:
+        shown = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        byte = ord(name[err.start]) - 0xDC00  # surrogateescape keeps byte b as the character U+DC00 + b
         raise CorpusError(
-            f"The tar archive entry {name!r} is not an ordinary file or folder (a device, a pipe or a sparse "
-            "file); nothing was loaded. Pack only the folders of text files."
-        )
+            f"The tar archive entry '{shown}' has a name that is not UTF-8 (byte 0x{byte:02x}); nothing was "
+            "loaded. Rename the file with a UTF-8 name, or pack the folders again with a tool that writes UTF-8 names."
+        ) from None
