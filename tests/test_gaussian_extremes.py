@@ -126,6 +126,8 @@ def test_the_suggested_divisor_brings_the_column_within_bounds():
 ACCEPTED = {
     "the largest float in every row": [LARGEST] * 8,
     "minus the largest float in every row": ["-" + LARGEST] * 8,
+    # Three rows per class: the mean's rounding (1e292) was squared into an infinite variance ("below nan").
+    "1.7e308 in every row, three per class": ["1.7e308"] * 6,
     "subnormals": [SMALLEST_SUBNORMAL, "0", "1e-323", SMALLEST_SUBNORMAL, "-" + SMALLEST_SUBNORMAL, "0", "2e-323", "0"],
     "the smallest normal float": [SMALLEST_NORMAL, SMALLEST_NORMAL, "-" + SMALLEST_NORMAL, SMALLEST_NORMAL] * 2,
     "just inside the widest span": ["6.5e153", "-6.5e153"] * 20,
@@ -186,6 +188,8 @@ def test_extreme_tables_get_real_parameters(extreme_tables):
     for name, sign in (("the largest float in every row", 1), ("minus the largest float in every row", -1)):
         cells = parameters(name)
         assert cells[("x", "a")]["mean"] == sign * largest and cells[("x", "a")]["variance"] == 0.0
+    cells = parameters("1.7e308 in every row, three per class")
+    assert {(cells[(label, "a")]["mean"], cells[(label, "a")]["variance"]) for label in "xy"} == {(1.7e308, 0.0)}
     # Variances near the largest float: finite, and as large as they should be.
     cells = parameters("one class at each end of the widest span")
     assert cells[("x", "a")]["mean"] == pytest.approx(6.5e153, rel=1e-15)

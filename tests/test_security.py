@@ -283,7 +283,7 @@ def test_behind_an_https_proxy_the_forwarded_origin_counts(tmp_path):
     form = {"corpus": PASTED, "name": "Through the proxy"}
     for proxies, status in ((0, 403), (1, 303)):
         app = create_app(
-            {"TESTING": True, "WTF_CSRF_ENABLED": False, "WEBNB_PROXIES": proxies},
+            {"TESTING": True, "WTF_CSRF_ENABLED": False, "WEBNB_PROXIES": proxies, "WEBNB_PROXY_HOST": True},
             instance_path=str(tmp_path / f"instance-{proxies}"),
         )
         response = app.test_client().post("/corpora/paste", data=form, headers=headers)

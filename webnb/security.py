@@ -9,8 +9,14 @@
   the text parts of multipart forms only; webnb applies it to a whole urlencoded form body too.
 - ``MAX_CONTENT_LENGTH`` (set by create_app, 50 MB): the largest request body, that is the largest upload.
 - ``WEBNB_PROXIES`` (0, or the environment variable of that name): how many reverse proxies stand in front of
-  webnb. Behind an HTTPS proxy, webnb must take the scheme and host from the proxy's X-Forwarded-* headers,
-  or the browser's ``Origin: https://…`` would not match ``http://…`` and every form would be refused.
+  webnb. Behind them, webnb takes the client's address from X-Forwarded-For and the scheme from
+  X-Forwarded-Proto: behind an HTTPS proxy the browser's ``Origin: https://…`` would not match ``http://…``
+  otherwise, and every form would be refused.
+- ``WEBNB_PROXY_HOST`` (off, or the environment variable of that name set to 1): also take the host and port from
+  X-Forwarded-Host and X-Forwarded-Port. Off by default, because a proxy that passes these headers on from the
+  client lets anyone choose the host of the absolute links webnb makes (share links). Turn it on only when the
+  proxy sets both headers itself; a proxy that passes the browser's own ``Host`` on needs neither. Without
+  ``WEBNB_PROXIES`` it means nothing.
 
 Anything larger answers 413 before the body is read; the 413 handler (webnb/views/corpus.py) words its
 message with ``too_large_message()``.
@@ -52,11 +58,19 @@ def init_app(app: Flask) -> None:
     if proxies > 0:
         from werkzeug.middleware.proxy_fix import ProxyFix
 
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies, x_port=proxies)
+        host = proxies if is_on(app.config.setdefault("WEBNB_PROXY_HOST", os.environ.get("WEBNB_PROXY_HOST"))) else 0
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=host, x_port=host)
     # First in line, ahead of Flask-WTF's CSRF check: a refused request must not even have its body parsed.
     checks = app.before_request_funcs.setdefault(None, [])
     checks[0:0] = [refuse_long_query, refuse_cross_site, refuse_large_body]
     app.after_request(add_security_headers)
+
+
+def is_on(setting) -> bool:
+    """A switch from the config (True/False) or the environment ("1", "true", "yes", "on"; anything else is off)."""
+    if isinstance(setting, str):
+        return setting.strip().lower() in {"1", "true", "yes", "on"}
+    return bool(setting)
 
 
 def add_security_headers(response):

@@ -23,8 +23,22 @@ from webnb.views.matrix import matrix_window
 bp = Blueprint("export", __name__)
 
 
+def settings_or_400(lesson) -> None:
+    """A download is made with the settings in its address (a text lesson's or a table's): with any of them
+    unusable, say which, by the name it has in the address, rather than quietly using the defaults."""
+    errors = lesson.state.errors
+    if errors:
+        said = (_sentence(message if name in message else f"{name}: {message}") for name, message in errors.items())
+        abort(400, " ".join(said) + " Nothing was downloaded; correct the address and retry.")
+
+
+def _sentence(text: str) -> str:
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
 def _trained(corpus_id):
     lesson = load_lesson(corpus_id)
+    settings_or_400(lesson)
     if lesson.training is None:
         abort(400, lesson.error)
     return lesson

@@ -40,7 +40,7 @@ class GaussianStatistics:
     sample_variances: np.ndarray  # (K, d) divided by n_k − 1 (NaN-free: 0 where n_k = 1), shown for comparison
     feature_variances: np.ndarray  # (d,) population variance of each feature over all rows
     # Features whose mean or variance overflowed in numpy's (and scikit-learn's) direct formula and were computed
-    # from scaled values instead: scikit-learn's numbers for them are ±∞ or NaN, so there is nothing to compare.
+    # from their deviations instead: scikit-learn's numbers for them are ±∞ or NaN, so there is nothing to compare.
     rescaled: tuple[str, ...] = ()
 
     @classmethod
@@ -205,19 +205,26 @@ class GaussianNB:
 def _means_and_variances(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each column's mean and population variance, as numpy (and scikit-learn) compute them, so that ordinary
     tables agree to the last bit. Only where that overflows (values near ±1.8e308 whose sum is infinite, or many
-    squared distances near the limit) the column is scaled by a power of two first, which loses nothing; the
-    third array marks those columns."""
+    squared distances near the limit) the column is computed from its deviations from its first value instead; the
+    third array marks those columns.
+
+    The deviations span no more than the column does, at most √(largest float64) (see
+    ``NumericTable.require_representable``), so neither they nor their mean overflow, and a constant column gets
+    its value as its mean and a variance of exactly 0. (Scaling the values alone would keep the rounding of their
+    mean, about 1e292 near the largest float, whose square overflows.) Their squares can still add up past the
+    largest float, so they are scaled by a power of two first, which loses nothing."""
     with np.errstate(over="ignore", invalid="ignore"):
         means, variances = np.mean(rows, axis=0), np.var(rows, axis=0)
     rescaled = ~(np.isfinite(means) & np.isfinite(variances))
     for j in np.flatnonzero(rescaled):
         column = rows[:, j]
-        exponent = math.frexp(float(np.max(np.abs(column))))[1]  # every |value| < 2**exponent
-        scaled = np.ldexp(column, -exponent)
+        origin = column[0]
+        deviations = column - origin
         # The mean lies between the extremes; rounding must not push it past them (nor past the largest float).
-        means[j] = np.clip(np.ldexp(np.mean(scaled), exponent), column.min(), column.max())
+        means[j] = np.clip(origin + np.mean(deviations), column.min(), column.max())
+        exponent = math.frexp(float(np.max(np.abs(deviations))))[1]  # every |deviation| < 2**exponent
         with np.errstate(over="ignore"):
-            variances[j] = np.ldexp(np.var(scaled), 2 * exponent)
+            variances[j] = np.ldexp(np.var(np.ldexp(deviations, -exponent)), 2 * exponent)
     return means, variances, rescaled
 
 

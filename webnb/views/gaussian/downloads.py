@@ -18,8 +18,9 @@ from webnb.engine.export import (
     table_rows,
 )
 from webnb.views.common import download
+from webnb.views.export import settings_or_400
 from webnb.views.gaussian.evaluation import scored
-from webnb.views.gaussian.lesson import TableLesson, load_table_lesson, settings_or_400
+from webnb.views.gaussian.lesson import TableLesson, load_table_lesson
 
 
 def _scored_or_400(lesson: TableLesson) -> Score:

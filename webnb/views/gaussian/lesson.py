@@ -146,9 +146,3 @@ def asked_page(lesson: TableLesson, pages: int) -> int:
         return pages
     return page
 
-
-def settings_or_400(lesson: TableLesson) -> None:
-    """A download is made with the settings in its address: with any of them unusable, say which rather than
-    quietly using the defaults."""
-    if lesson.state.errors:
-        abort(400, " ".join(lesson.state.errors.values()) + " Nothing was downloaded; correct the address and retry.")
