@@ -90,16 +90,18 @@ def test_unknown_job_is_404(app):
 
 def test_the_same_work_is_started_once():
     jobs = Jobs(workers=1)
-    release = threading.Event()
+    started, release = threading.Event(), threading.Event()
     runs = []
 
     def work(job):
         runs.append(job.id)
+        started.set()
         release.wait(timeout=5)
         return "/done"
 
     first = jobs.start("count", work, key="same corpus")
     again = jobs.start("count", work, key="same corpus")
+    assert started.wait(timeout=5)  # running: another key waits behind it (it would replace it while waiting)
     other = jobs.start("count", work, key="another corpus")
     release.set()
     assert again is first and other is not first

@@ -10,9 +10,17 @@ swap.
 mode): counting a large corpus, a held-out split, the comparison's fits, the α sweep. A background job waits for
 its turn (its progress page shows meanwhile); a page that would compute while the request waits is refused with
 503 and ``Retry-After`` instead of piling up memory.
+
+``WEBNB_MAX_QUEUED_JOBS`` background jobs at most wait in one process (default 8 in hosted mode, 16 in local mode;
+0 means no bound), a workspace's newer computation replacing its waiting one, and they start in turn across client
+addresses and workspaces (webnb/jobs.py). A job past the bound is refused like a page, with 503 and ``Retry-After``
+(:class:`Busy`, :data:`webnb.jobs.QUEUE_FULL`).
+
+Each setting comes from the app's config, else from the environment variable of the same name, else the default.
 """
 from __future__ import annotations
 
+import os
 import threading
 from contextlib import contextmanager, nullcontext
 
@@ -23,6 +31,7 @@ from webnb.engine.shared.budget import WorkTooLarge
 
 DEFAULT_MAX_WORK_MB = {"hosted": 300, "local": 4000}
 DEFAULT_MAX_HEAVY_WORK = {"hosted": 1, "local": 2}
+DEFAULT_MAX_QUEUED_JOBS = {"hosted": 8, "local": 16}
 # Counting more documents than this is heavy (the same bound above which pages show progress, views.common).
 HEAVY_DOCUMENTS = 2000
 RETRY_AFTER_SECONDS = 10
@@ -60,13 +69,18 @@ class HeavyWork:
 
 def init_app(app) -> None:
     mode = app.config.get("WEBNB_MODE", "local")
-    app.config.setdefault("WEBNB_MAX_WORK_MB", DEFAULT_MAX_WORK_MB.get(mode, DEFAULT_MAX_WORK_MB["local"]))
-    app.config.setdefault("WEBNB_MAX_HEAVY_WORK", DEFAULT_MAX_HEAVY_WORK.get(mode, DEFAULT_MAX_HEAVY_WORK["local"]))
+    for name, defaults, kind in (
+        ("WEBNB_MAX_WORK_MB", DEFAULT_MAX_WORK_MB, float),
+        ("WEBNB_MAX_HEAVY_WORK", DEFAULT_MAX_HEAVY_WORK, int),
+        ("WEBNB_MAX_QUEUED_JOBS", DEFAULT_MAX_QUEUED_JOBS, int),
+    ):
+        app.config.setdefault(name, kind(os.environ.get(name, defaults.get(mode, defaults["local"]))))
     gate = HeavyWork(max(1, int(app.config["WEBNB_MAX_HEAVY_WORK"])))
     extensions = app.extensions["webnb"]
     extensions["heavy_work"] = gate
     extensions["catalog"].heavy_work = gate
     extensions["jobs"].heavy_work = gate
+    extensions["jobs"].max_queued = max(0, int(app.config["WEBNB_MAX_QUEUED_JOBS"]))
 
     @app.before_request
     def _set_limit():

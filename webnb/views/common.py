@@ -10,11 +10,12 @@ import numpy as np
 from flask import Response, abort, current_app, jsonify, make_response, redirect, render_template, request, url_for
 from jinja2_fragments.flask import render_block
 
+from webnb.admission import address_key
 from webnb.catalog import CorpusEntry, ScopedCatalog
 from webnb.engine import CorpusError, NaiveBayes, TrainingSet
 from webnb.state import LessonState, parse_state, read_parameter
 from webnb.storage import ANY_WORKSPACE
-from webnb.workspaces import current_workspace, quota
+from webnb.workspaces import current_workspace, hosted, quota
 
 
 def catalog() -> ScopedCatalog:
@@ -148,8 +149,13 @@ def _start_counting(entry: CorpusEntry, analysis, vocabulary):
 
 
 def start_job(title: str, work, key=None, unit: str = "documents"):
-    """Background work on behalf of this request's workspace (only it may watch the progress)."""
-    return current_app.extensions["webnb"]["jobs"].start(title, work, key=key, unit=unit, workspace=current_workspace())
+    """Background work on behalf of this request's workspace (only it may watch the progress). A job with a ``key``
+    replaces the workspace's job still waiting to start; jobs start in turn across client addresses and workspaces,
+    and past ``WEBNB_MAX_QUEUED_JOBS`` waiting ones the page answers 503 with Retry-After (webnb/jobs.py)."""
+    # The client address, as a keyed hash only (hosted mode; in local mode there is one user).
+    address = address_key(request.remote_addr, current_app.config["SECRET_KEY"]) if hosted() else None
+    return current_app.extensions["webnb"]["jobs"].start(
+        title, work, key=key, unit=unit, workspace=current_workspace(), address=address)
 
 
 def find_job(job_id: str):

@@ -150,7 +150,10 @@ class BagOfWords:
         growing: defaultdict[str, int] = defaultdict()
         growing.default_factory = growing.__len__  # a new feature gets the next column id
         after_chunk = None if vocabulary_guard is None else lambda: vocabulary_guard(len(growing))
-        counts = _count(texts, analyzer, growing.__getitem__, progress, after_chunk)
+        try:
+            counts = _count(texts, analyzer, growing.__getitem__, progress, after_chunk)
+        finally:
+            growing.default_factory = None  # break the dict → its own __len__ cycle, so the vocabulary is freed at once
         if not growing:
             raise EmptyVocabularyError(
                 "No words were found: every document is empty, or made only of stop words, one-letter words or "
