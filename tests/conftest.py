@@ -191,6 +191,23 @@ def hosted_app(make_hosted_app, database_url):
 
 
 @pytest.fixture()
+def keyed_hosted_app(make_hosted_app, database_url):
+    """As ``hosted_app``, each app with a secret of its own, so its own address keys: the counts per address that
+    one app made (in a shared Redis) are not another's."""
+    import secrets
+
+    return lambda **config: make_hosted_app(
+        **{"DATABASE_URL": database_url, "SECRET_KEY": secrets.token_urlsafe(40), **config})
+
+
+def browser_from(app, address: str = "127.0.0.1"):
+    """A browser with a cookie of its own (a fresh workspace), its requests coming from ``address``."""
+    client = app.test_client()
+    client.environ_base["REMOTE_ADDR"] = address
+    return client
+
+
+@pytest.fixture()
 def redis_test_url():
     """Redis database 15 on this machine, emptied before and after, for tests of counts shared between processes."""
     redis = pytest.importorskip("redis") if not in_ci() else __import__("redis")

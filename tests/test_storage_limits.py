@@ -11,6 +11,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 import sqlalchemy as sa
 from bs4 import BeautifulSoup
+from conftest import browser_from
 
 from webnb import create_app
 from webnb.admission import size_text
@@ -34,17 +35,11 @@ FULL = "The server's storage for corpora is full"
 
 
 @pytest.fixture()
-def hosted_app(make_hosted_app, database_url):
-    """Makes hosted-mode apps on SQLite and on PostgreSQL (each with its own secret, so its own address keys)."""
-    return lambda **config: make_hosted_app(
-        **{"DATABASE_URL": database_url, "SECRET_KEY": secrets.token_urlsafe(40), **config})
+def hosted_app(keyed_hosted_app):
+    return keyed_hosted_app
 
 
-def student(app, address="127.0.0.1"):
-    """A browser with a cookie of its own (a fresh workspace), from ``address``."""
-    client = app.test_client()
-    client.environ_base["REMOTE_ADDR"] = address
-    return client
+student = browser_from
 
 
 def paste(client, name="mine", corpus=None):
@@ -86,7 +81,8 @@ def workspace_of(client) -> str:
 # -- limits per client address ------------------------------------------------------------------------------------
 
 
-def test_a_fresh_cookie_flood_is_refused_past_the_new_workspace_limit(hosted_app):
+def test_a_fresh_cookie_flood_is_refused_past_the_new_workspace_limit(hosted_app, monkeypatch):
+    monkeypatch.setattr("webnb.admission.NEW_WORKSPACE_BYTES", 0)  # every paste makes a new workspace
     app = hosted_app(WEBNB_NEW_WORKSPACES_PER_HOUR=3, WEBNB_BACKGROUND_UPLOAD_BYTES=100)
     first = student(app)
     assert [paste(client, f"flood {i}").status_code for i, client in enumerate([first, student(app)])] == [303, 303]
@@ -126,7 +122,8 @@ def test_bytes_per_hour_are_counted_per_address_not_per_workspace(hosted_app):
     assert paste(student(app, "10.0.0.2"), "elsewhere").status_code == 303
 
 
-def test_behind_a_trusted_proxy_each_forwarded_address_counts_apart(hosted_app):
+def test_behind_a_trusted_proxy_each_forwarded_address_counts_apart(hosted_app, monkeypatch):
+    monkeypatch.setattr("webnb.admission.NEW_WORKSPACE_BYTES", 0)  # every paste makes a new workspace
     app = hosted_app(WEBNB_NEW_WORKSPACES_PER_HOUR=1, WEBNB_PROXIES=1)
 
     def from_(address):
@@ -142,7 +139,8 @@ def test_behind_a_trusted_proxy_each_forwarded_address_counts_apart(hosted_app):
     assert len(set(creators)) == 2 and all(re.fullmatch(r"[0-9a-f]{24}", c) for c in creators)
 
 
-def test_the_counts_are_shared_by_processes_through_redis(hosted_app, redis_test_url):
+def test_the_counts_are_shared_by_processes_through_redis(hosted_app, redis_test_url, monkeypatch):
+    monkeypatch.setattr("webnb.admission.NEW_WORKSPACE_BYTES", 0)  # every paste makes a new workspace
     url = redis_test_url
     key = secrets.token_urlsafe(40)  # the same secret: the same address keys, counted in the same Redis keys
     first, second = (hosted_app(SECRET_KEY=key, RATELIMIT_STORAGE_URI=url, WEBNB_NEW_WORKSPACES_PER_HOUR=2)
@@ -154,7 +152,8 @@ def test_the_counts_are_shared_by_processes_through_redis(hosted_app, redis_test
     assert count_rows(first, corpora) == 2
 
 
-def test_an_unreachable_rate_limit_store_still_counts_in_the_process(hosted_app):
+def test_an_unreachable_rate_limit_store_still_counts_in_the_process(hosted_app, monkeypatch):
+    monkeypatch.setattr("webnb.admission.NEW_WORKSPACE_BYTES", 0)  # every paste makes a new workspace
     app = hosted_app(RATELIMIT_STORAGE_URI="redis://127.0.0.1:9/0", WEBNB_NEW_WORKSPACES_PER_HOUR=1)
     assert paste(student(app)).status_code == 303
     refused = paste(student(app))
@@ -189,14 +188,16 @@ def test_the_budget_refuses_every_way_of_storing(hosted_app):
     response = alice.post("/corpora/match-reviews/add/keep", data={"label": "negative", "document": "not sharp"})
     assert response.status_code == 400 and FULL in form_error(response)
 
-    # What is stored already costs nothing more: a shared link's copy, and the same records pasted again.
+    # A shared link's copy costs nothing more; the same records pasted again are charged in full (whether they
+    # are stored already must not show), so the full budget refuses them too.
     corpus_id = stored_id(app, "fits")
     link = BeautifulSoup(alice.post(f"/corpora/{corpus_id}/share").get_data(as_text=True), "html.parser")
     token = link.select_one("#share-link")["value"].rsplit("/", 1)[-1]
     assert bob.post(f"/shared/{token}").status_code == 303
-    assert paste(student(app), "fits again", corpus=distinct_paste("fits")).status_code == 303
+    response = paste(student(app), "fits again", corpus=distinct_paste("fits"))
+    assert response.status_code == 400 and FULL in form_error(response)
 
-    assert stored(app) == ["fits", "fits", "fits again"]
+    assert stored(app) == ["fits", "fits"]
     assert app.extensions["webnb"]["storage"].stored_bytes() == PASTE_BYTES
 
 

@@ -36,7 +36,7 @@ from webnb.storage import ANY_WORKSPACE, ClassCorpusSummary, CorpusSummary, Publ
 from webnb.work import Busy, heavy_slot
 
 if TYPE_CHECKING:  # named in annotations only
-    from webnb.admission import Admission
+    from webnb.admission import Admission, PacedStore
 
 logger = logging.getLogger("webnb.counting")
 
@@ -287,20 +287,26 @@ class Catalog:
 
     def add(
         self, corpus: Corpus | NumericTable, *, name: str, source: str, progress=None, workspace=None, quota=None,
-        content: str | None = None,
+        content: str | None = None, timing: PacedStore | None = None,
     ) -> str:
         """Store a user's corpus (or table of numbers) in ``workspace``, refusing one that cannot be trained on or
         that would take the workspace over its ``quota`` (and then storing nothing). Records stored already (the
         same corpus uploaded again, a copy) are not stored again, nor counted again. ``content``: the records'
-        ``content_hash`` when the caller has it (it is computed once per corpus stored)."""
+        ``content_hash`` when the caller has it (it is computed once per corpus stored). ``timing``: this store
+        timed by the process's ``StorePace`` (hosted mode): records stored already then take as long to store, with
+        the same progress reports, as records stored anew, so that nobody learns by timing an upload, or by watching
+        its progress, that another workspace has the same records."""
         if isinstance(corpus, NumericTable):
             # Stored as its rows written out, with the feature names; there are no words to count.
             corpus.require_trainable()
             rows = corpus.to_corpus()
             if quota is not None:
                 quota.check(self.storage.usage(workspace), rows)
-            return self.storage.add_corpus(rows, name=name, source=source, workspace=workspace,
-                                           features=corpus.features, content=content)
+            corpus_id = self.storage.add_corpus(rows, name=name, source=source, workspace=workspace,
+                                                features=corpus.features, content=content)
+            if timing is not None:
+                timing.finished()
+            return corpus_id
         corpus.require_trainable()
         if quota is not None:
             quota.check(self.storage.usage(workspace), corpus)
@@ -311,12 +317,16 @@ class Catalog:
         counted_now = training is None
         if counted_now:  # not a heavy slot: storing is already one (a background job, or a small paste)
             training = self._count(content, options, corpus, analysis, vocabulary, progress, heavy=False)
+        elif timing is not None:
+            timing.instead_of_counting(len(corpus), progress)
         if quota is not None:
             quota.check_vocabulary(len(training.vocabulary))
         corpus_id = self.storage.add_corpus(corpus, name=name, source=source, workspace=workspace, content=content)
         if counted_now:
             self._save(content, options, training)
             self._keep(content, options, training, corpus)
+        if timing is not None:
+            timing.finished()
         return corpus_id
 
     def publish(self, published: list[PublishedCorpus]) -> None:
@@ -664,26 +674,31 @@ class ScopedCatalog:
         return self._catalog.stored(self.workspace)
 
     def add(self, corpus: Corpus | NumericTable, *, name: str, source: str, progress=None) -> str:
-        """Every corpus a user stores comes through here (paste, upload, a shared copy, a kept addition): the
-        limits per address and the server's storage budget refuse it first, before any work, storing nothing."""
+        """Every corpus a user stores comes through here (paste, upload, a kept addition): the limits per address
+        and the server's storage budget refuse it first, before any work, storing nothing. It is charged its full
+        size even when another workspace stores the same records, and in hosted mode storing it takes as long
+        either way: what this workspace sees never tells what another stores."""
         workspace = None if self.workspace is ANY_WORKSPACE else self.workspace
         admission = self.quota.admission if self.quota is not None else None
-        admitted, content = None, None
+        admitted, content, timing = None, None, None
         if admission is not None:
             rows = corpus.to_corpus() if isinstance(corpus, NumericTable) else corpus
             content = content_hash(rows)
-            stored_already = self._catalog.storage.has_content(content)  # the same records: no new bytes
-            admitted = admission.admit(self._catalog.storage, workspace, rows, size=0 if stored_already else None)
+            admitted = admission.admit(self._catalog.storage, workspace, rows)
+            if admission.pace is not None:
+                timing = admission.pace.start("table" if isinstance(corpus, NumericTable) else "texts",
+                                              admitted.size, self._catalog.storage.has_content(content))
         corpus_id = self._catalog.add(corpus, name=name, source=source, progress=progress, workspace=workspace,
-                                      quota=self.quota, content=content)
+                                      quota=self.quota, content=content, timing=timing)
         if admitted is not None:
             admitted.stored()
         return corpus_id
 
     def copy(self, entry: CorpusEntry, *, name: str, source: str) -> str:
         """A copy of a stored corpus (opened from a share link) in this workspace: a new entry for the same
-        records, which costs the server no storage, so only the server's and the address's limits on new workspaces
-        apply besides the workspace's own quota."""
+        records, which costs the server no storage and is charged nothing per address: whoever holds the link knows
+        the records exist, so neither its admission nor its speed tells anything. Only the workspace's own quota
+        applies."""
         workspace = None if self.workspace is ANY_WORKSPACE else self.workspace
         admission = self.quota.admission if self.quota is not None else None
         admitted = admission.admit(self._catalog.storage, workspace, None, size=0) if admission is not None else None

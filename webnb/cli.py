@@ -241,8 +241,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     cleanup = commands.add_parser(
         "cleanup", help="remove hosted workspaces not seen for a while, with their corpora (for cron)")
-    cleanup.add_argument("--days", type=_days, default=None,
-                         help="remove workspaces idle longer than this (default: WEBNB_RETENTION_DAYS, 30)")
+    which = cleanup.add_mutually_exclusive_group()
+    which.add_argument("--days", type=_days, default=None,
+                       help="remove workspaces idle longer than this (default: WEBNB_RETENTION_DAYS, 30)")
+    which.add_argument("--created-by", type=_address, default=None, metavar="ADDRESS",
+                       help="instead, remove every workspace first stored in from this client address (as the server "
+                            "saw it, e.g. 203.0.113.7), however recently it was seen")
     cleanup.add_argument("--dry-run", action="store_true", help="list what would be removed, remove nothing")
     _add_corpora_commands(commands)
     return parser
@@ -401,6 +405,16 @@ def _read_numbers(args, path: str) -> NumericTable:
 # -- commands -------------------------------------------------------------------------------------
 
 
+def _address(text: str) -> str:
+    import ipaddress
+
+    try:
+        return str(ipaddress.ip_address(text.strip()))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a client address such as 203.0.113.7 or 2001:db8::7, not {text[:60]!r}") from None
+
+
 def run_serve(args) -> int:
     from webnb import create_app
 
@@ -409,9 +423,10 @@ def run_serve(args) -> int:
 
 
 def run_cleanup(args, out) -> int:
-    """Remove the hosted workspaces idle longer than the retention time, each with its corpora, their documents and
-    share links, and its jobs, in one transaction each; print what was removed. Corpora stored in local mode have
-    no workspace and are never removed."""
+    """Remove the hosted workspaces idle longer than the retention time (or, with ``--created-by``, those first
+    stored in from one client address), each with its corpora, their documents and share links, and its jobs, in
+    one transaction each; print what was removed. Corpora stored in local mode have no workspace and are never
+    removed."""
     import sqlalchemy as sa
 
     from webnb import create_app
@@ -435,26 +450,46 @@ def run_cleanup(args, out) -> int:
 def _clean_up(storage, config, args, out) -> int:
     from datetime import datetime, timedelta, timezone
 
-    from webnb.admission import size_text
+    from webnb.admission import address_key, size_text
 
+    verb = "Would remove" if args.dry_run else "Removed"
+    if args.created_by is not None:
+        # The workspaces' rows keep the address's keyed hash, never the address: the same key finds them.
+        found = storage.workspaces_created_by(address_key(args.created_by, config["SECRET_KEY"]))
+        removed = _remove_workspaces(found, lambda w: storage.remove_workspace_now(w.workspace), args, out)
+        print(f"{verb} {_count(len(removed), 'workspace')} first stored in from {args.created_by} "
+              f"({_count(sum(w.corpora for w in removed), 'corpus', 'corpora')}, "
+              f"{size_text(sum(w.bytes for w in removed))}); the server now holds {size_text(storage.stored_bytes())} "
+              "of corpora.", file=out)
+        return 0
     days = args.days if args.days is not None else float(config["WEBNB_RETENTION_DAYS"])
     before = datetime.now(timezone.utc) - timedelta(days=days)
-    verb = "Would remove" if args.dry_run else "Removed"
-    removed = []
-    for idle in storage.idle_workspaces(before):
-        gone = idle if args.dry_run else storage.remove_workspace(idle.workspace, before)
-        if gone is None:
-            continue  # seen again since it was listed
-        removed.append(gone)
-        print(f"{verb} workspace {gone.workspace[:8]}… (last seen {gone.last_seen:%Y-%m-%d %H:%M} UTC): "
-              f"{_count(gone.corpora, 'corpus', 'corpora')}, {_count(gone.documents, 'document')}, "
-              f"{size_text(gone.bytes)}, {_count(gone.shares, 'share link')}, {_count(gone.jobs, 'job')}", file=out)
+    removed = _remove_workspaces(storage.idle_workspaces(before),
+                                 lambda w: storage.remove_workspace(w.workspace, before), args, out)
     jobs = 0 if args.dry_run else storage.remove_old_jobs(before)
     print(f"{verb} {_count(len(removed), 'workspace')} idle for more than {days:g} days "
           f"({_count(sum(w.corpora for w in removed), 'corpus', 'corpora')}, "
           f"{size_text(sum(w.bytes for w in removed))}); the server now holds {size_text(storage.stored_bytes())} of "
           f"corpora." + (f" Also removed the progress of {_count(jobs, 'old job')}." if jobs else ""), file=out)
     return 0
+
+
+def _remove_workspaces(listed, remove, args, out) -> list:
+    """``remove(workspace)`` each listed workspace (none with ``--dry-run``), printing a line for each; what was
+    (or would be) removed."""
+    from webnb.admission import size_text
+
+    verb = "Would remove" if args.dry_run else "Removed"
+    removed = []
+    for workspace in listed:
+        gone = workspace if args.dry_run else remove(workspace)
+        if gone is None:
+            continue  # seen again since it was listed, or removed meanwhile
+        removed.append(gone)
+        print(f"{verb} workspace {gone.workspace[:8]}… (last seen {gone.last_seen:%Y-%m-%d %H:%M} UTC): "
+              f"{_count(gone.corpora, 'corpus', 'corpora')}, {_count(gone.documents, 'document')}, "
+              f"{size_text(gone.bytes)}, {_count(gone.shares, 'share link')}, {_count(gone.jobs, 'job')}", file=out)
+    return removed
 
 
 def run_corpora(args, out) -> int:

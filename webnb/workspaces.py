@@ -55,7 +55,16 @@ def init_app(app) -> None:
             "python -c 'import secrets; print(secrets.token_urlsafe(48))'"
         )
     for name, default in {**HOSTED_QUOTA, **admission.SETTINGS}.items():
-        app.config.setdefault(name, int(os.environ.get(name, default)))
+        app.config.setdefault(name, type(default)(os.environ.get(name, default)))
+    share = app.config["WEBNB_WORKSPACE_SHARE"]
+    if not 0 <= share <= 1:
+        raise RuntimeError(f"WEBNB_WORKSPACE_SHARE is {share!r}: it is the fraction of an address's hourly bytes one "
+                           "workspace may store, between 0 and 1, such as 0.05 (0 switches it off).")
+    # Read once, here: a value that cannot be used stops the start with a message rather than a request later.
+    app.config.setdefault("WEBNB_SUBNET_LIMITS", os.environ.get("WEBNB_SUBNET_LIMITS"))
+    app.extensions["webnb_subnet_limits"] = admission.SubnetLimits.parse(app.config["WEBNB_SUBNET_LIMITS"])
+    # How long storing takes in this process, so that storing records stored already takes as long.
+    app.extensions["webnb_store_pace"] = admission.StorePace()
     # Flask's defaults are replaced; a value the deployment set itself is kept.
     # Secure unless the deployment says WEBNB_COOKIE_SECURE = False (only for a closed network served over http).
     app.config["SESSION_COOKIE_SECURE"] = bool(app.config.get("WEBNB_COOKIE_SECURE", True))
@@ -99,18 +108,26 @@ def quota() -> Quota | None:
     if not hosted():
         budget = config.get("WEBNB_MAX_STORED_BYTES")
         return Quota.unlimited(admission.Admission(address=None, max_stored_bytes=budget)) if budget else None
+    # ProxyFix has put the client's own address here when WEBNB_PROXIES says how many proxies to trust.
+    address = request.remote_addr
+    limits = current_app.extensions["webnb_subnet_limits"].limits(
+        address, {name: config[name] for name in admission.PER_ADDRESS})
     return Quota(
         corpora=config["WEBNB_QUOTA_CORPORA"],
         documents=config["WEBNB_QUOTA_DOCUMENTS"],
         characters=config["WEBNB_QUOTA_CHARACTERS"],
         vocabulary=config["WEBNB_QUOTA_VOCABULARY"],
         admission=admission.Admission(
-            # ProxyFix has put the client's own address here when WEBNB_PROXIES says how many proxies to trust.
-            address=admission.address_key(request.remote_addr, config["SECRET_KEY"]),
-            new_workspaces_per_hour=config["WEBNB_NEW_WORKSPACES_PER_HOUR"],
-            stored_bytes_per_hour=config["WEBNB_STORED_BYTES_PER_HOUR"],
+            address=admission.address_key(address, config["SECRET_KEY"]),
+            new_workspaces_per_hour=limits["WEBNB_NEW_WORKSPACES_PER_HOUR"],
+            new_workspaces_per_minute=limits["WEBNB_NEW_WORKSPACES_PER_MINUTE"],
+            stored_bytes_per_hour=limits["WEBNB_STORED_BYTES_PER_HOUR"],
+            stored_bytes_per_minute=limits["WEBNB_STORED_BYTES_PER_MINUTE"],
+            workspace_share=config["WEBNB_WORKSPACE_SHARE"],
+            new_workspace_bytes=admission.NEW_WORKSPACE_BYTES,
             max_stored_bytes=config["WEBNB_MAX_STORED_BYTES"],
             limiter=admission.app_limiter(current_app),
+            pace=current_app.extensions["webnb_store_pace"],
         ),
     )
 
