@@ -8,8 +8,6 @@ scikit-learn's (both evaluated by our objective function).
 """
 from __future__ import annotations
 
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -270,15 +268,6 @@ def test_a_matrix_of_another_vocabulary_is_refused(tiny):
     _, model = tiny
     with pytest.raises(ValueError, match=r"3 word columns but the model was fitted on \d+.*TrainingSet.transform"):
         model.predict(sp.csr_matrix((1, 3)))
-
-
-def test_the_engine_module_imports_neither_flask_nor_scikit_learn():
-    code = (
-        "import sys, webnb.engine.text.discriminative; "
-        "print(sorted(m for m in ('flask', 'sklearn') if m in sys.modules))"
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert result.stdout.strip() == "[]"
 
 
 # -- the real corpora: the same features for both libraries -------------------------------------------------------

@@ -1,4 +1,5 @@
-"""The engine never imports Flask: ``webnb/engine/`` is numpy and scipy only and could be published alone.
+"""The engine never imports Flask (nor scikit-learn, a test-only dependency): ``webnb/engine/`` is numpy and scipy
+only and could be published alone. The one test of it: no other test starts an interpreter to check the same.
 
 Every module of the package is found with ``pkgutil.walk_packages``. A fresh interpreter imports them (this one has
 the app's imports already) and says whether Flask got loaded; and each module's source is read for an import of
@@ -20,12 +21,13 @@ import webnb.engine
 CHECKOUT = Path(webnb.__file__).resolve().parent.parent
 
 # Run by a fresh interpreter: imports webnb.engine, then each module named in argv, and prints as JSON the steps
-# it took and the Flask packages that each step loaded first (flask, flask_wtf, ...).
+# it took and the packages of Flask or scikit-learn that each step loaded first (flask, flask_wtf, sklearn, ...).
 IMPORT_ONE_BY_ONE = """
 import importlib, json, sys
 
 def framework():
-    return {name.partition(".")[0] for name in sys.modules if name == "flask" or name.startswith(("flask.", "flask_"))}
+    return {name.partition(".")[0] for name in sys.modules
+            if name in ("flask", "sklearn") or name.startswith(("flask.", "flask_", "sklearn."))}
 
 seen, steps, loaded_by = framework(), [], {}
 if seen:
@@ -36,7 +38,7 @@ for name in ["webnb.engine", *sys.argv[1:]]:
     new = framework() - seen
     if new:
         loaded_by[name], seen = sorted(new), seen | new
-print(json.dumps({"steps": steps, "flask_loaded_by": loaded_by}))
+print(json.dumps({"steps": steps, "loaded_by": loaded_by}))
 """
 
 
@@ -56,7 +58,7 @@ def test_the_walk_finds_every_module_of_the_engine():
     assert {"webnb.engine.text.models", "webnb.engine.text.training", "webnb.engine.evaluation.comparison"} <= names
 
 
-def test_importing_the_engine_and_every_module_of_it_never_loads_flask():
+def test_importing_the_engine_and_every_module_of_it_never_loads_flask_or_scikit_learn():
     names = [info.name for info in engine_modules()]
     finished = subprocess.run(
         [sys.executable, "-c", IMPORT_ONE_BY_ONE, *names],
@@ -65,7 +67,7 @@ def test_importing_the_engine_and_every_module_of_it_never_loads_flask():
     assert finished.returncode == 0, finished.stderr
     report = json.loads(finished.stdout)
     assert report["steps"] == ["webnb.engine", *names]  # every module was imported
-    assert report["flask_loaded_by"] == {}
+    assert report["loaded_by"] == {}
 
 
 def imported_names(tree: ast.Module, module: str, is_package: bool) -> list[tuple[int, str]]:

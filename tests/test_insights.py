@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 from fractions import Fraction
 from itertools import pairwise
 
@@ -693,18 +691,6 @@ def test_sampled_document_as_plain_data(match_reviews):
 def test_sampling_refuses_bad_arguments(match_reviews, kind, arguments, message):
     with pytest.raises(ValueError, match=message):
         sample_document(match_reviews.model(kind, 1), **arguments)
-
-
-# -- the engine stays free of the test-only dependency -------------------------------------------------------------
-
-
-def test_insights_import_neither_flask_nor_sklearn():
-    code = (
-        "import sys, webnb.engine.text.insights\n"
-        "print(sorted(n for n in sys.modules if n.split('.')[0] in ('flask', 'sklearn')))\n"
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert result.stdout.strip() == "[]"
 
 
 # -- the generative pages' additions: the doubt left below 1, and calibration -------------------------------------

@@ -18,13 +18,22 @@ def module_names() -> dict[str, Path]:
     }
 
 
-def imports_at_load(path: Path) -> list[tuple[str, list[str]]]:
-    """(module, names) of each ``from webnb… import names`` and ``import webnb…`` run when the module loads: at its
-    top level, outside ``if TYPE_CHECKING:`` (imports inside functions run late and cannot form a cycle at load)."""
+def imports_of(path: Path) -> list[tuple[str, list[str]]]:
+    """(module, names) of every ``from webnb… import names`` and ``import webnb…`` in the module: at its top level,
+    inside functions and under ``if TYPE_CHECKING:`` alike. An import deferred into a function does not form a
+    cycle at load, but it hides one from the reader; relative imports are resolved against the module."""
     found = []
-    for node in ast.parse(path.read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "webnb":
-            found.append((node.module, [alias.name for alias in node.names]))
+    package = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    if path.name != "__init__.py":
+        package = package[:-1]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                module = ".".join([*base, module] if module else base)
+            if module.split(".")[0] == "webnb":
+                found.append((module, [alias.name for alias in node.names]))
         elif isinstance(node, ast.Import):
             found.extend((alias.name, []) for alias in node.names if alias.name.split(".")[0] == "webnb")
     return found
@@ -35,9 +44,11 @@ def dependency_graph() -> dict[str, set[str]]:
     graph = {}
     for name, path in modules.items():
         depends = set()
-        for module, names in imports_at_load(path):
-            depends.add(module)
-            depends.update(f"{module}.{n}" for n in names if f"{module}.{n}" in modules)  # a submodule imported
+        for module, names in imports_of(path):
+            submodules = {f"{module}.{n}" for n in names if f"{module}.{n}" in modules}
+            depends.update(submodules)
+            if not names or len(submodules) < len(names):  # a name of the module itself (not only its submodules)
+                depends.add(module)
         graph[name] = {d for d in depends if d in modules and d != name}
     return graph
 
@@ -103,3 +114,15 @@ def test_no_module_imports_another_modules_private_names():
                 if private and node.module != name:
                     reaching.append((name, node.module, private))
     assert reaching == []
+
+
+def test_the_app_s_error_handlers_are_all_in_one_module():
+    """Every error a request can meet is answered by webnb/errors.py: no other module registers a handler."""
+    registering = []
+    for name, path in module_names().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            called = node.func if isinstance(node, ast.Call) else None
+            if isinstance(called, ast.Attribute) and called.attr in (
+                    "register_error_handler", "errorhandler", "app_errorhandler"):
+                registering.append(name)
+    assert set(registering) == {"webnb.errors"} and len(registering) >= 8

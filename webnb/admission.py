@@ -107,12 +107,7 @@ def _workspace_key(workspace: str) -> str:
 
 def app_limiter(app):
     """The app's Flask-Limiter (whose storage holds the counts), or None without one."""
-    limiter = app.extensions.get("webnb_limiter")
-    if limiter is None:
-        from webnb import ratelimits  # imported here: ratelimits imports workspaces, which imports this
-
-        limiter = getattr(ratelimits, "limiter", None)
-    return limiter
+    return app.extensions.get("webnb_limiter")
 
 
 def _in_process() -> FixedWindowRateLimiter:
