@@ -11,21 +11,11 @@ from bs4 import BeautifulSoup
 from conftest import soup_of
 
 from webnb import create_app
+from webnb.pages import TEXT_PAGES
 from webnb.state import STEPS
 
-LESSON_PAGES = {
-    "": ("documents", "section"),
-    "/matrix": ("matrix", "section"),
-    "/parameters": ("parameters", "section"),
-    "/inference": ("inference", "section"),
-    "/evaluation": ("evaluation", "section"),
-    "/evaluation/sweep": ("sweep", "div"),
-    "/compare": ("compare", "section"),
-    "/words": ("words", "section"),
-    "/confidence": ("confidence", "section"),
-    "/sample": ("sample", "section"),
-    "/add": ("additions", "section"),
-}
+# Each text page's address after /corpora/<id>: the id and the tag of the element its fragment replaces.
+LESSON_PAGES = {page.path: (page.fragment, "section" if page.in_menu else "div") for page in TEXT_PAGES}
 
 
 @pytest.fixture()

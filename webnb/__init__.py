@@ -22,10 +22,11 @@ def create_app(test_config=None, *, instance_path=None):
     from flask import Flask
     from flask_wtf.csrf import CSRFProtect
 
-    from webnb import formatting, home, outages, ratelimits, security, work, workspaces
+    from webnb import errors, formatting, home, outages, pages, ratelimits, security, work, workspaces
     from webnb.cache import DEFAULT_CACHE_MB, Cache
     from webnb.catalog import Catalog
     from webnb.jobs import Jobs
+    from webnb.json_twins import JSONTwinProvider
     from webnb.storage import Storage, default_url
     from webnb.views import (
         additions,
@@ -52,6 +53,7 @@ def create_app(test_config=None, *, instance_path=None):
         template_folder=find_folder("templates"),
         static_folder=find_folder("static"),
     )
+    app.json = JSONTwinProvider(app)
     # The dev key only suits webnb running on the instructor's own machine; anything shared sets its own.
     app.config.from_mapping(
         SECRET_KEY=os.environ.get("WEBNB_SECRET_KEY", "dev"),
@@ -88,8 +90,10 @@ def create_app(test_config=None, *, instance_path=None):
     CSRFProtect(app)
     security.init_app(app)
     ratelimits.init_app(app)  # per workspace, in hosted mode only
-    outages.init_app(app)  # a 503 of webnb's own when the database cannot be reached
+    outages.init_app(app)  # knows when the database cannot be reached, and says so once in the log
+    errors.init_app(app)  # every error a request meets, in webnb's own words (webnb/errors.py)
     app.jinja_env.filters.update(formatting.FILTERS)
+    app.jinja_env.globals["lesson_menu"] = pages.lesson_menu
     app.jinja_env.tests.update(formatting.TESTS)
 
     app.register_blueprint(home.bp)

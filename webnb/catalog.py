@@ -27,6 +27,7 @@ from webnb.engine.evaluation.heldout import HeldOut, hold_out, on_test_corpus, o
 from webnb.engine.gaussian.lesson import GaussianSplit
 from webnb.engine.gaussian.table import NumericTable
 from webnb.engine.io import persist
+from webnb.engine.shared.numbers import ExactNumber
 from webnb.engine.text.analysis import Analyzer
 from webnb.engine.text.bag import BagOfWords
 from webnb.examples import EXAMPLES, TABLE_EXAMPLES, example_ids, load_example_corpus, load_example_table
@@ -153,7 +154,7 @@ def preset_state(presets, n_documents: int) -> LessonState:
     """The state a class corpus's pages open with: a stored corpus's defaults (with a built-in's rule for what to
     test on) and the ``presets`` ((address parameter, text) pairs) read by the pages' own parser, whose messages
     for what it cannot use are in ``errors``."""
-    base = LessonState(model="multinomial", alpha="1",
+    base = LessonState(model="multinomial", alpha=ExactNumber(1),
                        test="training" if n_documents < SMALLEST_SPLIT_CORPUS else "split")
     return parse_state(dict(presets), base)
 
@@ -266,7 +267,7 @@ class Catalog:
             description="",
             builtin=False,
             source="",
-            defaults=LessonState() if features is not None else LessonState(model="multinomial", alpha="1"),
+            defaults=LessonState() if features is not None else LessonState(model="multinomial", alpha=ExactNumber(1)),
             n_documents=0,
             content=content,
             features=features,

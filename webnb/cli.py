@@ -1040,7 +1040,7 @@ def main(argv=None, out=None) -> int:
         if args.command == "corpora":
             return run_corpora(args, out)
         return run_explain(args, out)
-    except (CorpusError, ValueError) as error:
+    except ValueError as error:
         print(f"webnb: {error}", file=sys.stderr)
         return 2
 

@@ -50,7 +50,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Callable
 
-from webnb.engine import CorpusError
 from webnb.engine.shared import budget
 from webnb.outages import STORAGE_ERRORS, describe_storage_error
 from webnb.work import Busy
@@ -258,7 +257,7 @@ class Jobs:
         try:
             with budget.limit(cap):
                 result_url = work(job)
-        except (CorpusError, ValueError) as problem:
+        except ValueError as problem:
             error = str(problem)
             _clear_frames(problem)
         except STORAGE_ERRORS as problem:  # the database went away (or the disk filled) during the work; rolled back

@@ -1,5 +1,5 @@
-"""When the database cannot be reached: a 503 in webnb's own words instead of Flask's bare 500; and every other
-error a request meets (a 4xx of Flask's or Werkzeug's, a bug of webnb's own) on webnb's own page too.
+"""When the database cannot be reached: what webnb knows of it (which errors mean it, whether an outage is on, how
+to log it once); webnb/errors.py answers the requests that meet it with a 503 in webnb's own words.
 
 A cut connection, a database server that is restarting or refusing connections, a pool that stays exhausted or
 an SQLite file that cannot be opened all surface as one of the SQLAlchemy errors in ``STORAGE_ERRORS``. Each
@@ -21,11 +21,6 @@ import sqlite3
 import threading
 
 import sqlalchemy as sa
-from flask import jsonify, make_response, render_template, request
-from flask_wtf.csrf import CSRFError
-from werkzeug.exceptions import HTTPException
-
-from webnb import security
 
 RETRY_AFTER_SECONDS = 30
 STORAGE_UNAVAILABLE = (
@@ -45,68 +40,6 @@ def init_app(app) -> None:
     app.extensions["webnb"]["outage"] = outage
     # A statement that went through ends the outage; listening on the engine also catches the background jobs'.
     sa.event.listen(app.extensions["webnb"]["storage"].engine, "after_cursor_execute", outage.statement_succeeded)
-    for error_class in STORAGE_ERRORS:
-        app.register_error_handler(error_class, outage.respond)
-    app.register_error_handler(500, server_error)
-    # The least specific handler: a page's own handler for a status (413) or an exception class (rate limits) wins.
-    app.register_error_handler(HTTPException, client_error)
-
-
-SERVER_ERROR = ("Something went wrong on the server, so this request was not completed. Nothing was stored. "
-                "Try again; if it happens again, the page's address helps whoever runs this server find out why.")
-
-
-def refusal(title: str, message: str, status: int, template: str = "refused.html"):
-    """``message`` on webnb's own page (``template``, which shows ``title`` and ``message``), or as
-    ``{"error": message}`` for a client that asked for JSON: how every error a request meets is answered."""
-    if security.wants_json():
-        return make_response(jsonify({"error": message}), status)
-    return make_response(render_template(template, title=title, message=message), status)
-
-
-def server_error(_error):
-    """A bug of webnb's own: its own page (or JSON), never Flask's bare one and never the exception's text, which
-    the log keeps (Flask logs it before this runs)."""
-    return refusal("Something went wrong", SERVER_ERROR, 500)
-
-
-# Per status, a title and what to tell the user when the error came without words of webnb's own.
-CLIENT_ERRORS = {
-    400: ("This request cannot be used", "The request could not be used as it was sent, so nothing was changed. "
-                                         "Go back, correct the address or the form, and try again."),
-    403: ("Not allowed", "This request is not allowed, so nothing was changed. Use webnb's own pages and forms."),
-    404: ("Page not found", "There is no page at this address. Check the address for a typo, or start again from "
-                            "the list of corpora."),
-}
-
-
-def client_error(error: HTTPException):
-    """A 4xx that Flask, Werkzeug or an ``abort(…)`` raised, on webnb's own page (or as ``{"error": …}``): what was
-    wrong and what to do, with the headers the status needs (``Allow`` of a 405). Other statuses pass through."""
-    if error.code is None or not 400 <= error.code < 500:
-        return error.get_response()
-    title, message = _client_error_words(error)
-    response = refusal(title, message, error.code)
-    for name, value in error.get_headers():
-        if name.lower() != "content-type":
-            response.headers[name] = value
-    return response
-
-
-def _client_error_words(error: HTTPException) -> tuple[str, str]:
-    if isinstance(error, CSRFError):
-        return "The form could not be accepted", (
-            f"The form was sent without a valid security token ({error.description.rstrip('.')}), so nothing was "
-            "changed. Reload the page and send the form again.")
-    if error.code == 405:
-        allowed = f" (only {', '.join(error.valid_methods)})" if getattr(error, "valid_methods", None) else ""
-        return "Not a request this address takes", (
-            f"This address does not take a {request.method} request{allowed}. Nothing was changed. Use the links "
-            "and forms of webnb's own pages.")
-    title, generic = CLIENT_ERRORS.get(error.code, (error.name, f"{error.name}: this request was refused, so nothing "
-                                                                "was changed. Go back and try again."))
-    said = error.description if error.description != type(error).description else None  # words of abort(code, …)
-    return title, said or generic
 
 
 class Outage:
@@ -117,15 +50,6 @@ class Outage:
         self._lock = threading.Lock()
         self.failing = False
         self.refused = 0  # requests answered 503 during the current outage
-
-    def respond(self, error):
-        if is_disk_full(error):
-            self._logger.warning("The database's disk is full (%s): a write was refused.", describe(error))
-            return refusal("The server's disk is full", DISK_FULL, 507, "unavailable.html")
-        self.failed(error)
-        response = refusal("Storage unavailable", STORAGE_UNAVAILABLE, 503, "unavailable.html")
-        response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
-        return response
 
     def failed(self, error) -> None:
         with self._lock:

@@ -15,9 +15,8 @@ from __future__ import annotations
 import logging
 import os
 
-from flask import current_app, jsonify, make_response, render_template, request
+from flask import current_app, request
 from flask_limiter import Limiter
-from flask_limiter.errors import RateLimitExceeded
 
 from webnb.workspaces import current_workspace
 
@@ -66,7 +65,6 @@ def init_app(app) -> None:
     limiter.logger = _SwitchReport(app.logger.getChild("ratelimits"), storage_uri)
     limiter.init_app(app)
     app.extensions["webnb_limiter"] = limiter
-    app.register_error_handler(RateLimitExceeded, _too_many)
 
 
 class _SwitchReport(logging.LoggerAdapter):
@@ -102,15 +100,4 @@ def _without_password(uri: str) -> str:
     return f"{scheme}{separator}{'***@' if at else ''}{host}"
 
 
-def _too_many(error):
-    message = (f"Too many requests from your workspace ({error.description}). Wait a moment and try again; "
-               "nothing was changed.")
-    if request.args.get("format") == "json" or request.accept_mimetypes.best == "application/json":
-        response = make_response(jsonify({"error": message}), 429)
-    else:
-        response = make_response(render_template("refused.html", title="Too many requests", message=message), 429)
-    retry = error.limit and getattr(error, "retry_after", None)
-    if retry:
-        response.headers["Retry-After"] = str(int(retry))
-    return response
 

@@ -20,7 +20,7 @@ from urllib.parse import quote_plus
 from webnb import notation
 from webnb.engine import AnalysisOptions, VocabularyOptions, parse_alpha
 from webnb.engine.gaussian.table import parse_number
-from webnb.engine.shared.numbers import is_plain_decimal, is_whole, parse_whole
+from webnb.engine.shared.numbers import ExactNumber, is_plain_decimal, is_whole, parse_exact_decimal, parse_whole
 from webnb.engine.text.analysis import PLACEHOLDERS, STEMMERS, STRIP_ACCENTS, TOKEN_PATTERNS
 from webnb.engine.text.telling_words import SEED_TOP
 
@@ -133,7 +133,7 @@ class ParameterTable:
 
     def __init__(self, state_class, parameters: tuple[Parameter, ...]):
         self.plain = state_class()
-        names = [f.name for f in fields(state_class) if f.name != "errors"]
+        names = [f.name for f in fields(state_class) if f.name not in NOT_PARAMETERS]
         if sorted(p.field for p in parameters) != sorted(names):
             raise TypeError(f"{state_class.__name__} needs one parameter for each of its fields: {', '.join(names)}")
         self.parameters = tuple(replace(p, default=getattr(self.plain, p.field)) for p in parameters)
@@ -143,13 +143,16 @@ class ParameterTable:
     def parse(self, args: Mapping, defaults=None):
         """The state in ``args``; what cannot be used is the default's, its message in ``errors`` under its name."""
         defaults = defaults or self.plain
-        values, errors = {}, {}
+        values, errors, typed = {}, {}, {}
         for parameter in self.parameters:
             reading = parameter.read(args, getattr(defaults, parameter.field))
             values[parameter.field] = reading.value
             if reading.message:
                 errors[parameter.name] = reading.message
-        return replace(defaults, **values, errors=errors)
+            elif isinstance(reading.value, ExactNumber) and isinstance(reading.text, str):
+                typed[parameter.field] = (reading.text.strip(), reading.value)
+        extra = {"typed": typed} if hasattr(defaults, "typed") else {}
+        return replace(defaults, **values, errors=errors, **extra)
 
     def query(self, state, defaults, changes: dict) -> str:
         """``state`` with ``changes`` as a query string, leaving out what equals ``defaults`` (the plain state's when
@@ -192,6 +195,17 @@ class ParameterTable:
         )
 
 
+# Fields of a state that are not parameters of its address.
+NOT_PARAMETERS = ("errors", "typed")
+
+
+def field_text(state, name: str) -> str:
+    """See ``LessonState.field_text``."""
+    value = getattr(state, name)
+    text, typed_value = getattr(state, "typed", {}).get(name, (None, None))
+    return text if text is not None and typed_value == value else str(value)
+
+
 # --- parsers: each turns a text into a value, or raises ValueError ------------------------------------------------
 
 
@@ -229,10 +243,13 @@ def _flag(text: str) -> bool:
     return flag
 
 
-def _alpha(text: str) -> str:
-    if parse_alpha(text) > 1000:
+def _alpha(text: str) -> ExactNumber:
+    """α as the exact number typed ("0.1" is 1/10; "0", "0.00" and ".0" are all 0), read once here: links, pages
+    and the engine use the number."""
+    alpha = parse_alpha(text)
+    if alpha > 1000:
         raise ValueError("α above 1000 drowns every count; use a value between 0 and 1000.")
-    return text.strip()
+    return ExactNumber(alpha)
 
 
 def _review(text: str) -> str:
@@ -277,10 +294,12 @@ def _test_source(text: str) -> str:
     raise ValueError("not a split, the training documents or a corpus id")
 
 
-def _share(text: str) -> str:
-    """The held-out share, kept as typed: a fraction strictly between 0 and 1, at most 8 characters."""
-    if len(text) <= 8 and 0.0 < float(text) < 1.0:  # float() refuses what is no number; nan is not between
-        return text
+def _share(text: str) -> ExactNumber:
+    """The held-out share, as the exact number typed: a fraction strictly between 0 and 1, at most 8 characters."""
+    if len(text) <= 8:
+        share = parse_exact_decimal(text)
+        if 0 < share < 1:
+            return ExactNumber(share)
     raise ValueError("not a fraction between 0 and 1")
 
 
@@ -344,7 +363,7 @@ def _split_parameters(repeated: str) -> tuple[Parameter, Parameter]:
 @dataclass(frozen=True)
 class LessonState:
     model: str = "bernoulli"
-    alpha: str = "1"
+    alpha: ExactNumber = ExactNumber(1)
     binary: bool = False
     prior: str = "learned"
     floor: bool = False  # the ε-floor of the lecture notebook instead of exact zeros
@@ -366,10 +385,11 @@ class LessonState:
     max_features: str = ""
     # how the model is scored: a held-out split of the corpus, its own training documents, or another corpus
     test: str = "split"  # "split", "training", or the id of a test corpus
-    test_size: str = "0.25"
+    test_size: ExactNumber = ExactNumber("0.25")
     seed: str = "0"
     train: str = "all"  # "split": the lesson pages use the model trained on the split's training part only
     errors: dict = field(default_factory=dict, compare=False)
+    typed: dict = field(default_factory=dict, compare=False)  # what was typed for a number, to echo in its field
 
     # -- what the engine needs ---------------------------------------------------------------------
 
@@ -409,6 +429,11 @@ class LessonState:
     @property
     def step_index(self) -> int:
         return STEPS.index(self.step)
+
+    def field_text(self, name: str) -> str:
+        """What a form's field for ``name`` shows: the text typed for it (".50" stays ".50"), as long as it is
+        still the value in use, else the value as links write it."""
+        return field_text(self, name)
 
     # -- the URL -------------------------------------------------------------------------------------
 
@@ -489,14 +514,19 @@ class TableState:
     step: str = GAUSSIAN_STEPS[0]
     presenter: bool = False
     test: str = "split"  # "split" or "training"
-    test_size: str = "0.25"
+    test_size: ExactNumber = ExactNumber("0.25")
     seed: str = "0"
     train: str = "all"  # "split": the step-through uses the model trained on the split's training part
     errors: dict = field(default_factory=dict, compare=False)
+    typed: dict = field(default_factory=dict, compare=False)  # what was typed for a number, to echo in its field
 
     @property
     def smoothing(self) -> float:
         return float(self.var_smoothing)
+
+    def field_text(self, name: str) -> str:
+        """See ``LessonState.field_text``."""
+        return field_text(self, name)
 
     @property
     def split(self) -> tuple[float, int]:

@@ -24,10 +24,9 @@ import os
 import threading
 from contextlib import contextmanager, nullcontext
 
-from flask import current_app, g, jsonify, make_response, render_template, request
+from flask import current_app, g
 
 from webnb.engine.shared import budget
-from webnb.engine.shared.budget import WorkTooLarge
 
 DEFAULT_MAX_WORK_MB = {"hosted": 300, "local": 4000}
 DEFAULT_MAX_HEAVY_WORK = {"hosted": 1, "local": 2}
@@ -95,8 +94,6 @@ def init_app(app) -> None:
             except ValueError:  # set in another context (a test client that reused the thread): nothing to undo
                 pass
 
-    app.register_error_handler(Busy, _busy)
-    app.register_error_handler(WorkTooLarge, _too_large)
 
 
 def max_work_bytes(app=None) -> int | None:
@@ -111,25 +108,6 @@ def heavy(n_documents: int | None = None):
     if n_documents is not None and n_documents <= HEAVY_DOCUMENTS:
         return nullcontext()
     return current_app.extensions["webnb"]["heavy_work"].slot(wait=False)
-
-
-def _refusal(title: str, message: str, status: int):
-    if request.args.get("format") == "json" or request.accept_mimetypes.best == "application/json":
-        response = make_response(jsonify({"error": message}), status)
-    else:
-        response = make_response(render_template("refused.html", title=title, message=message), status)
-    return response
-
-
-def _busy(error: Busy):
-    response = _refusal("The server is busy", str(error), 503)
-    response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
-    return response
-
-
-def _too_large(error: WorkTooLarge):
-    """Pages catch CorpusError themselves; this is for work refused outside their try blocks."""
-    return _refusal("Too large for this server", str(error), 422)
 
 
 def heavy_slot(owner, n_documents: int):

@@ -67,7 +67,7 @@ def _page(lesson, form: dict, message: str | None = None) -> tuple[AdditionPage,
         if message is None:
             try:
                 addition = add_document(lesson.training, form["label"], form["document"], **state.model_options())
-            except (CorpusError, ValueError) as error:
+            except ValueError as error:
                 message = str(error)
     model = state.model_options() | {"alpha": state.alpha}
     return AdditionPage(lesson.entry, model, classes, message, addition, lesson.error), form

@@ -12,7 +12,7 @@ from jinja2_fragments.flask import render_block
 
 from webnb.admission import address_key
 from webnb.catalog import CorpusEntry, ScopedCatalog
-from webnb.engine import CorpusError, NaiveBayes, TrainingSet
+from webnb.engine import NaiveBayes, TrainingSet
 from webnb.state import LessonState, parse_state, read_parameter
 from webnb.storage import ANY_WORKSPACE
 from webnb.workspaces import current_workspace, hosted, quota
@@ -56,7 +56,7 @@ class Lesson(Linking):
             return None, None
         try:
             return self.training.model(**self.state.model_options()), None
-        except (CorpusError, ValueError) as problem:
+        except ValueError as problem:
             return None, str(problem)
 
 
@@ -95,7 +95,7 @@ def load_lesson(corpus_id: str) -> Lesson:
         if training is None:
             training = catalog().training_set(entry, analysis, vocabulary)
         error = None
-    except (CorpusError, ValueError) as problem:
+    except ValueError as problem:
         training, error = None, str(problem)
     lesson = Lesson(entry, state, training, error)
     if state.train == "split" and training is not None:
@@ -130,7 +130,7 @@ def load_held_out(lesson: Lesson):
         if held is None:
             held = shared.held_out(entry, analysis, vocabulary, state.test, test_size, seed)
         return held
-    except (CorpusError, ValueError) as problem:
+    except ValueError as problem:
         lesson.error = str(problem)
         return None
 

@@ -124,7 +124,7 @@ def show(corpus_id):
     if held is not None:
         try:
             comparison = _comparison(lesson, held, C)
-        except (CorpusError, ValueError) as problem:
+        except ValueError as problem:
             lesson.error = str(problem)
     if comparison is None:
         held = None

@@ -4,9 +4,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from urllib.parse import urlencode
 
-from flask import Blueprint, current_app, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, redirect, request, url_for
 
-from webnb import security
 from webnb.catalog import CorpusEntry
 from webnb.engine import CorpusError
 from webnb.engine.io.archives import Upload
@@ -24,17 +23,6 @@ from webnb.storage import CorpusSummary
 from webnb.views.common import catalog, load_lesson, page_number, respond, start_job
 
 bp = Blueprint("corpus", __name__)
-
-
-@bp.app_errorhandler(413)
-def too_large(error):
-    """A request over one of the limits of webnb/security.py: a long address, a large form field or a large file."""
-    kind, message = security.too_large_message()
-    if security.wants_json():
-        return jsonify({"error": message}), 413
-    if kind == "address":
-        return render_template("refused.html", title="The address is too long", message=message), 413
-    return _form_error(message, {"kind": "upload" if kind == "file" else "paste"}, 413)
 
 
 @dataclass(frozen=True)
@@ -102,7 +90,7 @@ def index():
     return _listing(parts=_stored_parts())
 
 
-def _form_error(message: str, form: dict, status: int = 400):
+def form_error(message: str, form: dict, status: int = 400):
     """The list again, with the form as it was sent and what was wrong with it (nothing was stored)."""
     return _listing(message, form, status)
 
@@ -117,7 +105,7 @@ def paste():
         corpus = parse_pasted_table(text, name=name) or parse_pasted(text, name=name)
         corpus_id = catalog().add(corpus, name=name, source="typed in")
     except CorpusError as error:
-        return _form_error(str(error), form)
+        return form_error(str(error), form)
     return redirect(url_for("corpus.show", corpus_id=corpus_id), code=303)
 
 
@@ -125,7 +113,7 @@ def paste():
 def upload():
     upload = request.files.get("file")
     if upload is None or not upload.filename:
-        return _form_error("Choose a file to upload.", {"kind": "upload"})
+        return form_error("Choose a file to upload.", {"kind": "upload"})
     filename = upload.filename
     data = upload.read()
     name = request.form.get("name", "").strip() or filename
@@ -152,7 +140,7 @@ def upload():
     try:
         location = read_and_store()
     except CorpusError as error:
-        return _form_error(str(error), {"kind": "upload", "name": name})
+        return form_error(str(error), {"kind": "upload", "name": name})
     return redirect(location, code=303)
 
 

@@ -28,7 +28,7 @@ def scored(lesson: Lesson) -> Score | None:
     try:
         model = held.training.model(**lesson.state.model_options())
         return Score(held, model, evaluate(model, held.test_matrix, held.test_labels))
-    except (CorpusError, ValueError) as error:
+    except ValueError as error:
         lesson.error = str(error)
         return None
 

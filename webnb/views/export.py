@@ -5,7 +5,6 @@ import json
 
 from flask import Blueprint, abort
 
-from webnb.engine import CorpusError
 from webnb.engine.export import (
     confusion_table,
     csv_text,
@@ -132,7 +131,7 @@ def notebook(corpus_id):
             test_size=test_size,
             seed=seed,
         )
-    except (CorpusError, ValueError) as error:
+    except ValueError as error:
         abort(400, str(error))
     body = json.dumps(document, ensure_ascii=False, indent=1)
     return download(lesson.entry, "lesson", body, suffix="ipynb", mimetype="application/x-ipynb+json")

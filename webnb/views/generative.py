@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from flask import Blueprint, request
 
 from webnb.charts import repeat_doubt_chart, repeat_posterior_chart
-from webnb.engine import CorpusError
 from webnb.engine.evaluation.heldout import HeldOut
 from webnb.engine.text.confidence import CurveReading, read_curve
 from webnb.engine.text.insights import Calibration, calibration, overconfidence
@@ -114,7 +113,7 @@ def _held_out_calibration(lesson, messages: list):
     try:
         model = held.training.model(**lesson.state.model_options())
         return held, calibration(model, held.test_matrix, held.test_labels, threshold=SURE)
-    except (CorpusError, ValueError) as error:
+    except ValueError as error:
         messages.append(f"The held-out documents could not be scored: {error}")
         return held, None
 
@@ -150,7 +149,7 @@ def _reading(lesson, n_max: int, messages: list) -> CurveReading | None:
         return None
     try:
         return read_curve(overconfidence(lesson.training, state.text, max_repeats=n_max, **_model_keywords(state)))
-    except (CorpusError, ValueError) as error:
+    except ValueError as error:
         messages.append(str(error))
         return None
 

@@ -5,7 +5,6 @@ from dataclasses import dataclass, replace
 
 from flask import Blueprint, request
 
-from webnb.engine import CorpusError
 from webnb.engine.text.lesson import Lesson, build_lesson
 from webnb.notation import NOTATIONS
 from webnb.state import MAX_TEXT_LENGTH, STEPS, read_parameter
@@ -83,7 +82,7 @@ def _explained(lesson) -> Lesson | None:
             epsilon=options["epsilon"],
             repeats=int(state.repeats) if state.repeats else None,
         )
-    except (CorpusError, ValueError) as error:
+    except ValueError as error:
         lesson.error = str(error)
         return None
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from flask import Blueprint, abort, make_response, redirect
 
 from webnb.jobs import Job
-from webnb.views.common import WorkInProgress, find_job, is_htmx, respond
+from webnb.views.common import find_job, is_htmx, respond
 
 bp = Blueprint("jobs", __name__)
 
@@ -65,7 +65,6 @@ def show(job_id):
     return _progress_page(progress, 200 if progress.state == "running" else 400)
 
 
-@bp.app_errorhandler(WorkInProgress)
-def work_in_progress(error):
-    """A page whose numbers are still being computed shows the progress, then itself."""
-    return _progress_page(Progress.of(error.job), 202)
+def progress_of(job):
+    """The progress page of a job still running, where a page whose numbers it computes would be (202)."""
+    return _progress_page(Progress.of(job), 202)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, request, url_for
 
-from webnb.engine import CorpusError
 from webnb.engine.evaluation.parity import ParityCheck, evaluation_parity, parameters_parity
 from webnb.state import read_parameter
 from webnb.views.common import WorkInProgress, is_htmx, load_held_out, load_lesson, respond
@@ -42,7 +41,7 @@ def show(corpus_id):
                 report = parameters_parity(lesson.training, options)
             else:
                 report = evaluation_parity(held_out, options)
-        except (CorpusError, ValueError) as problem:
+        except ValueError as problem:
             error = str(problem)
     if report is None and error is None:
         # Said once, in the badge: the page's header would repeat it.

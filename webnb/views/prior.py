@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from flask import Blueprint, request
 
 from webnb.beta_chart import BetaChart, beta_chart
+from webnb.engine.shared.numbers import ExactNumber
 from webnb.engine.text.beta_prior import BetaPrior, beta_prior
 from webnb.notation import NOTATIONS
 from webnb.state import read_parameter
@@ -14,7 +15,7 @@ from webnb.views.common import load_lesson, respond
 bp = Blueprint("prior", __name__)
 
 # The pseudo-counts a student can jump between: none, the seed's half, Laplace's one, and more.
-ALPHA_CHOICES = ("0", "0.5", "1", "2")
+ALPHA_CHOICES = tuple(ExactNumber(text) for text in ("0", "0.5", "1", "2"))
 
 
 @dataclass(frozen=True)

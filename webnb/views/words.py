@@ -7,7 +7,6 @@ from dataclasses import dataclass, replace
 
 from flask import Blueprint, request
 
-from webnb.engine import CorpusError
 from webnb.engine.text.telling_words import (
     FEATURE_SETS,
     SEED_TOP,
@@ -88,7 +87,7 @@ def bigram_comparison(lesson, settings: dict) -> PairComparison | UnfinishedComp
             held, state.model_options(), current=state.analysis_options().ngram_range,
             positive=settings["positive"], negative=settings["negative"], k=settings["k"], by=settings["by"],
         )
-    except (CorpusError, ValueError) as problem:
+    except ValueError as problem:
         return UnfinishedComparison("failed", str(problem))
 
 

@@ -27,6 +27,63 @@ _RATIO = re.compile(r"[0-9]+/[0-9]+")
 _SIGNED_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
+class ExactNumber(Fraction):
+    """A setting read once as the exact number it spells (α, the held-out share), written back the way a person
+    types it: its exact decimal where it has one ("0.1", "1e-50"), else its ratio ("1/3"). It is a Fraction, so
+    ``ExactNumber("0.00") == 0`` and it goes to the engine as it is; arithmetic gives plain Fractions."""
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        return exact_number_text(self)
+
+    def __repr__(self) -> str:
+        return f"ExactNumber({str(self)!r})"
+
+
+def exact_number_text(value: Fraction) -> str:
+    """``value`` as a person would type it, exactly: a plain decimal ("0.25", "3", "0.001"), scientific notation
+    when that is shorter than a long plain one ("1e-100", "2.5e-30"), or the ratio ("1/3") when no decimal is
+    exact; ``parse_exact_decimal`` reads each back to the same number."""
+    value = Fraction(value)
+    sign, value = ("-", -value) if value < 0 else ("", value)
+    twos, fives, rest = 0, 0, value.denominator
+    while rest % 2 == 0:
+        rest, twos = rest // 2, twos + 1
+    while rest % 5 == 0:
+        rest, fives = rest // 5, fives + 1
+    if rest != 1:
+        return f"{sign}{value.numerator}/{value.denominator}"
+    plain = _plain_decimal(value, max(twos, fives))
+    if len(plain) <= PLAIN_LENGTH or value == 0:
+        return sign + plain
+    # d.ddd × 10^exponent, the exponent kept within what parse_exact_decimal reads (the mantissa takes the rest)
+    exponent = math.floor(math.log10(value.numerator) - math.log10(value.denominator))
+    while Fraction(10) ** exponent > value:  # log10 rounds; the exponent must be exact
+        exponent -= 1
+    while Fraction(10) ** (exponent + 1) <= value:
+        exponent += 1
+    exponent = max(-MAX_EXPONENT, min(MAX_EXPONENT, exponent))
+    mantissa = value / Fraction(10) ** exponent
+    scientific = f"{_plain_decimal(mantissa, max(twos, fives) + exponent)}e{exponent}"
+    return sign + min(plain, scientific, key=len)
+
+
+def _plain_decimal(value: Fraction, places: int) -> str:
+    """``value`` (≥ 0, exact with ``places`` decimals) written out, without trailing zeros."""
+    places = max(places, 0)
+    digits = str(value.numerator * 10**places // value.denominator)
+    if not places:
+        return digits
+    padded = digits.rjust(places + 1, "0")
+    fraction = padded[-places:].rstrip("0")
+    return padded[:-places] + (f".{fraction}" if fraction else "")
+
+
+# A decimal longer than this is written in scientific notation ("0.0000000001" stays, 1e-11 does not).
+PLAIN_LENGTH = 12
+
+
 def is_whole(text: str) -> bool:
     """Whether ``text`` is written with the digits 0-9 only, however many: str.isdigit() also accepts "²" and other
     digits that int() refuses. This only tells what kind of number it is; ``parse_whole`` reads one."""

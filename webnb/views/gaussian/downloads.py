@@ -6,7 +6,6 @@ import json
 
 from flask import abort
 
-from webnb.engine import CorpusError
 from webnb.engine.evaluation.scores import Score
 from webnb.engine.export import (
     confusion_table,
@@ -27,7 +26,7 @@ def _scored_or_400(lesson: TableLesson) -> Score:
     settings_or_400(lesson)
     try:
         return scored(lesson)
-    except (CorpusError, ValueError) as problem:
+    except ValueError as problem:
         abort(400, str(problem))
 
 
@@ -70,7 +69,7 @@ def notebook(corpus_id):
         document = gaussian_notebook(lesson.entry.table, var_smoothing=state.smoothing, prior=state.prior,
                                      values=lesson.values, test_size=test_size if state.test == "split" else None,
                                      seed=seed)
-    except (CorpusError, ValueError) as problem:
+    except ValueError as problem:
         abort(400, str(problem))
     return download(lesson.entry, "gaussian", json.dumps(document, ensure_ascii=False, indent=1), suffix="ipynb",
                     mimetype="application/x-ipynb+json")

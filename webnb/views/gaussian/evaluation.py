@@ -5,7 +5,6 @@ from dataclasses import dataclass
 
 from flask import url_for
 
-from webnb.engine import CorpusError
 from webnb.engine.evaluation.scores import Score
 from webnb.engine.gaussian.lesson import TableEvaluation, evaluate_table, page_count, score_table
 from webnb.views.common import catalog, respond
@@ -41,7 +40,7 @@ def evaluation(corpus_id):
     context = {"lesson": lesson, "section": "evaluation"}
     try:
         evaluated = evaluate_table(held_rows(lesson), lesson.state.smoothing, lesson.state.prior)
-    except (CorpusError, ValueError) as problem:
+    except ValueError as problem:
         return respond("gaussian/evaluation.html", "evaluation", EvaluationPage(lesson, None, str(problem)), **context)
     mistakes = evaluated.mistakes
     pages = page_count(len(mistakes), ROWS_PER_PAGE)

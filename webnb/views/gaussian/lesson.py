@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from flask import abort, redirect, request, url_for
 
 from webnb.catalog import SMALLEST_SPLIT_CORPUS, CorpusEntry
-from webnb.engine import CorpusError
 from webnb.engine.gaussian.lesson import typical_row
 from webnb.engine.gaussian.model import GaussianStatistics
 from webnb.engine.gaussian.table import NumericTable
@@ -70,7 +69,7 @@ def load_table_lesson(corpus_id: str) -> TableLesson:
             held = catalog().gaussian_split(entry)
         statistics = held.statistics
         model = statistics.model(state.smoothing, state.prior)
-    except (CorpusError, ValueError) as problem:
+    except ValueError as problem:
         error = str(problem)
     values = _typed_values(entry, state, entry.table.features)
     return TableLesson(entry, state, table, statistics, model, error, values, defaults, trained_on_split)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from flask import request, url_for
 
-from webnb.engine import CorpusError
 from webnb.engine.evaluation.parity import ParityCheck, gaussian_parity
 from webnb.state import read_parameter
 from webnb.views.gaussian.evaluation import held_rows
@@ -27,7 +26,7 @@ def parity(corpus_id):
                 training, test, statistics = held.training, held.test, held.statistics
             report = gaussian_parity(training, test, lesson.state.smoothing, lesson.state.prior, of,
                                      statistics=statistics)
-        except (CorpusError, ValueError) as problem:
+        except ValueError as problem:
             error = str(problem)
     back = lesson.link(url_for(PARITY_PAGES[of], corpus_id=corpus_id))
     return parity_answer("gaussian/parity.html", "parity", lesson, ParityCheck(of, report, error, lesson.state.errors),
