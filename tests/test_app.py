@@ -6,7 +6,7 @@ import json
 import pytest
 from bs4 import BeautifulSoup
 
-import webnb.home
+import webnb.views.home
 from webnb import create_app
 from webnb.engine.shared.corpus import Corpus
 from webnb.examples import TABLE_EXAMPLES, Example, example_ids, load_example_corpus
@@ -71,8 +71,8 @@ def test_corpus_text_is_escaped(client, monkeypatch):
         sample_review=hostile,
     )
     corpus = Corpus.from_pairs([(hostile, hostile), ("fine", "<b>bold?</b>")])
-    monkeypatch.setattr(webnb.home, "EXAMPLES", (example,))
-    monkeypatch.setattr(webnb.home, "load_example_corpus", lambda example_id: corpus)
+    monkeypatch.setattr(webnb.views.home, "EXAMPLES", (example,))
+    monkeypatch.setattr(webnb.views.home, "load_example_corpus", lambda example_id: corpus)
 
     soup = get_soup(client)
     assert [script.get("src") for script in soup.find_all("script")] == [

@@ -11,7 +11,7 @@ import pytest
 from conftest import soup_of
 
 from webnb.beta_chart import BOTTOM, HEIGHT, LEFT, RIGHT, TOP, WIDTH, beta_chart
-from webnb.engine.text.beta_prior import beta_curve, beta_prior
+from webnb.engine.pages.beta_prior import beta_curve, beta_prior
 
 PATH = "/corpora/match-reviews/parameters/prior"
 ALPHAS = ("0", "0.5", "1", "2")

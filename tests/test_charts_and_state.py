@@ -7,7 +7,7 @@ import pytest
 
 from webnb.charts import sweep_chart
 from webnb.engine.evaluation.heldout import hold_out
-from webnb.engine.text.insights import alpha_sweep
+from webnb.engine.pages.insights import alpha_sweep
 from webnb.examples import load_example_corpus
 from webnb.state import LessonState, TableState, parse_state
 

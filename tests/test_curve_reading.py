@@ -9,8 +9,8 @@ from fractions import Fraction as F
 import pytest
 
 from webnb.engine import Corpus, TrainingSet
-from webnb.engine.text.confidence import TopPosterior, read_curve
-from webnb.engine.text.insights import overconfidence
+from webnb.engine.pages.confidence import TopPosterior, read_curve
+from webnb.engine.pages.insights import overconfidence
 from webnb.examples import load_example_corpus
 
 

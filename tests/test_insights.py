@@ -23,9 +23,7 @@ from webnb.engine import (
     read_corpus,
     stratified_split,
 )
-from webnb.engine.text import training as training_module
-from webnb.engine.text.bag import BagOfWords
-from webnb.engine.text.insights import (
+from webnb.engine.pages.insights import (
     DEFAULT_ALPHAS,
     alpha_sweep,
     discriminative_words,
@@ -35,6 +33,8 @@ from webnb.engine.text.insights import (
     top_words,
     unique_top_words,
 )
+from webnb.engine.text import training as training_module
+from webnb.engine.text.bag import BagOfWords
 from webnb.engine.text.models import NaiveBayes
 from webnb.engine.text.statistics import ClassStatistics
 from webnb.examples import load_example_corpus
@@ -722,7 +722,7 @@ def test_log10_doubt_is_minus_infinity_when_the_other_classes_are_impossible(mat
 
 
 def test_calibration_by_hand(hand, hand_test):
-    from webnb.engine.text.insights import calibration
+    from webnb.engine.pages.insights import calibration
 
     matrix, labels = hand_test
     model = hand.model("multinomial", 1)
@@ -740,7 +740,7 @@ def test_calibration_by_hand(hand, hand_test):
 
 
 def test_calibration_leaves_undecidable_documents_out_of_the_mean(hand, hand_test):
-    from webnb.engine.text.insights import calibration
+    from webnb.engine.pages.insights import calibration
 
     matrix, labels = hand_test
     result = calibration(hand.model("multinomial", 0), matrix, labels)

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from webnb.engine import SEED_EPSILON, Corpus, TrainingSet, explain
-from webnb.engine.text import lesson as lesson_module
-from webnb.engine.text.lesson import (
+from webnb.engine.pages import lesson as lesson_module
+from webnb.engine.pages.lesson import (
     PARTS,
     build_lesson,
     computed_parts,
@@ -17,7 +17,7 @@ from webnb.engine.text.lesson import (
     find_underflow,
     log_space,
 )
-from webnb.engine.text.parameter_table import WholeTable
+from webnb.engine.pages.parameter_table import WholeTable
 from webnb.engine.text.trace import factor_of
 from webnb.examples import example_ids, load_example_corpus
 from webnb.state import STEPS

@@ -9,9 +9,8 @@ from fractions import Fraction
 import pytest
 
 from webnb.engine import SEED_EPSILON, AnalysisOptions, Corpus, TrainingSet, explain, read_corpus
-from webnb.engine.text import lesson as lesson_module
-from webnb.engine.text import training as training_module
-from webnb.engine.text.lesson import (
+from webnb.engine.pages import lesson as lesson_module
+from webnb.engine.pages.lesson import (
     REPEAT_CAP,
     RepeatedProducts,
     _first_true,
@@ -19,6 +18,7 @@ from webnb.engine.text.lesson import (
     find_underflow,
     repeated,
 )
+from webnb.engine.text import training as training_module
 from webnb.engine.text.trace import LISTED_ABSENT_LIMIT
 from webnb.examples import load_example_corpus
 from webnb.lessons import NEWSGROUPS_4

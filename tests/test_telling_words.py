@@ -9,8 +9,8 @@ import pytest
 
 from webnb.engine import AnalysisOptions, TrainingSet, VocabularyOptions, evaluate
 from webnb.engine.evaluation.heldout import hold_out
-from webnb.engine.text.insights import discriminative_words
-from webnb.engine.text.telling_words import compare_pairs, default_top, telling_words
+from webnb.engine.pages.insights import discriminative_words
+from webnb.engine.pages.telling_words import compare_pairs, default_top, telling_words
 from webnb.examples import load_example_corpus
 
 # Match reviews, multinomial, α = 1: θ(positive) = (c + 1)/18, θ(negative) = (c + 1)/16.

@@ -22,7 +22,7 @@ def create_app(test_config=None, *, instance_path=None):
     from flask import Flask
     from flask_wtf.csrf import CSRFProtect
 
-    from webnb import errors, formatting, home, outages, pages, ratelimits, security, work, workspaces
+    from webnb import errors, formatting, outages, pages, ratelimits, security, work, workspaces
     from webnb.cache import DEFAULT_CACHE_MB, Cache
     from webnb.catalog import Catalog
     from webnb.jobs import Jobs
@@ -36,6 +36,7 @@ def create_app(test_config=None, *, instance_path=None):
         export,
         gaussian,
         generative,
+        home,
         inference,
         jobs,
         matrix,

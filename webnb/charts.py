@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from webnb.engine.text.insights import AlphaSweep
+from webnb.engine.pages.insights import AlphaSweep
 
 WIDTH = 760
 PANEL_HEIGHT = 190

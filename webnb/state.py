@@ -20,9 +20,9 @@ from urllib.parse import quote_plus
 from webnb import notation
 from webnb.engine import AnalysisOptions, VocabularyOptions, parse_alpha
 from webnb.engine.gaussian.table import parse_number
+from webnb.engine.pages.telling_words import SEED_TOP
 from webnb.engine.shared.numbers import ExactNumber, is_plain_decimal, is_whole, parse_exact_decimal, parse_whole
 from webnb.engine.text.analysis import PLACEHOLDERS, STEMMERS, STRIP_ACCENTS, TOKEN_PATTERNS
-from webnb.engine.text.telling_words import SEED_TOP
 
 MODELS = ("bernoulli", "multinomial")
 PRIORS = ("learned", "uniform")
@@ -333,7 +333,7 @@ def _inverse_penalty(text: str) -> float:
 
 def _measure(text: str) -> str:
     """How the telling-words page ranks the words that tell two classes apart."""
-    from webnb.engine.text.insights import DISCRIMINATIVE_MEASURES
+    from webnb.engine.pages.insights import DISCRIMINATIVE_MEASURES
 
     return _one_of(DISCRIMINATIVE_MEASURES)(text)
 

@@ -8,7 +8,7 @@ from flask import Blueprint, redirect, request, url_for
 
 from webnb.catalog import CorpusEntry
 from webnb.engine import CorpusError
-from webnb.engine.text.additions import Addition, add_document, corpus_with_document, document_problem
+from webnb.engine.pages.additions import Addition, add_document, corpus_with_document, document_problem
 from webnb.notation import NOTATIONS
 from webnb.state import MAX_TEXT_LENGTH, parse_state, read_parameter
 from webnb.views.common import LARGE_CORPUS, catalog, load_lesson, respond, start_job, wants_json

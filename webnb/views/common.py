@@ -36,7 +36,7 @@ class Linking:
 
 
 @dataclass
-class Lesson(Linking):
+class TextLesson(Linking):
     """The request's corpus, state and counted training set (None when the options leave no words)."""
 
     entry: CorpusEntry
@@ -79,7 +79,7 @@ class WorkInProgress(Exception):
         self.job = job
 
 
-def load_lesson(corpus_id: str) -> Lesson:
+def load_lesson(corpus_id: str) -> TextLesson:
     entry = catalog().get(corpus_id)
     if entry is None:
         abort(404)
@@ -97,7 +97,7 @@ def load_lesson(corpus_id: str) -> Lesson:
         error = None
     except ValueError as problem:
         training, error = None, str(problem)
-    lesson = Lesson(entry, state, training, error)
+    lesson = TextLesson(entry, state, training, error)
     if state.train == "split" and training is not None:
         # A misclassified test document opens in the lesson with the model that misclassified it.
         probe = replace(lesson, state=replace(state, test="split"))
@@ -107,7 +107,7 @@ def load_lesson(corpus_id: str) -> Lesson:
     return lesson
 
 
-def load_held_out(lesson: Lesson):
+def load_held_out(lesson: TextLesson):
     """The training and test documents the lesson's state asks for (see ``Catalog.held_out``), or None with
     ``lesson.error`` set when they cannot be made. Counting a large corpus answers with a progress page."""
     if lesson.training is None:

@@ -17,7 +17,7 @@ from webnb.engine.io.uploads import (
     parse_pasted_table,
     read_upload,
 )
-from webnb.engine.text.document_window import DocumentWindow, document_pages, document_window
+from webnb.engine.pages.document_window import DocumentWindow, document_pages, document_window
 from webnb.state import read_parameter
 from webnb.storage import CorpusSummary
 from webnb.views.common import catalog, load_lesson, page_number, respond, start_job

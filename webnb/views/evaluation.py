@@ -11,15 +11,15 @@ from webnb.engine.evaluation.heldout import HeldOut
 from webnb.engine.evaluation.mistakes import Mistakes, misclassified, mistake_pages
 from webnb.engine.evaluation.scores import Score
 from webnb.engine.evaluation.sweep import MarkedSweep
-from webnb.engine.text.insights import AlphaSweep, alpha_sweep
+from webnb.engine.pages.insights import AlphaSweep, alpha_sweep
 from webnb.notation import NOTATIONS
-from webnb.views.common import Lesson, catalog, load_held_out, load_lesson, page_number, respond
+from webnb.views.common import TextLesson, catalog, load_held_out, load_lesson, page_number, respond
 from webnb.work import heavy
 
 bp = Blueprint("evaluation", __name__)
 
 
-def scored(lesson: Lesson) -> Score | None:
+def scored(lesson: TextLesson) -> Score | None:
     """The lesson's model trained on the held-out set's training documents and scored on its test documents,
     or None with ``lesson.error`` set."""
     held = load_held_out(lesson)
@@ -33,7 +33,7 @@ def scored(lesson: Lesson) -> Score | None:
         return None
 
 
-def held_out_key(lesson: Lesson) -> tuple:
+def held_out_key(lesson: TextLesson) -> tuple:
     """The documents a held-out set trains and tests on, as a cache key for what is computed from them: the
     corpus's records (its content hash; a built-in's id), the analysis and vocabulary options, and the test
     documents (the split with its size and seed, the training documents, or another corpus's records). Never an
@@ -57,7 +57,7 @@ def held_out_key(lesson: Lesson) -> tuple:
 SWEEPS_KEPT = 8
 
 
-def sweep_for(lesson: Lesson, held: HeldOut) -> AlphaSweep:
+def sweep_for(lesson: TextLesson, held: HeldOut) -> AlphaSweep:
     """The α sweep of the lesson's model on ``held``, from the app's cache or computed now."""
     options = lesson.state.model_options()
     settings = {name: options[name] for name in ("kind", "binary", "fit_prior", "epsilon")}
@@ -70,7 +70,7 @@ def sweep_for(lesson: Lesson, held: HeldOut) -> AlphaSweep:
     return current_app.extensions["webnb"]["sweeps"].get_or_build(key, sweep)
 
 
-def test_choices(lesson: Lesson) -> list[tuple[str, str]]:
+def test_choices(lesson: TextLesson) -> list[tuple[str, str]]:
     """(value, title) of every test-document source the form offers: the split, the training documents, and
     every other corpus of texts (a table of numbers has no words to test on)."""
     others = [(e.id, e.name) for e in catalog().builtin() if e.id != lesson.entry.id and not e.is_table]
@@ -90,7 +90,7 @@ class EvaluationPage:
         return {**self.score.to_dict(), "misclassified": self.mistakes.to_dict()}
 
 
-def mistake_links(lesson: Lesson, score: Score, mistakes: Mistakes) -> list[str]:
+def mistake_links(lesson: TextLesson, score: Score, mistakes: Mistakes) -> list[str]:
     """For each wrong document shown, the step-through of Bayes' rule for it under the same model."""
     held = score.held
     inference = url_for("inference.show", corpus_id=lesson.entry.id)

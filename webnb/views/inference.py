@@ -5,7 +5,7 @@ from dataclasses import dataclass, replace
 
 from flask import Blueprint, request
 
-from webnb.engine.text.lesson import Lesson, build_lesson
+from webnb.engine.pages.lesson import Lesson, build_lesson
 from webnb.notation import NOTATIONS
 from webnb.state import MAX_TEXT_LENGTH, STEPS, read_parameter
 from webnb.views.common import catalog, load_lesson, respond

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 from flask import Blueprint, request
 
-from webnb.engine.text.matrix_window import MatrixWindow, matrix_pages
-from webnb.engine.text.matrix_window import matrix_window as window_of
+from webnb.engine.pages.matrix_window import MatrixWindow, matrix_pages
+from webnb.engine.pages.matrix_window import matrix_window as window_of
 from webnb.state import read_parameter
 from webnb.views.common import load_lesson, page_number, respond, word_filter, words_containing
 

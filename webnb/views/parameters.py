@@ -5,9 +5,9 @@ from dataclasses import dataclass
 
 from flask import Blueprint, current_app, request
 
-from webnb.engine.text.estimate import Estimate, estimate
+from webnb.engine.pages.estimate import Estimate, estimate
+from webnb.engine.pages.parameter_table import WholeTable, parameter_pages, parameter_table
 from webnb.engine.text.models import NaiveBayes
-from webnb.engine.text.parameter_table import WholeTable, parameter_pages, parameter_table
 from webnb.notation import NOTATIONS
 from webnb.state import read_parameter
 from webnb.views.common import load_lesson, page_number, respond, word_filter, words_containing

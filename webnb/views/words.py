@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 
 from flask import Blueprint, request
 
-from webnb.engine.text.telling_words import (
+from webnb.engine.pages.telling_words import (
     FEATURE_SETS,
     SEED_TOP,
     THRESHOLD,

@@ -4,8 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from webnb.engine.evaluation.scores import Score
+from webnb.engine.pages.insights import AlphaSweep
 from webnb.engine.shared.plain import number
-from webnb.engine.text.insights import AlphaSweep
 
 
 @dataclass(frozen=True)

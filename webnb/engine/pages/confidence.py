@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from webnb.engine.pages.insights import Overconfidence, RepeatPoint
 from webnb.engine.shared.plain import number
-from webnb.engine.text.insights import Overconfidence, RepeatPoint
 
 PLOTTED_CLASSES = 6  # more lines than this cannot be told apart on a projector
 TABLE_CLASSES = 3  # columns of the table, so that it fits the projector's width

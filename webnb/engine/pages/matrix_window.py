@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from webnb.engine.pages.document_window import DOCUMENTS_PER_PAGE
 from webnb.engine.text.bag import document_frequency
-from webnb.engine.text.document_window import DOCUMENTS_PER_PAGE
 from webnb.engine.text.training import TrainingSet
 
 ROWS_PER_PAGE = 40

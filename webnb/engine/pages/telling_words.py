@@ -14,14 +14,14 @@ from dataclasses import dataclass
 
 from webnb.engine.evaluation.heldout import HeldOut
 from webnb.engine.evaluation.scores import evaluate
-from webnb.engine.shared.plain import fraction_text, number, ratio_text
-from webnb.engine.text.insights import (
+from webnb.engine.pages.insights import (
     DiscriminativeWords,
     WordLists,
     discriminative_words,
     top_words,
     unique_top_words,
 )
+from webnb.engine.shared.plain import fraction_text, number, ratio_text
 from webnb.engine.text.models import NaiveBayes
 
 SEED_TOP = 200  # the lecture notebook's candidate list: each class's 200 most probable words
