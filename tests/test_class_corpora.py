@@ -12,6 +12,7 @@ import sqlalchemy as sa
 from conftest import HOSTED_SECRET, soup_of
 
 from webnb.engine.io.uploads import read_upload
+from webnb.state import entry_defaults
 from webnb.storage import class_corpora, content_hash, contents, corpora, documents
 
 # Three newsgroups of ten posts each; the words tell them apart.
@@ -250,8 +251,8 @@ def test_a_two_part_archive_publishes_its_test_part_as_the_test_set(hosted_app, 
         "Published news-test: Two newsgroups (test), 6 documents in 2 classes, for every workspace.",
     ]
     catalog = app.extensions["webnb"]["catalog"]
-    assert catalog.get("news").defaults.test == "news-test"
-    assert catalog.get("news-test").defaults.test == "training"  # under 10 documents, as a built-in's
+    assert entry_defaults(catalog.get("news")).test == "news-test"
+    assert entry_defaults(catalog.get("news-test")).test == "training"  # under 10 documents, as a built-in's
     evaluation = student(app).get("/corpora/news/evaluation?format=json").get_json()
     assert (evaluation["n_test"], evaluation["test"]["n_train"]) == (6, 12)
     # The test part cannot go while the training part is tested on it.

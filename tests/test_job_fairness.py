@@ -19,6 +19,7 @@ from webnb import create_app
 from webnb import jobs as jobs_module
 from webnb.engine import Corpus
 from webnb.jobs import CROWDED, QUEUE_FULL, REPLACED, Jobs
+from webnb.state import counting_options
 from webnb.storage import PublishedCorpus
 from webnb.views.common import LARGE_CORPUS
 from webnb.work import Busy
@@ -252,7 +253,7 @@ def hosted(tmp_path):
         for i in range(LARGE_CORPUS + 100)
     )
     app.extensions["webnb"]["catalog"].publish([PublishedCorpus("class-big", "Big", "For the class.", "test", (),
-                                                                corpus)])
+                                                                corpus)], [counting_options((), len(corpus))])
     yield app
     app.extensions["webnb"]["jobs"].shutdown()
 

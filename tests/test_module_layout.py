@@ -136,3 +136,10 @@ def test_the_classifier_never_imports_the_page_records():
     assert "webnb.engine.pages.lesson" in graph
     assert [(name, sorted(d for d in graph[name] if d.startswith("webnb.engine.pages"))) for name in sorted(core)
             if any(d.startswith("webnb.engine.pages") for d in graph[name])] == []
+
+
+def test_the_storage_side_never_reads_an_address():
+    """Presets are plain (name, text) pairs where corpora are kept; only the pages' side parses them."""
+    graph = dependency_graph()
+    for storage_side in ("webnb.catalog", "webnb.storage", "webnb.admission"):
+        assert "webnb.state" not in graph[storage_side], storage_side

@@ -208,7 +208,7 @@ def test_without_a_lesson_the_id_and_name_are_required_and_nothing_is_stored(app
 
 
 def test_every_recipe_names_a_source_and_presets_the_pages_accept():
-    from webnb.catalog import check_presets
+    from webnb.state import check_presets
 
     for recipe in RECIPES:
         assert recipe.source and recipe.presets

@@ -12,7 +12,7 @@ from conftest import soup_of
 from webnb.engine import AnalysisOptions, Corpus, VocabularyOptions, evaluate, read_corpus
 from webnb.engine.evaluation.heldout import hold_out
 from webnb.examples import load_example_corpus
-from webnb.state import parse_state
+from webnb.state import entry_defaults, parse_state
 
 BUILTIN = ["match-reviews", "china-japan", "folgers-students", "spam-ham"]
 
@@ -145,7 +145,7 @@ def _added(app, path, name):
     catalog = app.extensions["webnb"]["catalog"]
     corpus_id = catalog.add(corpus, name=name, source="test")
     entry = catalog.get(corpus_id)
-    state = parse_state({}, entry.defaults)
+    state = parse_state({}, entry_defaults(entry))
     return corpus_id, catalog.training_set(entry, state.analysis_options(), state.vocabulary_options())
 
 

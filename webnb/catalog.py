@@ -27,12 +27,10 @@ from webnb.engine.evaluation.heldout import HeldOut, hold_out, on_test_corpus, o
 from webnb.engine.gaussian.lesson import GaussianSplit
 from webnb.engine.gaussian.table import NumericTable
 from webnb.engine.io import persist
-from webnb.engine.shared.numbers import ExactNumber
 from webnb.engine.text.analysis import Analyzer
 from webnb.engine.text.bag import BagOfWords
 from webnb.examples import EXAMPLES, TABLE_EXAMPLES, example_ids, load_example_corpus, load_example_table
 from webnb.faults import pause_at
-from webnb.state import LessonState, parse_state
 from webnb.storage import ANY_WORKSPACE, ClassCorpusSummary, CorpusSummary, PublishedCorpus, Storage, content_hash
 from webnb.work import Busy, heavy_slot
 
@@ -63,7 +61,6 @@ class CorpusEntry:
     description: str
     builtin: bool
     source: str
-    defaults: LessonState  # the settings a first visit starts from
     n_documents: int
     workspace: str | None = None  # the owner in hosted mode (None: a built-in, or local mode)
     content: str | None = None  # the hash of its stored records; None for a built-in
@@ -73,10 +70,13 @@ class CorpusEntry:
     far: tuple[float, ...] | None = None  # and one whose densities underflow
     load_corpus: Callable[[], Corpus] = field(default=None, repr=False)
     load_table: Callable[[], NumericTable] | None = field(default=None, repr=False)
-    # A class corpus (published by the operator to every workspace; ``builtin`` too, as it is read-only like one):
-    # the address parameters its pages open with, as given, and its documents per class.
-    class_corpus: bool = False
+    # The address parameters its pages open with, as (name, text) pairs: a built-in's suggested model, α and
+    # review, a class corpus's presets as the operator gave them. Plain data: webnb/state.py reads them
+    # (``entry_defaults``), so the storage side never parses an address.
     presets: tuple[tuple[str, str], ...] = ()
+    # A class corpus (published by the operator to every workspace; ``builtin`` too, as it is read-only like one),
+    # with its documents per class.
+    class_corpus: bool = False
     class_counts: tuple[tuple[str, int], ...] = ()
 
     @property
@@ -92,15 +92,14 @@ class CorpusEntry:
     def is_table(self) -> bool:
         return self.features is not None
 
+    def preset(self, name: str, default: str = "") -> str:
+        """The text of one preset (the last one given), or ``default``."""
+        return dict(self.presets).get(name, default)
+
     @property
     def preset_phrases(self) -> tuple[str, ...]:
         """A class corpus's presets in words, for its place in the lists."""
         return tuple(_preset_phrase(name, text) for name, text in self.presets)
-
-
-# Below this many documents a held-out split leaves almost nothing to learn from or to test on, so the
-# evaluation starts on the training documents (as the lecture's small examples do).
-SMALLEST_SPLIT_CORPUS = 10
 
 
 def _example_entry(example) -> CorpusEntry:
@@ -111,12 +110,8 @@ def _example_entry(example) -> CorpusEntry:
         description=example.description,
         builtin=True,
         source="built in",
-        defaults=LessonState(
-            model=example.suggested_model,
-            alpha=example.suggested_alpha,
-            text=example.sample_review,
-            test="training" if len(corpus) < SMALLEST_SPLIT_CORPUS else "split",
-        ),
+        presets=(("model", example.suggested_model), ("alpha", example.suggested_alpha),
+                 ("text", example.sample_review)),
         n_documents=len(corpus),
         load_corpus=lambda: corpus,
     )
@@ -131,7 +126,6 @@ def _table_example_entry(example) -> CorpusEntry:
         description=example.description,
         builtin=True,
         source="built in",
-        defaults=LessonState(),
         n_documents=len(table),
         features=tuple(table.features),
         sample=example.sample,
@@ -148,23 +142,6 @@ def _table_example_entry(example) -> CorpusEntry:
 CLASS_CORPUS_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 MAX_ID_LENGTH = 64
 NGRAM_WORDS = {"1-1": "single words", "1-2": "single words and pairs", "2-2": "pairs of words"}
-
-
-def preset_state(presets, n_documents: int) -> LessonState:
-    """The state a class corpus's pages open with: a stored corpus's defaults (with a built-in's rule for what to
-    test on) and the ``presets`` ((address parameter, text) pairs) read by the pages' own parser, whose messages
-    for what it cannot use are in ``errors``."""
-    base = LessonState(model="multinomial", alpha=ExactNumber(1),
-                       test="training" if n_documents < SMALLEST_SPLIT_CORPUS else "split")
-    return parse_state(dict(presets), base)
-
-
-def check_presets(presets, n_documents: int) -> LessonState:
-    """``preset_state``, or a CorpusError with the pages' message for each preset they cannot use."""
-    state = preset_state(presets, n_documents)
-    if state.errors:
-        raise CorpusError("; ".join(f"{name}: {message}" for name, message in state.errors.items()))
-    return state
 
 
 def _preset_phrase(name: str, text: str) -> str:
@@ -234,11 +211,9 @@ class Catalog:
         return self._stored_entry(summary)
 
     def _class_entry(self, summary: ClassCorpusSummary) -> CorpusEntry:
-        # The presets were checked when published: what a later release's parser cannot use falls back silently.
-        defaults = preset_state(summary.presets, summary.n_documents)
         return dataclasses.replace(
             self._content_entry(summary.id, summary.name, summary.content, None),
-            description=summary.description, builtin=True, source=summary.source, defaults=defaults,
+            description=summary.description, builtin=True, source=summary.source,
             n_documents=summary.n_documents, class_corpus=True, presets=summary.presets,
             class_counts=summary.class_counts,
         )
@@ -267,7 +242,6 @@ class Catalog:
             description="",
             builtin=False,
             source="",
-            defaults=LessonState() if features is not None else LessonState(model="multinomial", alpha=ExactNumber(1)),
             n_documents=0,
             content=content,
             features=features,
@@ -330,22 +304,21 @@ class Catalog:
             timing.finished()
         return corpus_id
 
-    def publish(self, published: list[PublishedCorpus]) -> None:
+    def publish(self, published: list[PublishedCorpus],
+                options: list[tuple[AnalysisOptions, VocabularyOptions]]) -> None:
         """Publish class corpora to every workspace (a training part and its test part together, or one corpus),
-        each counted under its presets' options now, once for every process, so that no student waits for it.
-        Refuses (storing nothing) an id written otherwise than a built-in's or taken, a corpus that cannot be trained
-        on, and presets the pages cannot use."""
+        each counted now under its ``options`` (those of its presets: ``state.counting_options`` checks them),
+        once for every process, so that no student waits for it. Refuses (storing nothing) an id written otherwise
+        than a built-in's or taken, and a corpus that cannot be trained on."""
         ids = [entry.id for entry in published]
         if len(set(ids)) != len(ids):
             raise CorpusError("The training part and the test part need two different ids. Nothing was stored.")
-        states = []
         for entry in published:
             check_class_corpus_id(entry.id)
             entry.corpus.require_trainable()
-            states.append(check_presets(entry.presets, len(entry.corpus)))
         self.storage.add_class_corpora(published)
-        for entry, state in zip(published, states, strict=True):
-            self.training_set(self.get(entry.id), state.analysis_options(), state.vocabulary_options())
+        for entry, (analysis, vocabulary) in zip(published, options, strict=True):
+            self.training_set(self.get(entry.id), analysis, vocabulary)
 
     def withdraw(self, corpus_id: str) -> CorpusEntry:
         """Remove a class corpus (its records stay while another entry uses them); the entry it was. Refuses a
@@ -355,7 +328,7 @@ class Catalog:
         entry = self.get(corpus_id)
         if entry is None or not entry.class_corpus:
             raise CorpusError(f"There is no class corpus {corpus_id!r}. `webnb corpora list` lists them.")
-        testing = [other.id for other in self.builtin() if other.class_corpus and other.defaults.test == corpus_id]
+        testing = [other.id for other in self.builtin() if other.class_corpus and other.preset("test") == corpus_id]
         if testing:
             raise CorpusError(f"{corpus_id!r} is the test corpus of {', '.join(map(repr, testing))}: remove "
                               f"{'that' if len(testing) == 1 else 'those'} first.")

@@ -29,7 +29,7 @@ from webnb.engine.shared.numbers import is_plain_decimal, is_whole, parse_decima
 from webnb.engine.shared.plain import fraction_text, ratio_text
 from webnb.engine.text.analysis import PLACEHOLDERS, STEMMERS, STRIP_ACCENTS, TOKEN_PATTERNS
 from webnb.lessons import RECIPES, ClassCorpusRecipe, get_recipe
-from webnb.state import MAX_FEATURES, MAX_SEED, MAX_VAR_SMOOTHING, document_bound
+from webnb.state import MAX_FEATURES, MAX_SEED, MAX_VAR_SMOOTHING, counting_options, document_bound, preset_state
 
 # -- argument parsing ---------------------------------------------------------------------------
 
@@ -521,7 +521,6 @@ def run_corpora(args, out) -> int:
 def _published(args) -> list:
     """The corpora to publish: the training part, and the test part with --test-id, restricted to --labels, with
     their presets as (address parameter, text) pairs, checked by the pages' parser."""
-    from webnb.catalog import preset_state
     from webnb.engine.gaussian.table import NumericTable
     from webnb.engine.io.uploads import read_upload
     from webnb.storage import PublishedCorpus
@@ -599,7 +598,8 @@ def _publish(app, args, out, *, published) -> int:
         if _route_of(app, entry.id):
             raise CorpusError(f"/corpora/{entry.id} is the address of another page, not a free corpus id. Choose "
                               "another.")
-    app.extensions["webnb"]["catalog"].publish(published)
+    options = [counting_options(entry.presets, len(entry.corpus)) for entry in published]
+    app.extensions["webnb"]["catalog"].publish(published, options)
     for entry in published:
         print(f"Published {entry.id}: {entry.name}, {_count(len(entry.corpus), 'document')} in "
               f"{_count(len(entry.corpus.classes), 'class', 'classes')}, for every workspace.", file=out)

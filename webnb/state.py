@@ -12,13 +12,14 @@ writes it back into links (``query``) and forms (``hidden_fields``).
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Any, Callable, Mapping, NamedTuple
 from urllib.parse import quote_plus
 
 from webnb import notation
-from webnb.engine import AnalysisOptions, VocabularyOptions, parse_alpha
+from webnb.engine import AnalysisOptions, CorpusError, VocabularyOptions, parse_alpha
 from webnb.engine.gaussian.table import parse_number
 from webnb.engine.pages.telling_words import SEED_TOP
 from webnb.engine.shared.numbers import ExactNumber, is_plain_decimal, is_whole, parse_exact_decimal, parse_whole
@@ -655,3 +656,45 @@ def read_parameter(args: Mapping, key: str, default: Any = MISSING, **context) -
         page = read_parameter(request.args, "table_page", pages=pages)
     """
     return PAGE_PARAMETERS[key].read(args, default, **context)
+
+
+# --- where a corpus's pages start ----------------------------------------------------------------------------------
+
+# Below this many documents a held-out split leaves almost nothing to learn from or to test on, so the
+# evaluation starts on the training documents (as the lecture's small examples do).
+SMALLEST_SPLIT_CORPUS = 10
+
+
+def preset_state(presets, n_documents: int) -> LessonState:
+    """The state a corpus's pages open with: multinomial, α = 1, tested on a split (on the training documents below
+    ``SMALLEST_SPLIT_CORPUS``), changed by ``presets`` ((address parameter, text) pairs) as the pages' own parser
+    reads them; its messages for what it cannot use are in ``errors``."""
+    base = LessonState(model="multinomial", alpha=ExactNumber(1),
+                       test="training" if n_documents < SMALLEST_SPLIT_CORPUS else "split")
+    return parse_state(dict(presets), base)
+
+
+def check_presets(presets, n_documents: int) -> LessonState:
+    """``preset_state``, or a CorpusError with the pages' message for each preset they cannot use."""
+    state = preset_state(presets, n_documents)
+    if state.errors:
+        raise CorpusError("; ".join(f"{name}: {message}" for name, message in state.errors.items()))
+    return state
+
+
+def counting_options(presets, n_documents: int) -> tuple[AnalysisOptions, VocabularyOptions]:
+    """The options a class corpus is counted under when it is published: its checked presets'."""
+    state = check_presets(presets, n_documents)
+    return state.analysis_options(), state.vocabulary_options()
+
+
+@functools.lru_cache(maxsize=1024)
+def _entry_defaults(presets, n_documents: int, is_table: bool) -> LessonState:
+    # Presets stored by an earlier release that this one's parser cannot use fall back silently.
+    return LessonState() if is_table else preset_state(presets, n_documents)
+
+
+def entry_defaults(entry) -> LessonState:
+    """The settings a first visit to ``entry``'s pages starts from (a ``catalog.CorpusEntry``): its presets read by
+    the pages' parser; a table of numbers has none."""
+    return _entry_defaults(entry.presets, entry.n_documents, entry.is_table)

@@ -10,7 +10,7 @@ from webnb.catalog import CorpusEntry
 from webnb.engine import CorpusError
 from webnb.engine.pages.additions import Addition, add_document, corpus_with_document, document_problem
 from webnb.notation import NOTATIONS
-from webnb.state import MAX_TEXT_LENGTH, parse_state, read_parameter
+from webnb.state import MAX_TEXT_LENGTH, entry_defaults, parse_state, read_parameter
 from webnb.views.common import LARGE_CORPUS, catalog, load_lesson, respond, start_job, wants_json
 
 bp = Blueprint("additions", __name__)
@@ -112,8 +112,9 @@ def keep(corpus_id):
         corpus = corpus_with_document(entry.corpus, form["label"], form["document"])
         name = f"{entry.name} + 1 document"
         source = f"{entry.name} with one {form['label']} document added"
-        state = parse_state(request.args, entry.defaults)
-        query = state.query(entry.defaults)
+        defaults = entry_defaults(entry)
+        state = parse_state(request.args, defaults)
+        query = state.query(defaults)
         shared = catalog()
         parameters_path = url_for("parameters.show", corpus_id="__id__")
 

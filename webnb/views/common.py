@@ -13,7 +13,7 @@ from jinja2_fragments.flask import render_block
 from webnb.admission import address_key
 from webnb.catalog import CorpusEntry, ScopedCatalog
 from webnb.engine import NaiveBayes, TrainingSet
-from webnb.state import LessonState, parse_state, read_parameter
+from webnb.state import LessonState, entry_defaults, parse_state, read_parameter
 from webnb.storage import ANY_WORKSPACE
 from webnb.workspaces import current_workspace, hosted, quota
 
@@ -47,7 +47,7 @@ class TextLesson(Linking):
 
     @property
     def defaults(self) -> LessonState:
-        return self.entry.defaults
+        return entry_defaults(self.entry)
 
     def model(self) -> tuple[NaiveBayes | None, str | None]:
         """The model the state asks for, and None; or None and why the settings cannot make one (None and None when
@@ -86,7 +86,7 @@ def load_lesson(corpus_id: str) -> TextLesson:
     if entry.is_table:
         # A table of numbers has no words: its own pages teach Gaussian Naive Bayes.
         abort(redirect(url_for(TABLE_PAGES.get(request.endpoint, "gaussian.rows"), corpus_id=corpus_id)))
-    state = parse_state(request.args, entry.defaults)
+    state = parse_state(request.args, entry_defaults(entry))
     try:
         analysis, vocabulary = state.analysis_options(), state.vocabulary_options()
         training = catalog().cached_training_set(entry, analysis, vocabulary)

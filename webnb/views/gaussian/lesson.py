@@ -5,12 +5,19 @@ from dataclasses import dataclass
 
 from flask import abort, redirect, request, url_for
 
-from webnb.catalog import SMALLEST_SPLIT_CORPUS, CorpusEntry
+from webnb.catalog import CorpusEntry
 from webnb.engine.gaussian.lesson import typical_row
 from webnb.engine.gaussian.model import GaussianStatistics
 from webnb.engine.gaussian.table import NumericTable
 from webnb.engine.shared.numbers import parse_decimal, parse_whole
-from webnb.state import MAX_SEED, MAX_VAR_SMOOTHING, TableState, parse_table_state, read_parameter
+from webnb.state import (
+    MAX_SEED,
+    MAX_VAR_SMOOTHING,
+    SMALLEST_SPLIT_CORPUS,
+    TableState,
+    parse_table_state,
+    read_parameter,
+)
 from webnb.views.common import Linking, catalog
 
 ROWS_PER_PAGE = 50  # of the table's rows, and of the rows the evaluation got wrong
