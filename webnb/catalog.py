@@ -102,14 +102,16 @@ class CorpusEntry:
         return tuple(_preset_phrase(name, text) for name, text in self.presets)
 
 
+def _builtin_entry(example, **fields) -> CorpusEntry:
+    """A corpus or table that ships with webnb, as the lists show it."""
+    return CorpusEntry(id=example.id, name=example.title, description=example.description, builtin=True,
+                       source="built in", **fields)
+
+
 def _example_entry(example) -> CorpusEntry:
     corpus = load_example_corpus(example.id)
-    return CorpusEntry(
-        id=example.id,
-        name=example.title,
-        description=example.description,
-        builtin=True,
-        source="built in",
+    return _builtin_entry(
+        example,
         presets=(("model", example.suggested_model), ("alpha", example.suggested_alpha),
                  ("text", example.sample_review)),
         n_documents=len(corpus),
@@ -120,12 +122,8 @@ def _example_entry(example) -> CorpusEntry:
 def _table_example_entry(example) -> CorpusEntry:
     table = load_example_table(example.id)
     rows = table.to_corpus()
-    return CorpusEntry(
-        id=example.id,
-        name=example.title,
-        description=example.description,
-        builtin=True,
-        source="built in",
+    return _builtin_entry(
+        example,
         n_documents=len(table),
         features=tuple(table.features),
         sample=example.sample,
