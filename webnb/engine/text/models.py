@@ -14,7 +14,7 @@ so that the three ways of handling zeros (none, Laplace smoothing, a floor) can 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cached_property, cmp_to_key
 from typing import NamedTuple
@@ -231,7 +231,7 @@ class NaiveBayes:
         them) decides ties as exact arithmetic does: see ``_settle_near_ties``; ``exact_bits`` bounds that
         exact check's work (None: no bound). Refuses (ValueError) a matrix that is not one of counts.
         """
-        matrix = count_matrix(matrix, self.statistics.n_words, "the document matrix")
+        matrix = _integer_counts(count_matrix(matrix, self.statistics.n_words, "the document matrix"))
         presence = matrix.copy()
         presence.data = np.ones_like(presence.data)
         counted = presence if self.uses_presence else matrix
@@ -508,6 +508,7 @@ def fit_naive_bayes(
     alpha_value = _exact_float(alpha_exact)
     if epsilon is not None and not (0.0 < epsilon < 0.5):
         raise ValueError(f"the ε-floor must be between 0 and 0.5, not {epsilon}")
+    stats = _integer_statistics(stats)
     priors = _class_prior(stats, fit_prior, class_prior)
 
     with np.errstate(divide="ignore"):
@@ -528,6 +529,26 @@ def fit_naive_bayes(
         class_log_prior_=priors.log_prior,
         **parameters,
     )
+
+
+def _integer_counts(matrix: sp.csr_matrix) -> sp.csr_matrix:
+    """A checked count matrix (see ``count_matrix``, which keeps the caller's dtype) with int64 counts: whole floats
+    (float32, float64) become the integers they hold, so that scoring, the exact tie check included, sees the same
+    matrix as for the integer twin. A copy when converted; the caller's arrays are never changed."""
+    return matrix if matrix.dtype == np.int64 else matrix.astype(np.int64)
+
+
+def _integer_statistics(stats: ClassStatistics) -> ClassStatistics:
+    """``stats`` with int64 counts. Statistics counted from a float matrix hold whole floats, which the exact tie
+    check cannot count (np.bincount) or multiply out as whole numbers; converted once here, where a model is fitted,
+    every later path sees the integers an integer matrix gives. Counts made by hand are checked as a matrix's are."""
+    counts = {"class_count_": stats.class_count_, "document_count_": stats.document_count_,
+              "word_count_": stats.word_count_}
+    if all(np.asarray(values).dtype == np.int64 for values in counts.values()):
+        return stats
+    for values in counts.values():
+        count_matrix(np.atleast_2d(values), what="the class statistics")  # refuses as for a matrix; result unused
+    return replace(stats, **{name: np.asarray(values).astype(np.int64) for name, values in counts.items()})
 
 
 def _bernoulli_parameters(stats: ClassStatistics, alpha: float, epsilon: float | None) -> dict:
