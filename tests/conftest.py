@@ -31,6 +31,54 @@ def skip_unless_ci(reason: str):
     pytest.skip(reason)
 
 
+# Fixtures that reach a service outside the process; the tests that use them are marked `services`.
+SERVICE_FIXTURES = frozenset({"postgres_admin", "redis_test_url"})
+
+
+def pytest_collection_modifyitems(items):
+    """Marks `services` every test that needs PostgreSQL or Redis: the PostgreSQL case of ``database_url`` (so of
+    every fixture made on it) and any test that uses ``postgres_admin`` or ``redis_test_url``. Their SQLite twins
+    stay unmarked, so ``-m "not services"`` still runs every view and storage test once."""
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        on_postgres = callspec is not None and callspec.params.get("database_url") == "postgresql"
+        if on_postgres or SERVICE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.services)
+
+
+def slow_but_the_first(count: int, cases: list) -> list:
+    """A family's parametrisation with every case after the first ``count`` marked slow: the first ones stay in the
+    fast run (README, Development), the full run has them all. Cases of several arguments are tuples."""
+    return [case if index < count else pytest.param(*(case if isinstance(case, tuple) else (case,)),
+                                                    marks=pytest.mark.slow)
+            for index, case in enumerate(cases)]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _templates_compiled_once_per_run():
+    """Every app of the run shares one cache of compiled templates. Tests make a fresh app by the thousand and each
+    compiled every template it rendered anew, nearly half the time of a view test. Jinja keys the cache by the
+    template's file and checks the source's checksum, so an edited template is compiled again."""
+    import jinja2
+    from flask import Flask
+
+    class InMemory(jinja2.BytecodeCache):
+        def __init__(self):
+            self.code = {}
+
+        def load_bytecode(self, bucket):
+            if bucket.key in self.code:
+                bucket.bytecode_from_string(self.code[bucket.key])
+
+        def dump_bytecode(self, bucket):
+            self.code[bucket.key] = bucket.bytecode_to_string()
+
+    original = Flask.jinja_options
+    Flask.jinja_options = {**original, "bytecode_cache": InMemory()}
+    yield
+    Flask.jinja_options = original
+
+
 @pytest.fixture(scope="session")
 def shared_corpora() -> Path:
     if not SHARED_CORPORA.is_dir():

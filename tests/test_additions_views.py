@@ -205,6 +205,7 @@ def test_hostile_text_is_escaped(client, text):
 # -- keeping a copy -------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # about 1 s
 def test_keep_stores_a_copy_and_opens_its_parameters(app, client):
     page = soup_of(client.get(PAGE, query_string=NOT_SHARP))
     keep = page.find("form", class_="keep-form")

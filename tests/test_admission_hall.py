@@ -92,6 +92,7 @@ def workspace_of(client) -> str:
 # -- the hall at the defaults -------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # 6-10 s on SQLite
 def test_a_hall_of_300_students_with_two_browsers_storing_3_mb_each_is_admitted_at_the_defaults(hosted_app):
     """600 workspaces from one address, each storing 3 MB (as stored_size counts) within one clock hour, ten a
     minute: every one admitted (the defaults before refused past 500 workspaces and 1 GB)."""
@@ -106,6 +107,7 @@ def test_a_hall_of_300_students_with_two_browsers_storing_3_mb_each_is_admitted_
     assert count_rows(app, workspaces, workspaces.c.created_by == created_by) == 600
 
 
+@pytest.mark.slow  # 6-10 s on SQLite
 def test_tiny_pastes_from_1000_fresh_workspaces_do_not_spend_the_new_workspace_budget(hosted_app):
     app = hosted_app(WEBNB_NEW_WORKSPACES_PER_HOUR=3)
     storage = storage_of(app)
@@ -120,6 +122,7 @@ def test_tiny_pastes_from_1000_fresh_workspaces_do_not_spend_the_new_workspace_b
     assert count_rows(app, workspaces) == 1003  # every one that stored has its row, for cleanup
 
 
+@pytest.mark.slow  # about 1 s
 def test_a_workspace_counts_as_new_once_it_holds_more_than_a_trivial_size(hosted_app):
     app = hosted_app(WEBNB_NEW_WORKSPACES_PER_HOUR=1)
     alice, bob = student(app), student(app)
@@ -137,6 +140,7 @@ def test_a_workspace_counts_as_new_once_it_holds_more_than_a_trivial_size(hosted
 # -- one workspace's share ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # about 1 s
 def test_one_workspace_past_its_share_is_refused_while_another_from_the_same_address_stores(hosted_app):
     app = hosted_app(WEBNB_STORED_BYTES_PER_HOUR=20 * MB)  # a workspace's share: 5%, 1 MB
     alice, bob = student(app), student(app)
@@ -205,6 +209,7 @@ def test_the_per_minute_limit_refuses_a_burst_of_new_workspaces(hosted_app):
     hall.admit(storage, "fresh-3", None, size=200_000).stored()
 
 
+@pytest.mark.slow  # about 1 s
 def test_spending_the_hour_s_bytes_alone_takes_most_of_the_hour_at_the_defaults(hosted_app):
     """A script that stores as fast as it is let through, each corpus in a fresh workspace, as the red team did:
     the hour's bytes took it 164 s; now it needs at least half an hour, and is refused in between."""
@@ -249,6 +254,7 @@ def test_a_subnet_setting_raises_the_limits_inside_it_and_not_outside(hosted_app
     assert admission_for(app, "192.0.2.8").stored_bytes_per_hour == 2_500_000_000
 
 
+@pytest.mark.slow  # 5-15 s on SQLite
 def test_with_its_network_raised_a_hall_storing_all_at_once_is_admitted(hosted_app):
     """The hall's 600 browsers storing within ten minutes, one a second: all admitted with its network's limits four
     times the defaults; at the defaults, refused past 26 in each minute (80 MB of 3 MB corpora)."""

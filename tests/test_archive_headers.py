@@ -176,6 +176,7 @@ def test_pax_headers_full_of_digits_are_refused_before_their_cost_adds_up():
         read_archive(data)
 
 
+@pytest.mark.slow  # about 1 s
 def test_an_archive_with_a_pax_header_for_every_entry_still_reads():
     # GNU tar --format=posix writes the three times of every file in pax records.
     times = pax(mtime="1700000000.123456789", atime="1700000001.123456789", ctime="1700000002.123456789")

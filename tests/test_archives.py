@@ -278,6 +278,7 @@ def test_tar_bomb_by_ratio_is_refused_as_it_unpacks():
     refused_lightly(bomb, r"^The tar archive unpacks to more than 100 times its [\d.]+ KB: it looks like a tar bomb")
 
 
+@pytest.mark.slow  # 1-2 s
 def test_tar_bomb_by_size_is_refused_from_the_headers():
     bomb = zeros_tar(1, 200_000_000)  # one file of 200 MB, refused before it is unpacked
     refused_lightly(bomb, r"^The file 'neg/0\.txt' is 200 MB \(200,000,000 bytes\), over the limit of 5 MB")

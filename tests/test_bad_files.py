@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
+from conftest import slow_but_the_first
 
 from webnb import create_app
 
@@ -72,7 +73,7 @@ READABLE = {
 }
 
 
-@pytest.mark.parametrize("encoding", list(READABLE))
+@pytest.mark.parametrize("encoding", slow_but_the_first(2, list(READABLE)))
 def test_readable_encodings_store_the_exact_text(app, encoding):
     client = app.test_client()
     data = READABLE[encoding]
@@ -94,7 +95,7 @@ def test_a_200_kb_field_is_kept_whole(app):
 
 @pytest.mark.parametrize(
     "data, message",
-    [
+    slow_but_the_first(2, [
         ("label\ttext\nspam\tÇa coûte 1 € — naïve café\nham\tok\n".encode("cp1252"),
          r"line 2: byte 0xc7 is not UTF-8 text"),
         (b"label\ttext\nspam\tok\nham\tbad \xff\xfe byte\n", r"line 3: byte 0xff is not UTF-8 text"),
@@ -102,7 +103,7 @@ def test_a_200_kb_field_is_kept_whole(app):
         (b"label\ttext\nspam\tnul\x00inside\nham\tok\n", r"line 2: a NUL character"),
         (b"\x00\x00\x00\x00binary\x00\x00\x01\x02", r"NUL"),
         (codecs.BOM_UTF16_LE + b"l\x00a\x00\x00\xd8b\x00", r"UTF-16"),  # an unpaired surrogate
-    ],
+    ]),
     ids=["cp1252", "invalid bytes", "cut-off character", "NUL in a text", "binary", "broken utf-16"],
 )
 def test_unreadable_bytes_are_refused_with_the_reason(app, data, message):
@@ -176,6 +177,7 @@ def zip_bomb() -> bytes:
     return buffer.getvalue()
 
 
+@pytest.mark.slow  # 1-2 s
 def test_zip_bomb_is_refused_without_using_memory_or_disk(app, private_tmp, tmp_path):
     client = app.test_client()
     bomb = zip_bomb()
@@ -189,6 +191,7 @@ def test_zip_bomb_is_refused_without_using_memory_or_disk(app, private_tmp, tmp_
     assert files_under(tmp_path) == before
 
 
+@pytest.mark.slow  # 2-5 s
 def test_gzip_bomb_is_refused_without_using_memory(app, private_tmp):
     client = app.test_client()
     bomb = gzip.compress(b"label,text\n" + bytes(200 * 1024 * 1024), compresslevel=9)

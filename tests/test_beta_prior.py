@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import pytest
-from conftest import soup_of
+from conftest import slow_but_the_first, soup_of
 
 from webnb.beta_chart import BOTTOM, HEIGHT, LEFT, RIGHT, TOP, WIDTH, beta_chart
 from webnb.engine.pages.beta_prior import beta_curve, beta_prior
@@ -177,7 +177,7 @@ def test_each_curve_reaches_the_top_at_its_peak_and_the_estimates_stand_where_th
 # -- the page --------------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("alpha", ALPHAS)
+@pytest.mark.parametrize("alpha", slow_but_the_first(1, ALPHAS))
 def test_the_page_twin_agrees_with_the_parameters_table_in_every_cell(client, alpha):
     state = {"model": "bernoulli", "alpha": alpha}
     table = client.get("/corpora/match-reviews/parameters", query_string={**state, "format": "json"}).get_json()

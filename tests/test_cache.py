@@ -178,6 +178,7 @@ def test_each_app_makes_its_own_bounded_caches(tmp_path):
     assert len(caches[0]["comparisons"]) == 1 and len(caches[1]["comparisons"]) == 0
 
 
+@pytest.mark.slow  # about 1 s
 def test_a_comparison_is_fitted_once_per_settings_and_a_new_app_fits_again(tmp_path, monkeypatch):
     fits = counting(monkeypatch, compare, "compare_models")
     app = make_app(tmp_path / "one")

@@ -9,7 +9,7 @@ import tarfile
 
 import pytest
 import sqlalchemy as sa
-from conftest import HOSTED_SECRET, soup_of
+from conftest import HOSTED_SECRET, slow_but_the_first, soup_of
 
 from webnb.engine.io.uploads import read_upload
 from webnb.state import entry_defaults
@@ -172,6 +172,7 @@ def test_its_pages_open_with_the_presets(hosted_app, webnb, lecture_file):
     assert changed["trace"]["model"]["model"] == "multinomial" and changed["trace"]["vocabulary_size"] > 6
 
 
+@pytest.mark.slow  # about 1 s
 def test_a_student_cannot_alter_it_beyond_what_a_built_in_allows(hosted_app, webnb, lecture_file):
     app = hosted_app()
     publish(webnb, app, lecture_file)
@@ -266,7 +267,7 @@ def test_a_two_part_archive_publishes_its_test_part_as_the_test_set(hosted_app, 
     assert [entry.id for entry in catalog.builtin() if entry.class_corpus] == ["news"]
 
 
-@pytest.mark.parametrize(("options", "message"), [
+@pytest.mark.parametrize(("options", "message"), slow_but_the_first(3, [
     (["--id", "Big_News"], "The id 'Big_News' cannot be used: write it as the built-ins' ids are written"),
     (["--id", "match-reviews"], "The id 'match-reviews' is a built-in corpus's. Choose another."),
     (["--id", "upload"], "/corpora/upload is the address of another page"),
@@ -280,7 +281,7 @@ def test_a_two_part_archive_publishes_its_test_part_as_the_test_set(hosted_app, 
     (["--labels", "comp.graphics,alt.atheism"], "has no class 'alt.atheism'; its classes are comp.graphics, rec.autos"),
     (["--labels", "comp.graphics"], "--labels keeps too few classes: a classifier needs at least two."),
     (["--test-id", "news-test"], "has no test part"),
-])
+]))
 def test_bad_input_is_refused_and_stores_nothing(app_on_both_databases, webnb, lecture_file, options, message):
     app = app_on_both_databases
     arguments = {"--id": "newsgroups", "--name": "Three newsgroups"}

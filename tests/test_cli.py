@@ -145,6 +145,7 @@ def test_serve_options_parse():
     assert (args.command, args.host, args.port) == ("serve", "0.0.0.0", 8123)
 
 
+@pytest.mark.slow  # runs the installed script
 def test_console_script_is_installed():
     # The script sits beside the interpreter running the tests, whether or not the venv is activated.
     executable = shutil.which("webnb", path=str(Path(sys.executable).parent)) or shutil.which("webnb")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from bs4 import BeautifulSoup
-from conftest import soup_of
+from conftest import slow_but_the_first, soup_of
 
 from webnb import create_app
 from webnb.engine import Corpus
@@ -158,7 +158,8 @@ def test_a_fit_stopped_by_the_iteration_cap_is_flagged(client, monkeypatch):
 # -- bad input ----------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("bad", ["0", "-2", "abc", "1e9", "nan", "inf", "1,5"])
+@pytest.mark.parametrize("bad", ["0", "abc"] + [  # two in the fast run
+    pytest.param(bad, marks=pytest.mark.slow) for bad in ("-2", "1e9", "nan", "inf", "1,5")])
 def test_a_bad_C_gives_a_message_and_the_default(client, bad):
     response = client.get(PAGE, query_string={"C": bad})
     assert response.status_code == 200
@@ -201,7 +202,7 @@ def test_unknown_corpus_is_404(client):
 HOSTILE = ["<script>alert(1)</script>", '"><img src=x onerror=alert(1)>', "' onmouseover='alert(1)"]
 
 
-@pytest.mark.parametrize("hostile", HOSTILE)
+@pytest.mark.parametrize("hostile", slow_but_the_first(1, HOSTILE))
 def test_hostile_labels_names_and_settings_are_escaped(app, client, hostile):
     corpus = Corpus.from_pairs([(hostile if i % 2 else "plain", f"{hostile} word{i % 5} text{i}") for i in range(12)])
     corpus_id = app.extensions["webnb"]["catalog"].add(corpus, name=hostile, source="test")
@@ -233,6 +234,7 @@ def follow_job(app, response) -> object:
     return app.extensions["webnb"]["jobs"].wait(job_url.rsplit("/", 1)[1], timeout=120)
 
 
+@pytest.mark.slow  # about 1 s
 def test_a_large_corpus_is_compared_in_the_background(app, client):
     n = 2_100
     assert n > LARGE_CORPUS

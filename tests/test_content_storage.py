@@ -121,6 +121,7 @@ def test_a_corpus_counted_by_one_instance_is_loaded_by_another(tmp_path, databas
     assert list(second.extensions["webnb"]["storage"].count_builds().values()) == [1]
 
 
+@pytest.mark.slow  # about 1 s
 def test_every_page_gives_the_same_numbers_counted_or_loaded(tmp_path, make_app):
     """A golden run: every GET route of a stored corpus and of a built-in answers the same (JSON twins, downloads)
     in the instance that counted the corpus as in a second instance that loaded the counts from the database."""

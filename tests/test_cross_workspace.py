@@ -26,6 +26,7 @@ def lesson_routes(app) -> list[str]:
     )
 
 
+@pytest.mark.slow  # about 1 s
 def test_a_test_corpus_id_is_authorised_before_any_cache(hosted_app):
     app = hosted_app()
     alice, bob = student(app), student(app)
@@ -81,7 +82,8 @@ def test_the_compare_cache_is_keyed_by_the_test_corpus_owner(hosted_app):
     assert "comparison" not in refused and "There is no test corpus" in refused["error"]
 
 
-@pytest.mark.parametrize("page", ["evaluation", "evaluation/sweep", "compare", "words"])
+@pytest.mark.parametrize("page", ["evaluation", *(pytest.param(page, marks=pytest.mark.slow)
+                                                  for page in ("evaluation/sweep", "compare", "words"))])
 def test_a_built_in_test_corpus_is_everyones(hosted_app, page):
     app = hosted_app()
     alice, bob = student(app), student(app)

@@ -48,7 +48,7 @@ def scikit_learn_objective(estimator: LogisticRegression, matrix, class_index, C
 # -- the objective and its gradient ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("n_classes", [2, 3, 5])
+@pytest.mark.parametrize("n_classes", [2, *(pytest.param(n, marks=pytest.mark.slow) for n in (3, 5))])
 def test_analytic_gradient_matches_finite_differences(n_classes):
     matrix, class_index = random_counts(40, 15, n_classes, seed=n_classes)
     rng = np.random.default_rng(100 + n_classes)
@@ -101,7 +101,8 @@ def test_huge_scores_do_not_overflow():
 
 
 @pytest.mark.parametrize("n_classes", [2, 3, 4])
-@pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
+@pytest.mark.parametrize("C", [pytest.param(0.1, marks=pytest.mark.slow), 1.0,
+                               pytest.param(10.0, marks=pytest.mark.slow)])
 def test_same_fit_as_scikit_learn_on_random_counts(n_classes, C):
     matrix, class_index = random_counts(80, 12, n_classes, seed=10 * n_classes + int(C))
     ours = fit_softmax_regression(matrix, class_index, [f"c{k}" for k in range(n_classes)], C=C, tol=1e-10)

@@ -7,7 +7,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import pytest
-from conftest import soup_of
+from conftest import slow_but_the_first, soup_of
 from sklearn.naive_bayes import BernoulliNB, MultinomialNB
 
 from webnb.engine import Corpus, evaluate
@@ -142,7 +142,8 @@ def test_the_wrong_documents_come_a_page_at_a_time(app, client):
     assert link["document"] == ["20"] and link["from"] == ["test"] and link.get("train", ["all"]) == ["all"]
 
 
-@pytest.mark.parametrize("name, value", [("test_size", "2"), ("test_size", "x"), ("seed", "-1"), ("test", "<b>")])
+@pytest.mark.parametrize("name, value", slow_but_the_first(2, [("test_size", "2"), ("test_size", "x"), ("seed", "-1"),
+                                                        ("test", "<b>")]))
 def test_bad_split_settings_fall_back_with_a_message(client, name, value):
     soup = soup_of(client.get("/corpora/spam-ham/evaluation", query_string={name: value}))
     assert name in soup.select_one(".errors").text

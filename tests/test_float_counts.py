@@ -38,7 +38,7 @@ def statistics(matrix, class_index: np.ndarray) -> ClassStatistics:
 
 def scoring_outputs(model, matrix) -> dict[str, np.ndarray]:
     """Every public scoring output of a text model for ``matrix``."""
-    log_posterior, decidable = model.log_posterior(matrix)
+    log_posterior, decidable = model.predict_log_proba(matrix)
     n_docs = matrix.shape[0]
     evaluation = evaluate(model, matrix, [model.classes[0]] * n_docs)
     return {
@@ -194,7 +194,7 @@ def test_fitting_refuses_float_matrices_that_are_not_counts(matrix, message):
 def test_scoring_refuses_float_matrices_that_are_not_counts(kind, matrix, message):
     model = fit_naive_bayes(statistics(np.array([[1.0, 0.0], [1.0, 1.0]]), np.array([0, 1])), kind, 1)
     for form in in_every_float_form(matrix):
-        for score in (model.joint_log_likelihood, model.predict, model.predict_index, model.log_posterior):
+        for score in (model.joint_log_likelihood, model.predict, model.predict_index, model.predict_log_proba):
             with pytest.raises(ValueError, match="the document matrix " + message):
                 score(form)
         with pytest.raises(ValueError, match="the test matrix " + message):

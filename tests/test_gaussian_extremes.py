@@ -89,7 +89,8 @@ REFUSED = {
 }
 
 
-@pytest.mark.parametrize("name", REFUSED)
+@pytest.mark.parametrize("name", [*REFUSED][:1] + [
+    pytest.param(name, marks=pytest.mark.slow) for name in [*REFUSED][1:]])
 def test_a_pasted_table_whose_variance_float64_cannot_hold_is_refused(app, name):
     column, where = REFUSED[name]
     text = table_text(column)
@@ -155,6 +156,7 @@ def extreme_tables(app):
     return client, ids
 
 
+@pytest.mark.slow  # 14 s
 def test_every_page_fragment_twin_and_download_of_an_extreme_table_works(extreme_tables):
     client, ids = extreme_tables
     for corpus_id in ids.values():
@@ -299,7 +301,8 @@ def _accepted(parameter: str, hostile: str) -> bool:
     return parameter == "value" and hostile == "-0"
 
 
-@pytest.mark.parametrize("parameter", MESSAGES)
+@pytest.mark.parametrize("parameter", [  # "page" in the fast run; each of the others takes 2-3 s
+    pytest.param(name, marks=() if name == "page" else pytest.mark.slow) for name in MESSAGES])
 def test_every_hostile_number_in_every_gaussian_page_gets_a_message(client, parameter):
     pages = PAGED if parameter == "page" else NUMERIC_PAGES
     for page in pages:

@@ -6,10 +6,13 @@ an event attribute, an htmx attribute, a script URL or a 500, whole page, htmx f
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from test_naughty_strings import CHECKS, STRINGS, fetch, hx_signature, inert, make_app
 
 from webnb.engine.gaussian.table import NumericTable
 from webnb.state import GAUSSIAN_STEPS
+
+pytestmark = pytest.mark.slow  # three sweeps of 516 strings, a minute in all
 
 VIEWS = [("", {}), ("/parameters", {}), ("/evaluation", {"test": "training"})] + [
     ("/inference", {"step": step}) for step in GAUSSIAN_STEPS]

@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlsplit
 import numpy as np
 import pytest
 from bs4 import BeautifulSoup
-from conftest import soup_of
+from conftest import slow_but_the_first, soup_of
 
 from webnb.engine import Corpus, evaluate
 from webnb.engine.evaluation.heldout import hold_out
@@ -60,7 +60,8 @@ def log10_of(value: F) -> float:
 # -- pages and fragments ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("corpus_id", ["match-reviews", "china-japan", "folgers-students", "spam-ham"])
+@pytest.mark.parametrize("corpus_id", ["match-reviews"] + [  # both pages of one corpus in the fast run
+    pytest.param(name, marks=pytest.mark.slow) for name in ("china-japan", "folgers-students", "spam-ham")])
 @pytest.mark.parametrize("page, block", [("sample", "sample"), ("confidence", "confidence")])
 def test_full_page_and_fragment(client, corpus_id, page, block):
     url = f"/corpora/{corpus_id}/{page}"
@@ -228,13 +229,13 @@ def test_bernoulli_length_gives_a_clear_message(client):
 
 @pytest.mark.parametrize(
     "query, message",
-    [
+    slow_but_the_first(2, [
         ("class=sports", "not a class of this corpus"),
         ("model=multinomial&length=0", "length is a whole number of words"),
         ("model=multinomial&length=abc", "length is a whole number of words"),
         ("model=multinomial&length=100000", "length is a whole number of words"),
         ("model=multinomial&length=%C2%B2", "length is a whole number of words"),  # "²" passes str.isdigit
-    ],
+    ]),
 )
 def test_bad_sample_parameters_give_a_message(client, query, message):
     soup = soup_of(client.get(f"/corpora/match-reviews/sample?{query}"))
@@ -244,7 +245,7 @@ def test_bad_sample_parameters_give_a_message(client, query, message):
     assert data["words"] is not None
 
 
-@pytest.mark.parametrize("raw", ["abc", "-1", "1.5", str(2**32), "99999999999", "%C2%B2"])
+@pytest.mark.parametrize("raw", slow_but_the_first(2, ["abc", "-1", "1.5", str(2**32), "99999999999", "%C2%B2"]))
 def test_a_bad_draw_is_explained_beside_its_input_and_draw_0_is_shown(client, raw):
     response = client.get(f"/corpora/match-reviews/sample?seed=3&draw={raw}")
     soup = soup_of(response)
@@ -443,7 +444,8 @@ def test_alpha_zero_certainty_is_not_rounding(client):
 
 @pytest.mark.parametrize(
     "query, message",
-    [("repeats=0", "between 1 and"), ("repeats=abc", "between 1 and"), ("repeats=600", "up to 500 repeats")],
+    slow_but_the_first(1, [("repeats=0", "between 1 and"), ("repeats=abc", "between 1 and"),
+                           ("repeats=600", "up to 500 repeats")]),
 )
 def test_bad_repeats_give_a_message(client, query, message):
     url = f"/corpora/match-reviews/confidence?model=multinomial&alpha=1&{query}"
@@ -465,7 +467,7 @@ def test_held_out_accuracy_and_mean_confidence(client):
     held = hold_out(load_example_corpus("spam-ham"), test_size=0.25, seed=0)
     model = held.training.model("multinomial", 1)
     evaluation = evaluate(model, held.test_matrix, held.test_labels)
-    log_posterior, _ = model.log_posterior(held.test_matrix)
+    log_posterior, _ = model.predict_log_proba(held.test_matrix)
     mean_top = float(np.exp(log_posterior).max(axis=1).mean())
     cal = data["calibration"]
     assert data["held_out"]["source"] == "split" and cal["n_test"] == evaluation.n_test == 4

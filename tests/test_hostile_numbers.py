@@ -8,6 +8,7 @@ import time
 from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
+from conftest import slow_but_the_first
 
 from webnb.cli import main
 from webnb.engine.shared.numbers import is_whole, parse_exact_decimal, parse_whole
@@ -60,7 +61,8 @@ def get(client, url, **kwargs):
     return response, time.perf_counter() - started
 
 
-@pytest.mark.parametrize("name", sorted(STATE_PARAMETERS))
+@pytest.mark.parametrize("name", [  # alpha in the fast run; each takes about 1 s
+    pytest.param(name, marks=() if name == "alpha" else pytest.mark.slow) for name in sorted(STATE_PARAMETERS)])
 def test_every_state_number_is_refused_with_the_pages_message(client, name):
     slowest = 0.0
     for value in HOSTILE:
@@ -82,7 +84,9 @@ def test_every_state_number_is_refused_with_the_pages_message(client, name):
     print(f"{name}: slowest answer {slowest * 1000:.1f} ms")  # figures for the benchmark notes, not asserted
 
 
-@pytest.mark.parametrize("page, name, message", PAGE_PARAMETERS)
+@pytest.mark.parametrize("page, name, message", [  # one with its own message, one read as page 1, in the fast run
+    case if case[:2] in {("compare", "C"), ("matrix", "rows")} else pytest.param(*case, marks=pytest.mark.slow)
+    for case in PAGE_PARAMETERS])
 def test_every_page_number_is_refused_with_the_pages_message(client, page, name, message):
     url = f"/corpora/match-reviews/{page}".rstrip("/")
     for value in HOSTILE:
@@ -96,7 +100,7 @@ def test_every_page_number_is_refused_with_the_pages_message(client, page, name,
                 assert message in shown, (page, name, value[:20])
 
 
-@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("page", PAGES[:4] + [pytest.param(page, marks=pytest.mark.slow) for page in PAGES[4:]])
 def test_all_numbers_hostile_at_once_on_every_page(client, page):
     """Every page (and download) with every numeric parameter hostile at once still answers, in its own words."""
     names = [*STATE_PARAMETERS, *(name for _, name, _ in PAGE_PARAMETERS)]
@@ -121,7 +125,7 @@ def run_cli(*args) -> tuple[int, str]:
 CLI_OPTIONS = ["--alpha", "--epsilon", "--min-df", "--max-df", "--max-features", "--ngram-range", "--class-prior"]
 
 
-@pytest.mark.parametrize("option", CLI_OPTIONS + ["--test-size", "--seed"])
+@pytest.mark.parametrize("option", slow_but_the_first(3, CLI_OPTIONS + ["--test-size", "--seed"]))
 def test_every_number_on_the_command_line_is_refused_with_a_message(option):
     corpus = "webnb/examples/match-reviews.jsonl"
     for value in HOSTILE:
@@ -160,7 +164,7 @@ def test_one_rule_for_whole_numbers_and_one_reader_for_document_bounds():
             document_bound(bad, "max_df")
 
 
-@pytest.mark.parametrize("model", ["multinomial", "bernoulli"])
+@pytest.mark.parametrize("model", ["multinomial", pytest.param("bernoulli", marks=pytest.mark.slow)])  # 1 s each
 def test_a_long_review_with_an_awkward_alpha_shows_every_step(client, model):
     """2,400 short words at α = 1/7: an exact product would have tens of thousands of digits, more than Python
     writes out, so the steps show the float64 and log-space values without it."""

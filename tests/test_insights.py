@@ -165,7 +165,7 @@ def test_sweep_never_gives_nan(hand, hand_test):
 
 
 def test_sweep_predictions_and_posteriors_match_the_model(spam_ham):
-    # One joint log-likelihood per α serves both: check against the model's own predict_index / log_posterior.
+    # One joint log-likelihood per α serves both: check against the model's own predict_index / predict_log_proba.
     corpus = load_example_corpus("spam-ham")
     matrix = spam_ham.transform(corpus.texts + ("free lunch", "call me later", "zzz"))
     labels = list(corpus.labels) + ["ham", "ham", "spam"]
@@ -175,7 +175,7 @@ def test_sweep_predictions_and_posteriors_match_the_model(spam_ham):
             model = spam_ham.model(kind, point.alpha)
             evaluation = evaluate(model, matrix, labels)
             assert (point.correct, point.undecidable) == (evaluation.correct, evaluation.undecidable)
-            log_posterior, decidable = model.log_posterior(matrix)
+            log_posterior, decidable = model.predict_log_proba(matrix)
             true = np.array([model.classes.index(label) for label in labels])
             losses = -log_posterior[np.arange(len(labels)), true]
             assert point.infinite_loss_documents == np.isinf(losses).sum()

@@ -53,6 +53,7 @@ def recorder(ran: list, name: str):
     return work
 
 
+@pytest.mark.slow  # 1.5-2.5 s
 def test_a_workspaces_jobs_take_turns_with_another_workspaces():
     ran = []
     with one_busy_worker() as jobs:
@@ -62,6 +63,7 @@ def test_a_workspaces_jobs_take_turns_with_another_workspaces():
     assert ran == ["a1", "b1", "a2", "a3"]  # first come, first served would run b1 last
 
 
+@pytest.mark.slow  # about 1 s
 def test_a_workspace_that_was_just_served_waits_behind_one_that_was_not():
     ran = []
     with one_busy_worker(workspace="A") as jobs:  # A's own work holds the worker
@@ -70,6 +72,7 @@ def test_a_workspace_that_was_just_served_waits_behind_one_that_was_not():
     assert ran == ["b1", "a1"]
 
 
+@pytest.mark.slow  # 1.5-2.5 s
 def test_jobs_take_turns_across_client_addresses_before_workspaces():
     """A flood from one address in fresh workspaces (fresh cookies) lets another address's job through next."""
     ran = []
@@ -80,6 +83,7 @@ def test_jobs_take_turns_across_client_addresses_before_workspaces():
     assert ran == ["x1", "y1", "x2", "x3"]
 
 
+@pytest.mark.slow  # 1-2 s
 def test_a_workspaces_newer_computation_replaces_its_waiting_one():
     ran = []
     with one_busy_worker() as jobs:
@@ -95,6 +99,7 @@ def test_a_workspaces_newer_computation_replaces_its_waiting_one():
     assert [jobs.wait(job.id).state for job in (upload, other, second)] == ["done"] * 3
 
 
+@pytest.mark.slow  # about 1 s
 def test_past_the_bound_a_new_job_is_refused():
     ran = []
     with one_busy_worker(max_queued=2) as jobs:
@@ -109,6 +114,7 @@ def test_past_the_bound_a_new_job_is_refused():
     assert str(Busy(QUEUE_FULL)).endswith("please try again in a few seconds.")
 
 
+@pytest.mark.slow  # 1-2 s
 def test_an_address_over_its_share_makes_room_for_another():
     """X filled the queue alone; Y's job takes X's newest place, and then neither may take more."""
     ran = []
@@ -135,6 +141,7 @@ class SavedRows:
         return None
 
 
+@pytest.mark.slow  # about 1 s
 def test_a_waiting_jobs_row_is_written_again_so_that_no_process_takes_it_for_stopped(monkeypatch):
     monkeypatch.setattr(jobs_module, "REFRESH_WAITING_SECONDS", 0)  # every time a job ends
     storage, started, release = SavedRows(), threading.Event(), threading.Event()

@@ -88,6 +88,7 @@ def test_unknown_job_is_404(app):
     assert app.test_client().get("/jobs/nope").status_code == 404
 
 
+@pytest.mark.slow  # about 1 s
 def test_the_same_work_is_started_once():
     jobs = Jobs(workers=1)
     started, release = threading.Event(), threading.Event()

@@ -36,6 +36,8 @@ REVIEWS = {
     "spam-ham": "win money now, call",
     "uploaded": "b3 b4 shared",
 }
+# The first corpus in the fast run, the others marked slow (each case takes up to a second).
+FAST_FIRST = [*REVIEWS][:1] + [pytest.param(name, marks=pytest.mark.slow) for name in [*REVIEWS][1:]]
 
 
 def uploaded_corpus() -> Corpus:
@@ -86,7 +88,7 @@ def fragment(client, corpus_id: str, query: dict) -> str:
 
 
 @pytest.mark.parametrize("model", MODELS, ids=lambda m: f"{m['model']}-{m['alpha']}")
-@pytest.mark.parametrize("corpus", list(REVIEWS))
+@pytest.mark.parametrize("corpus", FAST_FIRST)
 def test_every_step_renders_the_same_html_lazily_and_eagerly(client, corpus_ids, built_lessons, corpus, model):
     drawn = []
     for step in STEPS:
@@ -103,7 +105,7 @@ def test_every_step_renders_the_same_html_lazily_and_eagerly(client, corpus_ids,
 
 
 @pytest.mark.parametrize("model", MODELS, ids=lambda m: f"{m['model']}-{m['alpha']}")
-@pytest.mark.parametrize("corpus", list(REVIEWS))
+@pytest.mark.parametrize("corpus", FAST_FIRST)
 def test_the_json_twin_is_the_whole_lesson_whatever_was_read_first(client, corpus_ids, built_lessons, corpus, model):
     query = {**model, "text": REVIEWS[corpus], "format": "json"}
     as_json = client.get(f"/corpora/{corpus_ids[corpus]}/inference", query_string=query).get_json()
@@ -213,7 +215,7 @@ def engine_calls(monkeypatch):
     return calls
 
 
-@pytest.mark.parametrize("step", STEPS)
+@pytest.mark.parametrize("step", [*STEPS[:3], *(pytest.param(step, marks=pytest.mark.slow) for step in STEPS[3:])])
 def test_a_step_computes_only_what_it_shows(client, built_lessons, engine_calls, step):
     query = {"model": "bernoulli", "alpha": "1", "text": "not sharp match", "step": step}
     html = fragment(client, "match-reviews", query)

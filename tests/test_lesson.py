@@ -560,6 +560,7 @@ def test_under_the_floor_the_floored_factor_keeps_its_row(match_reviews):
     slide_product_is_the_joint(floored, slide)
 
 
+@pytest.mark.slow  # about 1 s
 def test_a_large_vocabulary_slide_has_the_absent_words_product(shared_corpora):
     """Bernoulli on 20 Newsgroups lists the review's words, and its 996 absent words as one product per class, 0 at
     α = 0 in every class (a header word such as "from" is in every post)."""

@@ -199,6 +199,7 @@ class CountingStream:
         return getattr(self.stream, name)
 
 
+@pytest.mark.slow  # about 1 s
 def test_a_50_mb_upload_against_a_10_mb_limit_is_refused_at_once(tmp_path):
     """Through a real socket, with an honest Content-Length: the answer comes from the headers alone, without a
     byte of the body read, and before the body is sent."""

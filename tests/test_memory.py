@@ -225,6 +225,7 @@ def test_a_heavy_request_is_refused_with_503_while_the_slot_is_taken(tmp_path, m
     assert client.get("/corpora/match-reviews/parameters").status_code == 200
 
 
+@pytest.mark.slow  # waits for a job, 1 s
 def test_a_job_waits_for_the_slot_then_runs(tmp_path):
     app = make_app(tmp_path, WEBNB_MAX_HEAVY_WORK=1)
     jobs, gate = app.extensions["webnb"]["jobs"], app.extensions["webnb"]["heavy_work"]
@@ -286,6 +287,7 @@ def _peak_of(call) -> tuple[int, object]:
         tracemalloc.stop()
 
 
+@pytest.mark.slow  # about 1 s
 def test_a_gzip_bomb_is_refused_in_bounded_memory(gzip_bomb):
     limit = 50 * 1024 * 1024
     peak, refused = _peak_of(lambda: read_corpus_bytes(gzip_bomb, filename="bomb.jsonl.gz", max_bytes=limit))
@@ -293,12 +295,14 @@ def test_a_gzip_bomb_is_refused_in_bounded_memory(gzip_bomb):
     assert peak <= 100 * MB, peak / MB
 
 
+@pytest.mark.slow  # about 1 s
 def test_inspecting_a_gzip_bomb_unpacks_only_its_start(gzip_bomb):
     peak, shape = _peak_of(lambda: inspect_table(gzip_bomb, filename="bomb.csv.gz"))
     assert peak <= 5 * MB, peak / MB  # it used to unpack all 200 MB
     assert not isinstance(shape, CorpusError) and shape.preview_rows == (('{"label": "a"', ' "text": "bomb"}'),)
 
 
+@pytest.mark.slow  # about 1 s
 def test_the_upload_form_refuses_a_gzip_bomb_in_bounded_memory(tmp_path, gzip_bomb):
     app = make_app(tmp_path)
     client = app.test_client()

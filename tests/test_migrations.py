@@ -508,6 +508,7 @@ def test_0004_adds_when_counts_were_used_and_goes_back(engine):
 
 
 @pytest.mark.parametrize("data", ["fresh", "today's data"])
+@pytest.mark.slow  # starts processes
 def test_processes_upgrading_at_once_end_at_the_head(database_url, engine, data):
     """Workers starting at once on one database: one upgrades, the others wait for its lock and find the head."""
     if data == "today's data":

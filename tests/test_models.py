@@ -79,7 +79,7 @@ def test_sparse_scoring_equals_dense_formula(training, test_matrix, kind, alpha)
 @pytest.mark.parametrize("kind", ["bernoulli", "multinomial"])
 def test_posteriors_sum_to_one_and_match_logsumexp(training, test_matrix, kind):
     model = training.model(kind, "0.5")
-    log_posterior, decidable = model.log_posterior(test_matrix)
+    log_posterior, decidable = model.predict_log_proba(test_matrix)
     assert decidable.all()
     jll = model.joint_log_likelihood(test_matrix)
     np.testing.assert_allclose(log_posterior, jll - logsumexp(jll, axis=1, keepdims=True), atol=1e-12)
@@ -88,7 +88,7 @@ def test_posteriors_sum_to_one_and_match_logsumexp(training, test_matrix, kind):
 
 def test_undecidable_rows_have_no_posterior(training, test_matrix):
     model = training.model("bernoulli", 0)
-    log_posterior, decidable = model.log_posterior(test_matrix)
+    log_posterior, decidable = model.predict_log_proba(test_matrix)
     jll = model.joint_log_likelihood(test_matrix)
     assert (~decidable == np.all(jll == -np.inf, axis=1)).all()
     assert (~decidable).any()

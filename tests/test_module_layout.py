@@ -6,7 +6,11 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 import webnb
+
+pytestmark = pytest.mark.slow  # each test parses every module of webnb: 3-4 s in all
 
 PACKAGE = Path(webnb.__file__).resolve().parent
 

@@ -23,6 +23,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import pytest
 from bs4 import BeautifulSoup
 from test_views import LESSON_PAGES
 
@@ -190,6 +191,7 @@ def two_labels(n):
     return ["pos" if i % 2 else "neg" for i in range(n)]
 
 
+@pytest.mark.slow
 def test_every_string_as_a_corpus_text(tmp_path):
     app = make_app(tmp_path)
     client = app.test_client()
@@ -212,6 +214,7 @@ def test_every_string_as_a_corpus_text(tmp_path):
     CHECKS["corpus text"] += len(STRINGS) * pages
 
 
+@pytest.mark.slow
 def test_every_string_as_a_label(tmp_path):
     app = make_app(tmp_path)
     client = app.test_client()
@@ -227,6 +230,7 @@ def test_every_string_as_a_label(tmp_path):
     CHECKS["label"] += len(labels) * pages
 
 
+@pytest.mark.slow
 def test_every_string_as_a_review(tmp_path):
     app = make_app(tmp_path)
     client = app.test_client()
@@ -257,6 +261,7 @@ def test_every_string_as_a_review(tmp_path):
     CHECKS["review"] += len(STRINGS) * pages
 
 
+@pytest.mark.slow
 def test_every_string_as_a_corpus_name(tmp_path):
     app = make_app(tmp_path)
     client = app.test_client()
@@ -309,6 +314,7 @@ GOOD_CSV = b"label,text\npos,great match\nneg,dull match\n"
 BAD_CSV = b"label,text\npos,caf\xe9\n"
 
 
+@pytest.mark.slow
 def test_every_string_as_a_file_name(tmp_path):
     app = make_app(tmp_path)
     client = app.test_client()
@@ -365,6 +371,7 @@ def wide_table(strings) -> tuple[bytes, list[str]]:
     return buffer.getvalue().encode(), names
 
 
+@pytest.mark.slow
 def test_every_string_as_a_column_name(tmp_path):
     app = make_app(tmp_path)
     client = app.test_client()
@@ -396,9 +403,39 @@ def test_every_string_as_a_column_name(tmp_path):
     CHECKS["column name"] += len(STRINGS) * 3
 
 
-def test_report_the_checks(capsys):
-    """Runs last (file order): prints what was checked, for the record."""
+def expected_checks() -> dict[str, tuple[str, int]]:
+    """Each field of CHECKS: the test that checks it and how many (string, page) pairs that test checks, counted
+    from the lists the tests walk (VIEWS, the pages of a document list, the strings a field keeps)."""
+    from test_gaussian_naughty import VIEWS as GAUSSIAN_VIEWS
+
+    lesson = 3 * len(VIEWS)  # every view whole, as a fragment, and its JSON twin
+    document_pages = 2 * -(-len(STRINGS) // 50)  # the corpus's document pages, whole and as fragments
+    kept = len(list(dict.fromkeys(s.strip() for s in STRINGS if s.strip())))  # stripped, non-empty, unique
+    table = 3 * len(GAUSSIAN_VIEWS)
+    return {
+        "corpus text": ("test_naughty_strings.py::test_every_string_as_a_corpus_text",
+                        len(STRINGS) * (lesson + document_pages)),
+        "label": ("test_naughty_strings.py::test_every_string_as_a_label", kept * lesson),
+        "review": ("test_naughty_strings.py::test_every_string_as_a_review", len(STRINGS) * (2 * 2 + lesson)),
+        "corpus name": ("test_naughty_strings.py::test_every_string_as_a_corpus_name", len(STRINGS) * 4 + lesson),
+        "file name": ("test_naughty_strings.py::test_every_string_as_a_file_name", len(STRINGS) * 4),
+        "column name": ("test_naughty_strings.py::test_every_string_as_a_column_name", len(STRINGS) * 3),
+        "feature name": ("test_gaussian_naughty.py::test_every_string_as_a_feature_name", kept * table),
+        "table label": ("test_gaussian_naughty.py::test_every_string_as_a_label", kept * table),
+        "typed value": ("test_gaussian_naughty.py::test_every_string_typed_as_a_value", len(STRINGS) * 2 * 2),
+    }
+
+
+def test_report_the_checks(request, capsys):
+    """Runs last (file order): prints what was checked, for the record, and that it is what the sweeps of this
+    run (the selected ones: `-m "not slow"` runs none) check: each field's count exactly, nothing missing."""
     total = sum(CHECKS.values())
     with capsys.disabled():
         print(f"\nnaughty strings: {len(STRINGS)}; string × page checks per field: {dict(CHECKS)}; "
               f"total {total:,}; parsers {PARSERS}")
+    expected = expected_checks()
+    ran_before = {item.nodeid.rsplit("/", 1)[-1] for item in request.session.items[:request.session.items.index(
+        request.node)]}
+    wanted = {field: count for field, (test, count) in expected.items() if test in ran_before}
+    assert dict(CHECKS) == wanted  # a field missing here is a sweep that failed before counting its checks
+    assert total == sum(wanted.values())

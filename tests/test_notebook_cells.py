@@ -92,6 +92,7 @@ def test_each_cell_file_has_one_marker_and_runs_on_python_3_9(name):
     ast.parse(source, feature_version=(3, 9))  # the reader's Jupyter may be older than webnb's Python
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_importing_the_cells_runs_them_on_the_lecture_example_and_prints_nothing(text_cells, gaussian_cells):
     printed = importlib.import_module(f"{CELLS}.output").OUTPUT.getvalue().splitlines()
     assert "  = 32/3645 ≈ 0.00877915" in printed

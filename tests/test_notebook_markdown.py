@@ -103,6 +103,7 @@ def text_notebook(name: str = "Reviews", review: str = "a fine match", labels=("
     return lesson_notebook(corpus, AnalysisOptions(), None, kind="bernoulli", alpha=1, review=review)
 
 
+@pytest.mark.slow  # 5-6 s
 def test_text_notebook_names_and_reviews_stay_text():
     harmless = text_notebook()
     for text in STRINGS:

@@ -128,6 +128,7 @@ def warnings_from(caplog, logger: str) -> list[str]:
 # -- the rate-limit store -------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # waits for the store, 1 s
 def test_without_its_store_the_limits_count_in_memory_and_say_so_once(hosted, caplog):
     nothing_listens = free_port()
     app = hosted(WEBNB_RATE_LIMIT="3 per minute", RATELIMIT_STORAGE_URI=f"redis://127.0.0.1:{nothing_listens}")
@@ -184,6 +185,7 @@ def counted_in_redis(redis_client, workspace: str) -> int:
     return int(redis_client.get(keys[0])) if keys else 0
 
 
+@pytest.mark.slow  # waits for the store, 1 s
 def test_the_limits_go_back_to_redis_when_it_returns(hosted, caplog, redis_client, redis_forwarder):
     app = hosted(WEBNB_RATE_LIMIT="1000 per minute", RATELIMIT_STORAGE_URI=f"redis://127.0.0.1:{redis_forwarder.port}")
     client = app.test_client()
@@ -224,6 +226,7 @@ def test_the_limits_go_back_to_redis_when_it_returns(hosted, caplog, redis_clien
             redis_client.delete(key)
 
 
+@pytest.mark.slow  # waits out a timeout, 2 s
 def test_a_store_that_accepts_but_never_answers_costs_a_bounded_wait(hosted, caplog):
     """A hung Redis (it accepts the connection, then says nothing) must not hang the request."""
     with socket.create_server(("127.0.0.1", 0), backlog=16) as silent:

@@ -427,6 +427,7 @@ def test_bad_requests_get_a_message_not_a_500(client, url, status, message):
     assert client.get("/corpora/no-such-corpus/parity").status_code == 404
 
 
+@pytest.mark.slow  # about 1 s
 def test_a_corpus_still_being_counted_makes_the_badge_wait(app, client):
     corpus = Corpus.from_pairs(("spam" if i % 2 else "ham", f"win cash now {i}" if i % 2 else f"lunch at noon {i}")
                                for i in range(LARGE_CORPUS + 100))

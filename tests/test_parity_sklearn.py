@@ -324,7 +324,7 @@ def test_same_predictions(bench, combination):
     their_predictions = their_model.predict(theirs.test_matrix).tolist()
     assert_same_sequence(our_model.predict(ours.test_matrix), their_predictions, "predictions")
 
-    log_posterior, decidable = our_model.log_posterior(ours.test_matrix)
+    log_posterior, decidable = our_model.predict_log_proba(ours.test_matrix)
     assert decidable.all()
     assert_same_log_posteriors(
         log_posterior,

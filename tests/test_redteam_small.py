@@ -91,6 +91,7 @@ GAUSSIAN_PAGES = ("", "/parameters", "/evaluation", "/parity?of=parameters", "/p
                   *(f"/inference?step={step}" for step in GAUSSIAN_STEPS))
 
 
+@pytest.mark.slow  # about 1 s
 def test_no_gaussian_page_of_a_constant_near_the_largest_float_says_nan(tmp_path):
     client = make_app(tmp_path).test_client()
     corpus_id = stored_id(paste(client, constant_table("1.7e308", 6), "near the largest float"))

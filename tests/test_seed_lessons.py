@@ -114,6 +114,7 @@ def sms_spam_collection(shared_corpora, tmp_path):
     return path
 
 
+@pytest.mark.slow  # about 1 s
 def test_the_sms_lessons_appear_once_the_operator_publishes_the_collection(
         app, webnb, shared_corpora, tmp_path):
     code, out, err = webnb(app, "corpora", "add", sms_spam_collection(shared_corpora, tmp_path), "--lesson", "sms-spam")
@@ -139,6 +140,7 @@ def test_the_sms_lessons_appear_once_the_operator_publishes_the_collection(
     assert "Proc. ACM DocEng 2011" in page
 
 
+@pytest.mark.slow  # about 1 s
 def test_the_newsgroups_lesson_restricts_to_the_four_groups_and_classifies_the_notes_query(
         app, webnb, shared_corpora):
     code, out, err = webnb(app, "corpora", "add", shared_corpora / "20newsgroups-bydate" / "train.jsonl.gz",

@@ -7,6 +7,7 @@ import itertools
 import sqlite3
 from types import SimpleNamespace
 
+import pytest
 import sqlalchemy as sa
 from conftest import REPO_ROOT
 
@@ -67,6 +68,7 @@ def test_an_older_database_is_upgraded_in_place(tmp_path):
         assert [s.id for s in storage.list_corpora(ANY_WORKSPACE)] == ["old"]
 
 
+@pytest.mark.slow  # forks processes
 def test_forked_processes_reading_then_writing_are_never_locked_out(tmp_path, monkeypatch):
     """The short version of scripts/stress_storage.py (4 processes × 50 clients × 60 s in the benchmark).
 
@@ -84,6 +86,7 @@ def test_forked_processes_reading_then_writing_are_never_locked_out(tmp_path, mo
     assert report["stored"] == report["writes"] and report["sampled_corpora_whole"]
 
 
+@pytest.mark.slow  # starts processes
 def test_workers_starting_at_once_all_create_the_schema(tmp_path):
     """gunicorn without --preload starts every worker at once on a fresh database: none may fail to boot."""
     import multiprocessing

@@ -81,6 +81,7 @@ def workspace_of(client) -> str:
 # -- limits per client address ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # about 1 s
 def test_a_fresh_cookie_flood_is_refused_past_the_new_workspace_limit(hosted_app, monkeypatch):
     monkeypatch.setattr("webnb.admission.NEW_WORKSPACE_BYTES", 0)  # every paste makes a new workspace
     app = hosted_app(WEBNB_NEW_WORKSPACES_PER_HOUR=3, WEBNB_BACKGROUND_UPLOAD_BYTES=100)
@@ -164,6 +165,7 @@ def test_an_unreachable_rate_limit_store_still_counts_in_the_process(hosted_app,
 # -- the server's storage budget -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # about 1 s
 def test_the_budget_refuses_every_way_of_storing(hosted_app):
     """Paste, upload (read at once and in the background), a shared link's copy and a kept addition all store
     through the same check."""

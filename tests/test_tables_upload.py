@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import sqlalchemy as sa
 from bs4 import BeautifulSoup
-from conftest import soup_of
+from conftest import slow_but_the_first, soup_of
 
 from webnb import create_app
 from webnb.engine.gaussian.table import NumericTable
@@ -139,7 +139,7 @@ def _iris_with(line: int, column: int, value: str, copies: int = 1):
 
 @pytest.mark.parametrize(
     "data, message",
-    [
+    slow_but_the_first(2, [
         (_iris_with(4000, 2, "abc", copies=30), "line 4000: 'abc' in column 'petal length (cm)' is not a number"),
         (_iris_with(5, 1, ""), "line 5: '' in column 'sepal width (cm)' is not a number"),
         (_iris_with(3, 0, "nan"), "line 3: 'nan' in column 'sepal length (cm)' is not a number"),
@@ -149,7 +149,7 @@ def _iris_with(line: int, column: int, value: str, copies: int = 1):
         (iris_text(",", [row[:4] + ["setosa"] for row in iris_rows()]).encode(), "Every row has the label 'setosa'"),
         (b"species\nsetosa\nversicolor\n", "Choose the column that holds the labels"),  # only a label column
         (",".join(IRIS_HEADER).encode() + b"\n", "at least two classes"),  # a header and no rows
-    ],
+    ]),
 )
 def test_a_bad_table_is_refused_whole(app, data, message):
     client = app.test_client()
@@ -161,6 +161,7 @@ def test_a_bad_table_is_refused_whole(app, data, message):
     assert stored_count(app) == 1
 
 
+@pytest.mark.slow  # about 1 s
 def test_a_big_table_is_read_in_the_background(tmp_path):
     app = create_app({"TESTING": True, "WTF_CSRF_ENABLED": False, "WEBNB_BACKGROUND_UPLOAD_BYTES": 50_000},
                      instance_path=str(tmp_path))
@@ -238,7 +239,7 @@ def _pasted_with(line: int, column: int, value: str) -> str:
 
 @pytest.mark.parametrize(
     "text, message",
-    [
+    slow_but_the_first(2, [
         (_pasted_with(7, 1, "abc"), "line 7: 'abc' in column 'sepal width (cm)' is not a number"),
         (_pasted_with(4, 0, ""), "line 4: '' in column 'sepal length (cm)' is not a number"),
         (_pasted_with(12, 2, "NaN"), "line 12: 'NaN' in column 'petal length (cm)' is not a number"),
@@ -247,7 +248,7 @@ def _pasted_with(line: int, column: int, value: str) -> str:
         ("\n".join(PASTED_IRIS.split("\n")[:9]), "Every row has the label 'setosa'"),
         (",".join(IRIS_HEADER), "Only line 1 has anything on it"),  # a header and no rows
         ("species\nsetosa\nversicolor", "line 1: no TAB or comma"),  # only a label column
-    ],
+    ]),
 )
 def test_a_bad_pasted_table_names_the_line_and_stores_nothing(app, text, message):
     client = app.test_client()

@@ -46,7 +46,7 @@ def test_equal_joints_get_the_same_score_and_the_first_class(spam_training):
     assert floats[0].tolist() == [-0.6931471805599453, -0.6931471805599452]
     assert model.predict(matrix) == ["A"]
     assert model.predict_index(matrix).tolist() == [0]
-    log_posterior, decidable = model.log_posterior(matrix)
+    log_posterior, decidable = model.predict_log_proba(matrix)
     assert decidable.tolist() == [True] and log_posterior[0, 0] == log_posterior[0, 1] == math.log(0.5)
 
 
@@ -196,6 +196,7 @@ def scan(corpora, *, with_evaluation: bool = False):
     return cases, len(wrong), wrong[:5]
 
 
+@pytest.mark.slow  # 2.1 million cases, 25-40 s
 def test_every_small_corpus_is_decided_as_exact_fractions_decide():
     corpora = small_corpora(("eggs", "spam"), (1, 2, 3), (1, 2))  # two words, 1–2 documents of 1–3 words
     corpora += small_corpora(("eggs", "ham", "spam"), (1, 2, 3), (1,))  # three words, one document per class
@@ -212,6 +213,7 @@ def test_every_small_corpus_over_three_words_is_decided_as_exact_fractions_decid
     assert disagreements == 0, examples
 
 
+@pytest.mark.slow  # 8-13 s
 def test_the_trace_decides_small_corpora_as_exact_fractions_decide():
     texts = [" ".join(d) for d in documents(("eggs", "ham", "spam"), (1, 2, 3))]
     reviews = [" ".join(d) for d in documents(("eggs", "ham", "spam"), (1, 2))]
@@ -279,7 +281,7 @@ def two_word_training() -> TrainingSet:
 @pytest.mark.parametrize("matrix, message", BAD_COUNTS)
 def test_scoring_refuses_what_is_not_counts(two_word_training, kind, matrix, message):
     model = two_word_training.model(kind, 1)
-    for score in (model.joint_log_likelihood, model.predict, model.predict_index, model.log_posterior):
+    for score in (model.joint_log_likelihood, model.predict, model.predict_index, model.predict_log_proba):
         with pytest.raises(ValueError, match=message):
             score(matrix)
     with pytest.raises(ValueError, match=message):

@@ -553,6 +553,7 @@ def refused_unopened_and_lightly(data: bytes, message: str, **limits):
     assert peak < 20_000_000
 
 
+@pytest.mark.slow  # about 1 s
 def test_zip_bomb_is_refused_before_unpacking(zip_bomb):
     assert len(zip_bomb) < 300_000
     refused_unopened_and_lightly(

@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 from werkzeug.datastructures import MultiDict
 
+from webnb.engine.shared.numbers import ExactNumber
 from webnb.state import (
     GAUSSIAN_STEPS,
     LESSON_PARAMETERS,
@@ -24,24 +25,25 @@ from webnb.state import (
 )
 
 LESSON_DEFAULTS = {
-    "model": "bernoulli", "alpha": "1", "binary": False, "prior": "learned", "floor": False, "text": "",
+    "model": "bernoulli", "alpha": ExactNumber(1), "binary": False, "prior": "learned", "floor": False, "text": "",
     "step": "tokens", "notation": "phi-psi", "presenter": False, "repeats": "", "lowercase": True, "tokens": "default",
     "accents": "", "stop_words": "", "stemmer": "", "normalize": (), "ngrams": "1-1", "min_df": "1", "max_df": "1.0",
-    "max_features": "", "test": "split", "test_size": "0.25", "seed": "0", "train": "all",
+    "max_features": "", "test": "split", "test_size": ExactNumber("0.25"), "seed": "0", "train": "all",
 }
 TABLE_DEFAULTS = {
     "var_smoothing": "1e-9", "prior": "learned", "values": (), "step": "densities", "presenter": False,
-    "test": "split", "test_size": "0.25", "seed": "0", "train": "all",
+    "test": "split", "test_size": ExactNumber("0.25"), "seed": "0", "train": "all",
 }
 # A corpus's own defaults, none of them the plain state's, so that a fallback to them can be told from one to those.
 CORPUS_LESSON = LessonState(
-    model="multinomial", alpha="0.5", binary=True, prior="uniform", floor=True, text="a review", step="zeros",
+    model="multinomial", alpha=ExactNumber("0.5"), binary=True, prior="uniform", floor=True, text="a review",
+    step="zeros",
     notation="p-hat", presenter=True, repeats="30", lowercase=False, tokens="words", accents="ascii",
     stop_words="english", stemmer="porter", normalize=("url",), ngrams="1-2", min_df="2", max_df="0.9",
-    max_features="50", test="training", test_size="0.3", seed="7", train="split",
+    max_features="50", test="training", test_size=ExactNumber("0.3"), seed="7", train="split",
 )
 CORPUS_TABLE = TableState(var_smoothing="0.01", prior="uniform", values=("1", "2"), step="product", presenter=True,
-                          test="training", test_size="0.3", seed="7", train="split")
+                          test="training", test_size=ExactNumber("0.3"), seed="7", train="split")
 
 # A value each parameter cannot use, and today's message for it, word for word.
 LESSON_REFUSED = {
@@ -125,7 +127,7 @@ def test_messages_are_listed_in_the_tables_order():
     ({"model": " multinomial"}, {}, {"model": "The model is Bernoulli or multinomial."}),  # a choice is exact
     ({"accents": "none", "stemmer": "none", "stop_words": "none"}, {}, {}),
     ({"alpha": "   "}, {}, {}),
-    ({"alpha": " 0.5 "}, {"alpha": "0.5"}, {}),
+    ({"alpha": " 0.5 "}, {"alpha": ExactNumber("0.5")}, {}),
     ({"alpha": " -1"}, {}, {"alpha": "α must be 0 or more, not  -1"}),  # quoted as typed
     ({"text": ""}, {"text": ""}, {}),  # an empty review clears the corpus's example review
     ({"normalize": ""}, {"normalize": ()}, {}),
@@ -134,7 +136,7 @@ def test_messages_are_listed_in_the_tables_order():
      {}),
     ({"min_df": " 2 ", "max_df": "0.5"}, {"min_df": "2", "max_df": "0.5"}, {}),
     ({"binary": " ON ", "lowercase": "0"}, {"binary": True, "lowercase": False}, {}),
-    ({"test": "spam-ham_2", "test_size": " 0.4"}, {"test": "spam-ham_2", "test_size": "0.4"}, {}),
+    ({"test": "spam-ham_2", "test_size": " 0.4"}, {"test": "spam-ham_2", "test_size": ExactNumber("0.4")}, {}),
 ])
 def test_what_a_lesson_text_reads_as(args, expected, errors):
     state = parse_state(args)
@@ -153,20 +155,22 @@ def test_a_repeated_lesson_setting_takes_the_last_text_and_a_table_setting_the_f
 
 
 RANDOM_LESSON = {
-    "model": ["bernoulli", "multinomial"], "alpha": ["0", "1", "0.5", "1/3"], "binary": [True, False],
+    "model": ["bernoulli", "multinomial"], "alpha": [ExactNumber(text) for text in ("0", "1", "0.5", "1/3")],
+    "binary": [True, False],
     "prior": ["learned", "uniform"], "floor": [True, False], "text": ["", "x y", "ü&=+% <b>\"'", " spaced "],
     "step": list(STEPS), "notation": ["phi-psi", "beta-alpha"], "presenter": [True, False], "repeats": ["", "3"],
     "lowercase": [True, False], "tokens": ["default", "words", "whitespace"], "accents": ["", "ascii", "unicode"],
     "stop_words": ["", "english"], "stemmer": ["", "porter", "snowball"],
     "normalize": [(), ("url",), ("email", "money", "number")], "ngrams": ["1-1", "1-2", "2-2"],
     "min_df": ["1", "2", "0.1"], "max_df": ["1.0", "0.8", "30"], "max_features": ["", "100"],
-    "test": ["split", "training", "other-corpus"], "test_size": ["0.25", "0.5"], "seed": ["0", "123"],
+    "test": ["split", "training", "other-corpus"], "test_size": [ExactNumber("0.25"), ExactNumber("0.5")],
+    "seed": ["0", "123"],
     "train": ["all", "split"],
 }
 RANDOM_TABLE = {
     "var_smoothing": ["1e-9", "0", "0.5"], "prior": ["learned", "uniform"], "values": [(), ("5.1",), ("1", "-2.5e3")],
     "step": list(GAUSSIAN_STEPS), "presenter": [True, False], "test": ["split", "training"],
-    "test_size": ["0.25", "0.1"], "seed": ["0", "9"], "train": ["all", "split"],
+    "test_size": [ExactNumber("0.25"), ExactNumber("0.1")], "seed": ["0", "9"], "train": ["all", "split"],
 }
 
 

@@ -8,7 +8,7 @@ import zipfile
 
 import pytest
 from bs4 import BeautifulSoup
-from conftest import soup_of
+from conftest import slow_but_the_first, soup_of
 
 from webnb import create_app
 from webnb.pages import TEXT_PAGES
@@ -31,7 +31,8 @@ def stored_count(app) -> int:
 # -- pages and fragments ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("corpus_id", ["match-reviews", "china-japan", "folgers-students", "spam-ham"])
+@pytest.mark.parametrize("corpus_id", ["match-reviews"] + [  # every page of one corpus in the fast run
+    pytest.param(name, marks=pytest.mark.slow) for name in ("china-japan", "folgers-students", "spam-ham")])
 @pytest.mark.parametrize("suffix", list(LESSON_PAGES))
 def test_full_page_and_fragment(client, corpus_id, suffix):
     url = f"/corpora/{corpus_id}{suffix}"
@@ -144,14 +145,14 @@ def test_state_survives_in_links(client):
 
 @pytest.mark.parametrize(
     "query, field, message",
-    [
+    slow_but_the_first(3, [
         ({"alpha": "abc"}, "alpha", "must be a number"),
         ({"alpha": "-1"}, "alpha", "0 or more"),
         ({"model": "gaussian"}, "model", "Bernoulli or multinomial"),
         ({"step": "nope"}, "step", "no such step"),
         ({"text": "x" * 6000}, "text", "the limit is 5,000"),
         ({"repeats": "0"}, "repeats", "between 1 and 5,000"),
-    ],
+    ]),
 )
 def test_bad_settings_give_a_message_and_the_default(client, query, field, message):
     response = client.get("/corpora/match-reviews/inference", query_string=query)
@@ -168,7 +169,7 @@ def test_a_document_number_opens_that_document_in_the_review_box(client, raw):
     assert soup.find("textarea", attrs={"name": "text"}).get_text().strip() == "brilliant match"
 
 
-@pytest.mark.parametrize("raw", ["abc", "-1", "1.5", "5", "²", "9" * 41])
+@pytest.mark.parametrize("raw", slow_but_the_first(2, ["abc", "-1", "1.5", "5", "²", "9" * 41]))
 def test_a_document_that_is_not_there_is_said_so(client, raw):
     data = client.get("/corpora/match-reviews/inference", query_string={"document": raw, "format": "json"}).get_json()
     plain = client.get("/corpora/match-reviews/inference", query_string={"format": "json"}).get_json()
@@ -332,7 +333,8 @@ def assert_inert(soup: BeautifulSoup) -> None:
     assert soup.find(string=lambda s: s and "boom" in s) is None or soup.find("div", string="boom") is None
 
 
-@pytest.mark.parametrize("hostile", HOSTILE)
+@pytest.mark.parametrize("hostile", HOSTILE[:1] + [  # each about 1 s; all of them in the full run
+    pytest.param(text, marks=pytest.mark.slow) for text in HOSTILE[1:]])
 def test_hostile_text_is_escaped_in_pages_and_fragments(app, client, hostile):
     corpus = f"{hostile}\t{hostile} match\nneg\t{hostile} dull\npos\tgreat"
     response = client.post("/corpora/paste", data={"corpus": corpus, "name": hostile})

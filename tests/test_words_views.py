@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import soup_of
+from conftest import slow_but_the_first, soup_of
 
 from webnb.engine import AnalysisOptions, Corpus, VocabularyOptions, evaluate, read_corpus
 from webnb.engine.evaluation.heldout import hold_out
@@ -341,7 +341,7 @@ def test_large_corpus_counts_pairs_in_the_background(app, client, shared_corpora
 
 @pytest.mark.parametrize(
     "query, field, message",
-    [
+    slow_but_the_first(3, [
         ({"k": "abc"}, "k", "from 5 to 50"),
         ({"k": "4"}, "k", "from 5 to 50"),
         ({"k": "51"}, "k", "from 5 to 50"),
@@ -353,7 +353,7 @@ def test_large_corpus_counts_pairs_in_the_background(app, client, shared_corpora
         ({"by": "log"}, "by", "ratio or by the difference"),
         ({"positive": "nope"}, "positive", "no class 'nope'"),
         ({"positive": "spam", "negative": "spam"}, "negative", "two different classes"),
-    ],
+    ]),
 )
 def test_bad_page_settings_give_a_message_and_the_default(client, query, field, message):
     response = client.get("/corpora/spam-ham/words", query_string=query)
@@ -388,14 +388,14 @@ def test_an_unknown_class_on_either_side_compares_the_first_two_classes(client):
 
 @pytest.mark.parametrize(
     "query",
-    [
+    slow_but_the_first(2, [
         {"floor": "1", "model": "bernoulli", "alpha": "0"},
         {"floor": "1", "model": "multinomial", "alpha": "0", "notation": "p-hat"},
         {"model": "multinomial", "binary": "1", "alpha": "0.001", "prior": "uniform", "notation": "beta-alpha",
          "ngrams": "2-2"},
         {"test": "training", "k": "50", "top": "10000", "by": "difference"},
         {"test": "no-such-corpus"},
-    ],
+    ]),
 )
 def test_other_settings_render(client, query):
     response = client.get("/corpora/spam-ham/words", query_string=query)

@@ -55,6 +55,7 @@ def corpus_routes(app):
             if "corpus_id" in rule.arguments]
 
 
+@pytest.mark.slow  # about 1 s
 def test_every_route_of_another_workspace_answers_404(hosted_app):
     app = hosted_app()
     alice, bob = student(app), student(app)
@@ -123,6 +124,7 @@ def test_a_shared_link_opens_a_copy_in_the_viewers_workspace(hosted_app):
     assert owners[corpus_id] != owners[copy_id] and None not in owners.values()
 
 
+@pytest.mark.slow  # about 1 s
 def test_jobs_belong_to_their_workspace(hosted_app):
     app = hosted_app()
     alice, bob = student(app), student(app)
@@ -162,6 +164,7 @@ def test_local_mode_sees_everything_and_sets_no_workspace(tmp_path):
     assert "Set-Cookie" not in client.get("/corpora/match-reviews").headers
 
 
+@pytest.mark.slow  # starts a process
 def test_progress_can_be_polled_from_another_process(hosted_app):
     """Two apps on one database stand for two gunicorn workers: the one that did not start the work still shows its
     progress, and then where to go."""
@@ -198,6 +201,7 @@ def test_work_that_would_run_over_the_limit_is_refused(hosted_app):
     assert "Logistic regression" in normal.get("/corpora/spam-ham/compare").get_data(as_text=True)
 
 
+@pytest.mark.slow  # about 1 s
 def test_rate_limits_count_per_workspace(hosted_app):
     app = hosted_app(WEBNB_RATE_LIMIT="3 per minute")
     alice, bob = student(app), student(app)
@@ -230,6 +234,7 @@ def test_several_processes_share_the_counts_through_redis(hosted_app, redis_test
     assert [elsewhere.get("/corpora").status_code for _ in range(3)] == [200, 200, 429]
 
 
+@pytest.mark.slow  # waits for a process, 1 s
 def test_work_of_a_process_that_died_is_reported_as_stopped(hosted_app, monkeypatch):
     from datetime import datetime, timedelta, timezone
 

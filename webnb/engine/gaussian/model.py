@@ -21,7 +21,7 @@ import numpy as np
 from webnb.engine.gaussian.table import NumericTable
 from webnb.engine.shared.classes import class_counts, class_numbers, class_priors
 from webnb.engine.shared.corpus import CorpusError
-from webnb.engine.text.models import normalise_log_joint
+from webnb.engine.text.models import LogPosterior, normalise_log_joint
 
 LOG_2PI = math.log(2.0 * math.pi)
 DEFAULT_VAR_SMOOTHING = 1e-9  # scikit-learn's default
@@ -174,15 +174,18 @@ class GaussianNB:
         jll = np.where(hit, np.inf, finite)
         return np.where(missed | (self.class_log_prior_[None, :] == -np.inf), -np.inf, jll)
 
-    def predict_log_proba(self, rows) -> tuple[np.ndarray, np.ndarray]:
+    def predict_log_proba(self, rows) -> LogPosterior:
         """(log P(k | x), decidable), normalised by log-sum-exp; see ``normalise_log_joint``."""
         return normalise_log_joint(self.joint_log_likelihood(rows))
 
+    def predict_index(self, rows) -> np.ndarray:
+        """Index of the most probable class per row, or −1 where the model cannot decide."""
+        jll = self.joint_log_likelihood(rows)
+        return np.where(normalise_log_joint(jll).decidable, jll.argmax(axis=1), -1)
+
     def predict(self, rows) -> list[str | None]:
         """The most probable class of each row, or None where the model cannot decide."""
-        jll = self.joint_log_likelihood(rows)
-        _, decidable = normalise_log_joint(jll)
-        return [self.classes[k] if ok else None for k, ok in zip(jll.argmax(axis=1), decidable, strict=True)]
+        return [self.classes[k] if k >= 0 else None for k in self.predict_index(rows)]
 
     def densities_on(self, feature: int, xs: np.ndarray) -> np.ndarray:
         """(K, len(xs)) density of each class's bell for feature ``feature`` at ``xs`` (for drawing)."""

@@ -166,7 +166,7 @@ def _log_probability(model: NaiveBayes, k: int, words: tuple[DrawnWord, ...], co
 
 def _read_back(model: NaiveBayes, columns: list[int], k: int, rows: int):
     """(every class's posterior for the sample, the rows to show, the class decided)."""
-    log_posterior, decidable = model.log_posterior(_count_vector(columns, len(model.vocabulary)))
+    log_posterior, decidable = model.predict_log_proba(_count_vector(columns, len(model.vocabulary)))
     posteriors = np.exp(log_posterior[0])
     read_back = tuple(
         ReadBack(label, float(posteriors[c]), float(posteriors.sum() - float(posteriors[c])))

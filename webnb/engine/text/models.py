@@ -367,7 +367,7 @@ class NaiveBayes:
     def predict(self, matrix: sp.csr_matrix) -> list[str | None]:
         return [self.classes[i] if i >= 0 else None for i in self.predict_index(matrix)]
 
-    def log_posterior(self, matrix: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
+    def predict_log_proba(self, matrix: sp.csr_matrix) -> LogPosterior:
         """(log P(k | x), decidable): rows where every class is impossible have no posterior; they are
         −∞ throughout and marked False in ``decidable``."""
         return normalise_log_joint(self.joint_log_likelihood(matrix))
@@ -455,7 +455,14 @@ def _compare_ratio(a: tuple[int, int], b: tuple[int, int]) -> int:
     return (left > right) - (left < right)
 
 
-def normalise_log_joint(jll: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+class LogPosterior(NamedTuple):
+    """What every model's ``predict_log_proba`` answers (Bernoulli, multinomial and Gaussian alike)."""
+
+    log_proba: np.ndarray  # (n, K) log P(k | x); −∞ throughout a row that is not ``decidable``
+    decidable: np.ndarray  # (n,) False where no class is possible (or two are certain, Gaussian NB)
+
+
+def normalise_log_joint(jll: np.ndarray) -> LogPosterior:
     """(log P(k | x), decidable) from joint log-likelihoods (n_docs, n_classes), by log-sum-exp with the
     max shift. Rows where every class is −∞ have no posterior: −∞ throughout, False in ``decidable``.
 
@@ -472,7 +479,7 @@ def normalise_log_joint(jll: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     shift = scores.max(axis=1, keepdims=True)
     log_evidence = shift + np.log(np.exp(scores - shift).sum(axis=1, keepdims=True))
     log_posterior[ordinary] = scores - log_evidence
-    return log_posterior, decidable
+    return LogPosterior(log_posterior, decidable)
 
 
 def _class_prior(stats: ClassStatistics, fit_prior: bool, class_prior) -> ClassPriors:
