@@ -22,7 +22,7 @@ from webnb.jobs import CROWDED, QUEUE_FULL, REPLACED, Jobs
 from webnb.state import counting_options
 from webnb.storage import PublishedCorpus
 from webnb.views.common import LARGE_CORPUS
-from webnb.work import Busy
+from webnb.work import Busy, HeavyWork
 
 
 @contextmanager
@@ -159,6 +159,39 @@ def test_a_waiting_jobs_row_is_written_again_so_that_no_process_takes_it_for_sto
     release.set()
     jobs.shutdown()
     assert [state for job_id, state in storage.rows if job_id == waiting.id] == ["running", "running", "done"]
+
+
+def test_a_waiting_jobs_row_stays_fresh_while_another_job_runs_long(monkeypatch):
+    """A job may wait minutes behind a long one; the thread waiting for the slot for heavy work keeps its row
+    fresh meanwhile, or another process's progress page would call it stopped after STALE_AFTER_SECONDS."""
+    monkeypatch.setattr(jobs_module, "REFRESH_WAITING_SECONDS", 0.01)
+    refreshed, started, release = threading.Event(), threading.Event(), threading.Event()
+
+    class Rows(SavedRows):
+        def save_job(self, job):
+            super().save_job(job)
+            if job.title == "Splitting" and len([row for row in self.rows if row[0] == job.id]) >= 3:
+                refreshed.set()
+
+    storage = Rows()
+    jobs = Jobs(workers=2, storage=storage)
+    jobs.heavy_work = HeavyWork(1)
+
+    def hold(job):
+        started.set()
+        release.wait(timeout=30)
+        return "/held"
+
+    jobs.start("Holding the slot", hold, workspace="holder")
+    assert started.wait(timeout=30)
+    waiting = jobs.start("Splitting", lambda job: "/split", key="seed 1", workspace="A")
+    try:
+        assert refreshed.wait(timeout=30)  # written again while the long job still holds the slot
+        assert not release.is_set() and jobs.get(waiting.id).state == "running"
+    finally:
+        release.set()
+        jobs.shutdown()
+    assert jobs.get(waiting.id).state == "done"
 
 
 # -- memory and errors ---------------------------------------------------------------------------------------------

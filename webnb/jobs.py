@@ -237,7 +237,11 @@ class Jobs:
         """A worker thread: start the next job whenever a slot for heavy work is free; end when none waits."""
         try:
             while True:
-                with self.heavy_work.slot(wait=True) if self.heavy_work is not None else nullcontext():
+                # While this thread waits for the slot (another job holds it), it keeps the waiting jobs' rows fresh.
+                gate = self.heavy_work
+                waiting_for_slot = (gate.slot(wait=True, while_waiting=self._refresh_waiting,
+                                              every=REFRESH_WAITING_SECONDS) if gate is not None else nullcontext())
+                with waiting_for_slot:
                     with self._lock:
                         waiting = self._next()
                         if waiting is None:  # said under the lock: a job that arrives now starts a new thread

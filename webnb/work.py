@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import threading
 from contextlib import contextmanager, nullcontext
+from typing import Callable
 
 from flask import current_app, g
 
@@ -52,11 +53,17 @@ class HeavyWork:
         self._held = threading.local()
 
     @contextmanager
-    def slot(self, wait: bool):
-        """Hold a slot for the block: wait for one (background work), or raise :class:`Busy` at once (a request)."""
+    def slot(self, wait: bool, while_waiting: Callable[[], None] | None = None, every: float = 30.0):
+        """Hold a slot for the block: wait for one (background work), or raise :class:`Busy` at once (a request).
+        ``while_waiting`` is called every ``every`` seconds that the wait lasts."""
         depth = getattr(self._held, "depth", 0)
-        if depth == 0 and not self._free.acquire(blocking=wait):
-            raise Busy(BUSY)
+        if depth == 0:
+            if not wait:
+                if not self._free.acquire(blocking=False):
+                    raise Busy(BUSY)
+            else:
+                while not self._free.acquire(timeout=every if while_waiting is not None else None):
+                    while_waiting()
         self._held.depth = depth + 1
         try:
             yield
