@@ -59,3 +59,29 @@ def test_the_undecidable_review_is_said_alike_by_every_answer():
     model, rows = text_model("bernoulli", 0)
     assert model.predict(rows)[0] is None and model.predict_index(rows)[0] == -1
     assert not model.predict_log_proba(rows).decidable[0] and model.predict(rows)[1] == "positive"
+
+
+def test_a_model_kind_is_a_class_and_the_shared_code_never_asks_which():
+    """The kinds differ by their methods (BernoulliNaiveBayes, MultinomialNaiveBayes), named in MODEL_KINDS; the
+    shared code in NaiveBayes has no branch on the kind's name, and the base cannot be fitted on its own."""
+    import ast
+    import inspect
+
+    from webnb.engine.text import models
+
+    bernoulli, _ = text_model("bernoulli", 1)
+    multinomial, _ = text_model("multinomial", 1)
+    assert type(bernoulli) is models.BernoulliNaiveBayes and bernoulli.kind == "bernoulli"
+    assert type(multinomial) is models.MultinomialNaiveBayes and multinomial.kind == "multinomial"
+    assert models.MODEL_KINDS == {"bernoulli": models.BernoulliNaiveBayes, "multinomial": models.MultinomialNaiveBayes}
+    assert bernoulli.uses_presence and not multinomial.uses_presence
+    assert bernoulli.absent_log_prob_ is not None and multinomial.absent_log_prob_ is None
+    with pytest.raises(TypeError, match="abstract"):
+        models.NaiveBayes(**{name: None for name in models.NaiveBayes.__dataclass_fields__})
+    tree = ast.parse(inspect.getsource(models))
+    asks = [node.lineno for node in ast.walk(tree)
+            if isinstance(node, ast.Compare) and any(isinstance(part, ast.Attribute) and part.attr == "kind"
+                                                     for part in [node.left, *node.comparators])]
+    assert asks == []
+    with pytest.raises(ValueError, match=r"model must be one of \('bernoulli', 'multinomial'\), not 'gaussian'"):
+        TrainingSet.build(load_example_corpus("match-reviews")).model("gaussian", 1)

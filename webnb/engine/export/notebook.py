@@ -61,7 +61,7 @@ def lesson_notebook(
     analysis_options = analysis_options or AnalysisOptions()
     vocabulary_options = vocabulary_options or VocabularyOptions()
     if kind not in MODEL_KINDS:
-        raise ValueError(f"model must be one of {MODEL_KINDS}, not {kind!r}")
+        raise ValueError(f"model must be one of {tuple(MODEL_KINDS)}, not {kind!r}")
     alpha = parse_alpha(alpha)
     cannot = [f"{name} ({why})" for name, why in NOTEBOOK_CANNOT.items() if getattr(analysis_options, name)]
     if cannot:

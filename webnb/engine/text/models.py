@@ -14,10 +14,11 @@ so that the three ways of handling zeros (none, Laplace smoothing, a floor) can 
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cached_property, cmp_to_key
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -28,7 +29,6 @@ from webnb.engine.shared.corpus import CorpusError
 from webnb.engine.shared.numbers import bounded_fraction, parse_exact_decimal
 from webnb.engine.text.statistics import ClassStatistics, count_matrix
 
-MODEL_KINDS = ("bernoulli", "multinomial")
 SEED_EPSILON = 1e-14  # the floor of the lecture's notebook: psis.clip(1e-14, 1 - 1e-14)
 
 # Two log joints closer than NEAR_TIE_RELATIVE · (1 + |best|) + NEAR_TIE_PER_TERM · (terms summed) may be
@@ -76,8 +76,10 @@ def _exact_float(fraction: Fraction) -> float:
 
 
 @dataclass(frozen=True, eq=False)
-class NaiveBayes:
-    """A fitted model.
+class NaiveBayes(ABC):
+    """A fitted model: one of its two kinds, ``BernoulliNaiveBayes`` or ``MultinomialNaiveBayes``, which differ in
+    what a word's factor is and whether absent words have one; everything else (storage, scoring, the exact tie
+    check) is shared here.
 
     Parameters are stored where they differ: at the (class, word) pairs observed in training
     (``observed_*``, parallel to ``statistics.observed``), and once per class for all the words a class
@@ -86,7 +88,8 @@ class NaiveBayes:
     Bernoulli, ``absent_log_prob_`` (log(1 − ψ)), of shape (n_classes, n_words), are built on first use.
     """
 
-    kind: str
+    kind: ClassVar[str]  # the model's name in addresses, JSON and the notebook
+    counts_presence: ClassVar[bool]  # True: a word counts once per document, whatever ``binary`` says
     statistics: ClassStatistics
     alpha: Fraction
     epsilon: float | None
@@ -113,7 +116,7 @@ class NaiveBayes:
     @property
     def uses_presence(self) -> bool:
         """Whether a word counts once per document (Bernoulli, or binary multinomial features)."""
-        return self.kind == "bernoulli" or self.binary
+        return self.binary
 
     # -- dense tables, for pages that show every parameter ----------------------------------------
 
@@ -135,7 +138,8 @@ class NaiveBayes:
 
     @cached_property
     def absent_log_prob_(self) -> np.ndarray | None:
-        if self.kind != "bernoulli":
+        """log(1 − ψ) for Bernoulli, whose absent words have a factor; None for multinomial."""
+        if self.observed_absent_log_prob is None:
             return None
         return self._dense(self.unobserved_absent_log_prob, self.observed_absent_log_prob)
 
@@ -147,7 +151,7 @@ class NaiveBayes:
         word_indices = np.asarray(word_indices, dtype=np.int64)
         pairs = self.statistics.observed
         sources = [(self.unobserved_prob, self.observed_prob), (self.unobserved_log_prob, self.observed_log_prob)]
-        if self.kind == "bernoulli":
+        if self.observed_absent_log_prob is not None:
             sources.append((self.unobserved_absent_log_prob, self.observed_absent_log_prob))
         tables = [np.repeat(unobserved[:, None], len(word_indices), axis=1) for unobserved, _ in sources]
         for column, j in enumerate(word_indices.tolist()):
@@ -155,7 +159,7 @@ class NaiveBayes:
             seen_by = pairs.classes[start:stop]
             for table, (_, observed) in zip(tables, sources, strict=True):
                 table[seen_by, column] = observed[start:stop]
-        return tables[0], tables[1], tables[2] if self.kind == "bernoulli" else None
+        return tables[0], tables[1], tables[2] if len(tables) == 3 else None
 
     def certain_words(self, class_index: int) -> np.ndarray:
         """Words with ψ_jk = 1 (in every training document of the class): their absence has probability 0."""
@@ -168,23 +172,11 @@ class NaiveBayes:
         certain = self._observed_certain
         return tuple(pairs.words[certain & (pairs.classes == k)] for k in range(len(self.classes)))
 
-    # -- Bernoulli bookkeeping: Σ_j log(1 − ψ_jk) is kept so that scoring touches present words only.
-
     @cached_property
     def _observed_certain(self) -> np.ndarray:
-        if self.kind != "bernoulli":
-            return np.zeros(len(self.observed_prob), dtype=bool)
-        return self.observed_absent_log_prob == -np.inf
-
-    @cached_property
-    def absent_log_prob_sum_(self) -> np.ndarray:
-        """Σ_j log(1 − ψ_jk) over the words whose absence is possible, shape (n_classes,)."""
-        pairs = self.statistics.observed
-        unobserved_words = self.statistics.n_words - pairs.per_class
-        finite = np.where(self._observed_certain, 0.0, self.observed_absent_log_prob)
-        return unobserved_words * self.unobserved_absent_log_prob + np.bincount(
-            pairs.classes, weights=finite, minlength=self.statistics.n_classes
-        )
+        """At each observed pair, whether the word is certain (ψ_jk = 1, so its absence has probability 0). Only a
+        Bernoulli model has such words: a multinomial one gives absent words no factor."""
+        return np.zeros(len(self.observed_prob), dtype=bool)
 
     @cached_property
     def certain_word_count_(self) -> np.ndarray:
@@ -211,17 +203,25 @@ class NaiveBayes:
     def _scoring(self):
         """What scoring needs, per class: the shared weight of an unobserved word (0 where that weight
         is −∞, which is handled by counting instead), and sparse corrections at observed pairs."""
-        if self.kind == "bernoulli":
-            unobserved = self.unobserved_log_prob - self.unobserved_absent_log_prob
-            observed = self.observed_log_prob - np.where(self._observed_certain, 0.0, self.observed_absent_log_prob)
-        else:
-            unobserved, observed = self.unobserved_log_prob, self.observed_log_prob
+        unobserved, observed = self._present_word_weights()
         impossible_unobserved = unobserved == -np.inf
         base = np.where(impossible_unobserved, 0.0, unobserved)
         corrections = self._word_by_class(observed - base[self.statistics.observed.classes])
         observed_indicator = self._word_by_class(np.ones(len(observed))) if impossible_unobserved.any() else None
         certain_indicator = self._word_by_class(self._observed_certain.astype(float))
         return base, corrections, impossible_unobserved, observed_indicator, certain_indicator
+
+    def _present_word_weights(self) -> tuple[np.ndarray, np.ndarray]:
+        """What a counted word adds to its class's log joint: (unobserved, per class; observed, per pair)."""
+        return self.unobserved_log_prob, self.observed_log_prob
+
+    def _absent_words_log_prob(self) -> np.ndarray | float:
+        """What every document adds to each class's log joint whatever its words (the absent words' factors)."""
+        return 0.0
+
+    def _terms_summed(self, lengths: np.ndarray) -> np.ndarray:
+        """How many logs a document's joint sums, for the rounding allowance of the tie check."""
+        return lengths
 
     def joint_log_likelihood(self, matrix: sp.csr_matrix, *, exact_bits: int | None = EXACT_TIE_BITS) -> np.ndarray:
         """log φ_k + log P(x | k) for each row of ``matrix`` (counts, shape (n_docs, n_words)).
@@ -238,13 +238,12 @@ class NaiveBayes:
         base, corrections, impossible_unobserved, observed_indicator, certain_indicator = self._scoring
         lengths = np.asarray(counted.sum(axis=1)).reshape(-1, 1)
         jll = self.class_log_prior_ + lengths * base + (counted @ corrections).toarray()
-        if self.kind == "bernoulli":
-            jll += self.absent_log_prob_sum_
+        jll += self._absent_words_log_prob()
         if observed_indicator is not None:
             present_words = np.diff(presence.indptr).reshape(-1, 1)
             present_unobserved = present_words - (presence @ observed_indicator).toarray()
             jll[(present_unobserved > 0) & impossible_unobserved] = -np.inf
-        if self.kind == "bernoulli" and self.certain_word_count_.any():
+        if self.certain_word_count_.any():
             absent_certain = self.certain_word_count_ - (presence @ certain_indicator).toarray()
             jll[absent_certain > 0] = -np.inf
         self._settle_near_ties(jll, counted, lengths.ravel(), exact_bits)
@@ -262,9 +261,7 @@ class NaiveBayes:
         if self.epsilon is not None or jll.shape[1] < 2 or jll.shape[0] == 0:
             return  # under an ε-floor the parameters are clipped floats: there is no exact value to compare
         top = jll.max(axis=1)  # −∞ in rows where every class is impossible: their slack is +∞, nothing is near
-        slack = NEAR_TIE_RELATIVE * (1.0 + np.abs(top)) + NEAR_TIE_PER_TERM * (
-            lengths + (self.statistics.n_words if self.kind == "bernoulli" else 0)
-        )
+        slack = NEAR_TIE_RELATIVE * (1.0 + np.abs(top)) + NEAR_TIE_PER_TERM * self._terms_summed(lengths)
         near = (jll >= (top - slack)[:, None]) & (jll > -np.inf)
         settled: dict = {}
         for row in np.flatnonzero(near.sum(axis=1) > 1).tolist():
@@ -312,32 +309,10 @@ class NaiveBayes:
         ψ_jk = (q·n_jk + p)/(q·n_k + 2p) and 1 − ψ_jk = (q·(n_k − n_jk) + p)/(q·n_k + 2p). Equal whole numbers
         are gathered into one power (cancelling between numerator and denominator), so a long document costs one
         power per distinct value."""
-        p, q = self.alpha.numerator, self.alpha.denominator
         prior = self.class_prior_exact[k]
-        stats = self.statistics
-        exponents: dict[int, int] = {}  # whole number → its power in the joint (negative: in the denominator)
-
-        def multiply(value: int, times: int) -> None:
-            exponents[value] = exponents.get(value, 0) + times
-
-        if self.kind == "bernoulli":
-            n_k = int(stats.class_count_[k])
-            if exact_bits is not None and p > 0 and stats.n_words * (q * n_k + 2 * p).bit_length() > exact_bits:
-                return None  # every numerator is below the denominator, so its |V|-th power cannot cancel
-            present = stats.document_count_[k, words].astype(np.int64)
-            absent = self._absent_histogram[k].copy()  # how many words of the vocabulary have each n_jk
-            np.subtract.at(absent, present, 1)
-            for n_jk in np.flatnonzero(absent).tolist():
-                multiply(q * (n_k - n_jk) + p, int(absent[n_jk]))
-            for n_jk in present.tolist():
-                multiply(q * n_jk + p, 1)
-            multiply(q * n_k + 2 * p, -stats.n_words)
-        else:
-            feature_count = stats.feature_count(self.binary)[k, words]
-            counts = np.asarray(counts, dtype=np.int64)
-            for c_jk, times in zip(feature_count.tolist(), counts.tolist(), strict=True):
-                multiply(q * int(c_jk) + p, times)
-            multiply(q * int(stats.feature_total[self.binary][k]) + stats.n_words * p, -int(counts.sum()))
+        exponents = self._exact_likelihood(k, words, counts, exact_bits)
+        if exponents is None:
+            return None
         if exponents.get(0, 0) > 0:
             return 0, 1
         if exact_bits is not None:
@@ -379,33 +354,34 @@ class NaiveBayes:
         """α as an int when it is whole, so that ratios stay in fast integer arithmetic."""
         return int(self.alpha) if self.alpha.denominator == 1 else self.alpha
 
+    @abstractmethod
     def feature_ratio(self, class_index: int, word_index: int, absent: bool = False) -> tuple:
         """ψ_jk (or 1 − ψ_jk when ``absent``) or θ_jk as an unreduced (numerator, denominator), the way
         the lecture writes them: 0/2 is "no document of 2", which 0 alone does not say. The parts are
         ints, or Fractions when α is not a whole number."""
-        stats, alpha = self.statistics, self._alpha_term
-        if self.kind == "bernoulli":
-            n_k = int(stats.class_count_[class_index])
-            n_jk = int(stats.document_count_[class_index, word_index])
-            return (n_k - n_jk if absent else n_jk) + alpha, n_k + 2 * alpha
-        counts = stats.feature_count(self.binary)
-        total = int(stats.feature_total[self.binary][class_index]) + stats.n_words * alpha
-        return int(counts[class_index, word_index]) + alpha, total
 
     def feature_ratios(self, word_indices) -> tuple[list[list], list]:
         """``feature_ratio(k, j)`` for every class k and each word j of ``word_indices``, at once: (numerators, one
         list per class in the order of ``word_indices``; denominators, one per class). A table shows hundreds."""
-        stats, alpha = self.statistics, self._alpha_term
-        words = np.asarray(word_indices, dtype=np.int64)
-        if self.kind == "bernoulli":
-            counts = stats.document_count_[:, words]
-            denominators = [n_k + 2 * alpha for n_k in stats.class_count_.astype(np.int64).tolist()]
-        else:
-            counts = stats.feature_count(self.binary)[:, words]
-            totals = stats.feature_total[self.binary].astype(np.int64).tolist()
-            denominators = [total + stats.n_words * alpha for total in totals]
+        counts, denominators = self._counts_and_denominators(np.asarray(word_indices, dtype=np.int64))
+        alpha = self._alpha_term
         numerators = [[count + alpha for count in row] for row in counts.astype(np.int64).tolist()]
         return numerators, denominators
+
+    @abstractmethod
+    def _counts_and_denominators(self, words: np.ndarray) -> tuple[np.ndarray, list]:
+        """The counts that ψ or θ smooths for ``words``, shape (n_classes, len(words)), and each class's
+        denominator."""
+
+    @abstractmethod
+    def _exact_likelihood(self, k: int, words, counts, exact_bits) -> dict[int, int] | None:
+        """P(x | k) as whole numbers with their powers (negative: in the denominator), or None when it is
+        certainly longer than ``exact_bits``: see ``_exact_joint``."""
+
+    @classmethod
+    @abstractmethod
+    def parameters(cls, stats: ClassStatistics, alpha: float, epsilon: float | None, binary: bool) -> dict:
+        """The fields of a model fitted with ``alpha`` (as a float) from ``stats``: see the class's docstring."""
 
     def exact_feature_prob(self, class_index: int, word_index: int, absent: bool = False) -> Fraction | None:
         """ψ_jk (1 − ψ_jk when ``absent``) or θ_jk as an exact fraction; None under an ε-floor."""
@@ -423,7 +399,7 @@ class NaiveBayes:
             prior=self.class_prior_.tolist(),
             log_prior=self.class_log_prior_.tolist(),
             prior_ratio=ratios,
-            certain_words=self.certain_word_count_.tolist() if self.kind == "bernoulli" else [0] * stats.n_classes,
+            certain_words=self.certain_word_count_.tolist(),
         )
 
     def prior_ratio(self, class_index: int) -> tuple[int, int] | None:
@@ -440,6 +416,172 @@ class NaiveBayes:
             "binary": self.binary,
             "prior": self.prior_mode,
         }
+
+
+@dataclass(frozen=True, eq=False)
+class BernoulliNaiveBayes(NaiveBayes):
+    """Which words a document holds: every word of the vocabulary has a factor, ψ_jk when present and 1 − ψ_jk
+    when absent. Σ_j log(1 − ψ_jk) is kept per class, so that scoring touches a document's present words only."""
+
+    kind: ClassVar[str] = "bernoulli"
+    counts_presence: ClassVar[bool] = True
+
+    @classmethod
+    def parameters(cls, stats: ClassStatistics, alpha: float, epsilon: float | None, binary: bool) -> dict:
+        """ψ = (n_jk + α)/(n_k + 2α) and log(1 − ψ) = log(n_k − n_jk + α) − log(n_k + 2α): computed from
+        the counts, not as 1 − ψ, so no digits cancel and ψ = 1 gives exactly −∞."""
+        pairs = stats.observed
+        n_k = stats.class_count_.astype(float)
+        denominator = n_k + 2 * alpha
+        observed_denominator = denominator[pairs.classes]
+        present = pairs.document_count + alpha
+        absent = n_k[pairs.classes] - pairs.document_count + alpha
+        if epsilon is None:
+            return {
+                "observed_prob": present / observed_denominator,
+                "observed_log_prob": np.log(present) - np.log(observed_denominator),
+                "observed_absent_log_prob": np.log(absent) - np.log(observed_denominator),
+                "unobserved_prob": alpha / denominator,
+                "unobserved_log_prob": np.log(np.full_like(denominator, alpha)) - np.log(denominator),
+                "unobserved_absent_log_prob": np.log(n_k + alpha) - np.log(denominator),
+            }
+        observed = np.clip(present / observed_denominator, epsilon, 1.0 - epsilon)
+        unobserved = np.clip(alpha / denominator, epsilon, 1.0 - epsilon)
+        return {
+            "observed_prob": observed,
+            "observed_log_prob": np.log(observed),
+            "observed_absent_log_prob": np.log1p(-observed),
+            "unobserved_prob": unobserved,
+            "unobserved_log_prob": np.log(unobserved),
+            "unobserved_absent_log_prob": np.log1p(-unobserved),
+        }
+
+    @cached_property
+    def _observed_certain(self) -> np.ndarray:
+        return self.observed_absent_log_prob == -np.inf
+
+    @cached_property
+    def absent_log_prob_sum_(self) -> np.ndarray:
+        """Σ_j log(1 − ψ_jk) over the words whose absence is possible, shape (n_classes,)."""
+        pairs = self.statistics.observed
+        unobserved_words = self.statistics.n_words - pairs.per_class
+        finite = np.where(self._observed_certain, 0.0, self.observed_absent_log_prob)
+        return unobserved_words * self.unobserved_absent_log_prob + np.bincount(
+            pairs.classes, weights=finite, minlength=self.statistics.n_classes
+        )
+
+    def _present_word_weights(self) -> tuple[np.ndarray, np.ndarray]:
+        # a present word trades its absent factor, already in absent_log_prob_sum_, for its present one
+        unobserved = self.unobserved_log_prob - self.unobserved_absent_log_prob
+        observed = self.observed_log_prob - np.where(self._observed_certain, 0.0, self.observed_absent_log_prob)
+        return unobserved, observed
+
+    def _absent_words_log_prob(self) -> np.ndarray:
+        return self.absent_log_prob_sum_
+
+    def _terms_summed(self, lengths: np.ndarray) -> np.ndarray:
+        return lengths + self.statistics.n_words
+
+    def _exact_likelihood(self, k: int, words, counts, exact_bits) -> dict[int, int] | None:
+        p, q = self.alpha.numerator, self.alpha.denominator
+        stats = self.statistics
+        n_k = int(stats.class_count_[k])
+        if exact_bits is not None and p > 0 and stats.n_words * (q * n_k + 2 * p).bit_length() > exact_bits:
+            return None  # every numerator is below the denominator, so its |V|-th power cannot cancel
+        exponents: dict[int, int] = {}
+        present = stats.document_count_[k, words].astype(np.int64)
+        absent = self._absent_histogram[k].copy()  # how many words of the vocabulary have each n_jk
+        np.subtract.at(absent, present, 1)
+        for n_jk in np.flatnonzero(absent).tolist():
+            _multiply(exponents, q * (n_k - n_jk) + p, int(absent[n_jk]))
+        for n_jk in present.tolist():
+            _multiply(exponents, q * n_jk + p, 1)
+        _multiply(exponents, q * n_k + 2 * p, -stats.n_words)
+        return exponents
+
+    def feature_ratio(self, class_index: int, word_index: int, absent: bool = False) -> tuple:
+        stats, alpha = self.statistics, self._alpha_term
+        n_k = int(stats.class_count_[class_index])
+        n_jk = int(stats.document_count_[class_index, word_index])
+        return (n_k - n_jk if absent else n_jk) + alpha, n_k + 2 * alpha
+
+    def _counts_and_denominators(self, words: np.ndarray) -> tuple[np.ndarray, list]:
+        stats, alpha = self.statistics, self._alpha_term
+        denominators = [n_k + 2 * alpha for n_k in stats.class_count_.astype(np.int64).tolist()]
+        return stats.document_count_[:, words], denominators
+
+
+@dataclass(frozen=True, eq=False)
+class MultinomialNaiveBayes(NaiveBayes):
+    """How often each word occurs (or, with ``binary``, whether it does): a factor θ_jk per occurrence, none for
+    absent words."""
+
+    kind: ClassVar[str] = "multinomial"
+    counts_presence: ClassVar[bool] = False
+
+    @classmethod
+    def parameters(cls, stats: ClassStatistics, alpha: float, epsilon: float | None, binary: bool) -> dict:
+        """θ = (c_jk + α)/(Σ_j c_jk + |V|·α)."""
+        pairs = stats.observed
+        totals = stats.feature_total[binary] + stats.n_words * alpha
+        empty = [stats.classes[k] for k in np.flatnonzero(totals == 0)]
+        if empty:
+            raise CorpusError(
+                f"Class {empty[0]!r} has no words in the vocabulary, so with α = 0 every θ of that class "
+                "would be 0/0. Use α > 0, or give that class documents with words."
+            )
+        smoothed = pairs.count(binary) + alpha
+        observed_totals = totals[pairs.classes]
+        if epsilon is None:
+            return {
+                "observed_prob": smoothed / observed_totals,
+                "observed_log_prob": np.log(smoothed) - np.log(observed_totals),
+                "observed_absent_log_prob": None,
+                "unobserved_prob": alpha / totals,
+                "unobserved_log_prob": np.log(np.full_like(totals, alpha, dtype=float)) - np.log(totals),
+                "unobserved_absent_log_prob": None,
+            }
+        observed = np.clip(smoothed / observed_totals, epsilon, 1.0)
+        unobserved = np.clip(alpha / totals, epsilon, 1.0)
+        return {
+            "observed_prob": observed,
+            "observed_log_prob": np.log(observed),
+            "observed_absent_log_prob": None,
+            "unobserved_prob": unobserved,
+            "unobserved_log_prob": np.log(unobserved),
+            "unobserved_absent_log_prob": None,
+        }
+
+    def _exact_likelihood(self, k: int, words, counts, exact_bits) -> dict[int, int] | None:
+        p, q = self.alpha.numerator, self.alpha.denominator
+        stats = self.statistics
+        exponents: dict[int, int] = {}
+        feature_count = stats.feature_count(self.binary)[k, words]
+        counts = np.asarray(counts, dtype=np.int64)
+        for c_jk, times in zip(feature_count.tolist(), counts.tolist(), strict=True):
+            _multiply(exponents, q * int(c_jk) + p, times)
+        _multiply(exponents, q * int(stats.feature_total[self.binary][k]) + stats.n_words * p, -int(counts.sum()))
+        return exponents
+
+    def feature_ratio(self, class_index: int, word_index: int, absent: bool = False) -> tuple:
+        stats, alpha = self.statistics, self._alpha_term
+        counts = stats.feature_count(self.binary)
+        total = int(stats.feature_total[self.binary][class_index]) + stats.n_words * alpha
+        return int(counts[class_index, word_index]) + alpha, total
+
+    def _counts_and_denominators(self, words: np.ndarray) -> tuple[np.ndarray, list]:
+        stats, alpha = self.statistics, self._alpha_term
+        totals = stats.feature_total[self.binary].astype(np.int64).tolist()
+        return stats.feature_count(self.binary)[:, words], [total + stats.n_words * alpha for total in totals]
+
+
+# The model kinds by the name that addresses, the JSON twins and the notebook give them.
+MODEL_KINDS: dict[str, type[NaiveBayes]] = {model.kind: model for model in (BernoulliNaiveBayes, MultinomialNaiveBayes)}
+
+
+def _multiply(exponents: dict[int, int], value: int, times: int) -> None:
+    """Multiply a product kept as {whole number: power} by value ** times."""
+    exponents[value] = exponents.get(value, 0) + times
 
 
 class _PerClass(NamedTuple):
@@ -510,7 +652,8 @@ def fit_naive_bayes(
 ) -> NaiveBayes:
     """Derive a model's parameters from kept counts (the corpus itself is not needed)."""
     if kind not in MODEL_KINDS:
-        raise ValueError(f"model must be one of {MODEL_KINDS}, not {kind!r}")
+        raise ValueError(f"model must be one of {tuple(MODEL_KINDS)}, not {kind!r}")
+    model_class = MODEL_KINDS[kind]
     alpha_exact = parse_alpha(alpha)
     alpha_value = _exact_float(alpha_exact)
     if epsilon is not None and not (0.0 < epsilon < 0.5):
@@ -518,14 +661,10 @@ def fit_naive_bayes(
     stats = _integer_statistics(stats)
     priors = _class_prior(stats, fit_prior, class_prior)
 
+    binary = binary or model_class.counts_presence
     with np.errstate(divide="ignore"):
-        if kind == "bernoulli":
-            binary = True
-            parameters = _bernoulli_parameters(stats, alpha_value, epsilon)
-        else:
-            parameters = _multinomial_parameters(stats, alpha_value, epsilon, binary)
-    return NaiveBayes(
-        kind=kind,
+        parameters = model_class.parameters(stats, alpha_value, epsilon, binary)
+    return model_class(
         statistics=stats,
         alpha=alpha_exact,
         epsilon=epsilon,
@@ -556,69 +695,6 @@ def _integer_statistics(stats: ClassStatistics) -> ClassStatistics:
     for values in counts.values():
         count_matrix(np.atleast_2d(values), what="the class statistics")  # refuses as for a matrix; result unused
     return replace(stats, **{name: np.asarray(values).astype(np.int64) for name, values in counts.items()})
-
-
-def _bernoulli_parameters(stats: ClassStatistics, alpha: float, epsilon: float | None) -> dict:
-    """ψ = (n_jk + α)/(n_k + 2α) and log(1 − ψ) = log(n_k − n_jk + α) − log(n_k + 2α): computed from
-    the counts, not as 1 − ψ, so no digits cancel and ψ = 1 gives exactly −∞."""
-    pairs = stats.observed
-    n_k = stats.class_count_.astype(float)
-    denominator = n_k + 2 * alpha
-    observed_denominator = denominator[pairs.classes]
-    present = pairs.document_count + alpha
-    absent = n_k[pairs.classes] - pairs.document_count + alpha
-    if epsilon is None:
-        return {
-            "observed_prob": present / observed_denominator,
-            "observed_log_prob": np.log(present) - np.log(observed_denominator),
-            "observed_absent_log_prob": np.log(absent) - np.log(observed_denominator),
-            "unobserved_prob": alpha / denominator,
-            "unobserved_log_prob": np.log(np.full_like(denominator, alpha)) - np.log(denominator),
-            "unobserved_absent_log_prob": np.log(n_k + alpha) - np.log(denominator),
-        }
-    observed = np.clip(present / observed_denominator, epsilon, 1.0 - epsilon)
-    unobserved = np.clip(alpha / denominator, epsilon, 1.0 - epsilon)
-    return {
-        "observed_prob": observed,
-        "observed_log_prob": np.log(observed),
-        "observed_absent_log_prob": np.log1p(-observed),
-        "unobserved_prob": unobserved,
-        "unobserved_log_prob": np.log(unobserved),
-        "unobserved_absent_log_prob": np.log1p(-unobserved),
-    }
-
-
-def _multinomial_parameters(stats: ClassStatistics, alpha: float, epsilon: float | None, binary: bool) -> dict:
-    """θ = (c_jk + α)/(Σ_j c_jk + |V|·α)."""
-    pairs = stats.observed
-    totals = stats.feature_total[binary] + stats.n_words * alpha
-    empty = [stats.classes[k] for k in np.flatnonzero(totals == 0)]
-    if empty:
-        raise CorpusError(
-            f"Class {empty[0]!r} has no words in the vocabulary, so with α = 0 every θ of that class "
-            "would be 0/0. Use α > 0, or give that class documents with words."
-        )
-    smoothed = pairs.count(binary) + alpha
-    observed_totals = totals[pairs.classes]
-    if epsilon is None:
-        return {
-            "observed_prob": smoothed / observed_totals,
-            "observed_log_prob": np.log(smoothed) - np.log(observed_totals),
-            "observed_absent_log_prob": None,
-            "unobserved_prob": alpha / totals,
-            "unobserved_log_prob": np.log(np.full_like(totals, alpha, dtype=float)) - np.log(totals),
-            "unobserved_absent_log_prob": None,
-        }
-    observed = np.clip(smoothed / observed_totals, epsilon, 1.0)
-    unobserved = np.clip(alpha / totals, epsilon, 1.0)
-    return {
-        "observed_prob": observed,
-        "observed_log_prob": np.log(observed),
-        "observed_absent_log_prob": None,
-        "unobserved_prob": unobserved,
-        "unobserved_log_prob": np.log(unobserved),
-        "unobserved_absent_log_prob": None,
-    }
 
 
 def log_of_fraction(value: Fraction) -> float:
