@@ -172,21 +172,41 @@ def postgres_admin():
     engine.dispose()
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database_url(request, tmp_path):
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'webnb.sqlite3'}"
-        return
-    admin = request.getfixturevalue("postgres_admin")
+@pytest.fixture()
+def postgres_schema_url(postgres_admin):
+    """The address of a PostgreSQL schema of its own, dropped after the test."""
     schema = f"webnb_test_{secrets.token_hex(8)}"  # made here, not user data
-    with admin.begin() as connection:
+    with postgres_admin.begin() as connection:
         connection.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
     url = sa.make_url(POSTGRES_URL).update_query_dict({"options": f"-csearch_path={schema}"})
     try:
         yield url.render_as_string(hide_password=False)
     finally:
-        with admin.begin() as connection:
+        with postgres_admin.begin() as connection:
             connection.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request, tmp_path):
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'webnb.sqlite3'}"
+    return request.getfixturevalue("postgres_schema_url")
+
+
+class RepeatedBytes(io.RawIOBase):
+    """A stream of ``size`` bytes, all ``fill``, made as it is read: a large entry without holding it in memory."""
+
+    def __init__(self, size: int, fill: bytes = b"\0"):
+        self.left, self.fill = size, fill
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        n = min(len(buffer), self.left)
+        buffer[:n] = self.fill * n
+        self.left -= n
+        return n
 
 
 

@@ -13,7 +13,7 @@ import zipfile
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from conftest import soup_of
+from conftest import RepeatedBytes, soup_of
 
 from webnb.engine.io.archives import DEFAULT_LIMITS, ArchiveLimits, Upload, archive_kind, read_archive
 from webnb.engine.io.uploads import looks_like_labelled_lines, read_labelled_lines, read_upload
@@ -233,20 +233,6 @@ def test_archive_kind():
     assert archive_kind(b"label,text\n") is None
 
 
-class _Zeros(io.RawIOBase):
-    def __init__(self, size: int):
-        self.left = size
-
-    def readable(self):
-        return True
-
-    def readinto(self, buffer):
-        n = min(len(buffer), self.left)
-        buffer[:n] = bytes(n)
-        self.left -= n
-        return n
-
-
 def zeros_tar(files: int, size: int) -> bytes:
     """A tar.gz of ``files`` files of ``size`` zero bytes each (and one real document)."""
     buffer = io.BytesIO()
@@ -257,7 +243,7 @@ def zeros_tar(files: int, size: int) -> bytes:
         for i in range(files):
             info = tarfile.TarInfo(f"neg/{i}.txt")
             info.size = size
-            archive.addfile(info, io.BufferedReader(_Zeros(size)))
+            archive.addfile(info, io.BufferedReader(RepeatedBytes(size)))
     return buffer.getvalue()
 
 

@@ -3,13 +3,11 @@ corpus (the short version of scripts/crash_trials.py, which runs 50 trials)."""
 from __future__ import annotations
 
 import importlib.util
-import secrets
 import sqlite3
 import sys
 
 import pytest
-import sqlalchemy as sa
-from conftest import POSTGRES_URL, REPO_ROOT
+from conftest import REPO_ROOT
 
 
 def load_script(name: str):
@@ -62,20 +60,6 @@ def test_killed_during_uploads_and_fits_sqlite(tmp_path):
     assert totals["corpora_at_end"] == totals["uploads_stored"]
 
 
-@pytest.fixture()
-def postgres_schema_url(postgres_admin):
-    schema = f"webnb_crash_{secrets.token_hex(8)}"  # made here, not user data
-    with postgres_admin.begin() as connection:
-        connection.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    url = sa.make_url(POSTGRES_URL).update_query_dict({"options": f"-csearch_path={schema}"})
-    try:
-        yield url.render_as_string(hide_password=False)
-    finally:
-        with postgres_admin.begin() as connection:
-            connection.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-
-
-@pytest.mark.slow
 def test_killed_inside_a_corpus_write_postgresql(tmp_path, postgres_schema_url):
     """Two trials, each killed while an INSERT INTO documents is open: PostgreSQL rolls the corpus back."""
     report = crash_trials.run_trials(

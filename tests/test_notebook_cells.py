@@ -20,7 +20,8 @@ import pytest
 
 from webnb.engine import AnalysisOptions, Analyzer, TrainingSet, VocabularyOptions, evaluate, explain
 from webnb.engine.evaluation.scores import stratified_split
-from webnb.engine.export import CELL_MARKER, cell_source, gaussian_notebook, lesson_notebook
+from webnb.engine.export import gaussian_notebook, lesson_notebook
+from webnb.engine.export.jupyter import CELL_MARKER, cell_source
 from webnb.engine.gaussian.model import GaussianStatistics
 from webnb.engine.gaussian.model import explain as explain_gaussian
 from webnb.examples import load_example_corpus, load_example_table

@@ -20,7 +20,8 @@ import pytest
 from test_naughty_strings import STRINGS
 
 from webnb.engine import AnalysisOptions
-from webnb.engine.export import gaussian_notebook, lesson_notebook, markdown_escape
+from webnb.engine.export import gaussian_notebook, lesson_notebook
+from webnb.engine.export.jupyter import markdown_escape
 from webnb.engine.gaussian.table import NumericTable
 from webnb.engine.shared.corpus import Corpus
 

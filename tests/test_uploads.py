@@ -14,6 +14,7 @@ import tracemalloc
 import zipfile
 
 import pytest
+from conftest import RepeatedBytes
 
 from webnb.engine.io import archives, uploads
 from webnb.engine.io.archives import ArchiveLimits, read_archive
@@ -570,22 +571,6 @@ def test_many_small_files_bomb_is_refused(many_file_bomb):
         max_total_bytes=10**9)
 
 
-class _LyingEntry(io.RawIOBase):
-    """What a decompressor might return if it ignored the sizes in the ZIP's directory."""
-
-    def __init__(self, size: int):
-        self.left = size
-
-    def readable(self):
-        return True
-
-    def readinto(self, buffer):
-        n = min(len(buffer), self.left)
-        buffer[:n] = b"a" * n
-        self.left -= n
-        return n
-
-
 @pytest.mark.parametrize(
     "limits, message",
     [
@@ -598,7 +583,8 @@ class _LyingEntry(io.RawIOBase):
 )
 def test_bytes_actually_unpacked_are_counted(monkeypatch, limits, message):
     data = make_zip({"pos/a.txt": "small", "neg/b.txt": "small"})
-    monkeypatch.setattr(archives, "_open_entry", lambda archive, info: io.BufferedReader(_LyingEntry(120_000)))
+    # a decompressor that ignored the sizes in the ZIP's directory would give more than they say
+    monkeypatch.setattr(archives, "_open_entry", lambda archive, info: io.BufferedReader(RepeatedBytes(120_000, b"a")))
     with pytest.raises(CorpusError, match=message):
         read_zip(data, **limits)
 

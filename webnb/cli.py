@@ -427,6 +427,15 @@ def run_cleanup(args, out) -> int:
     stored in from one client address), each with its corpora, their documents and share links, and its jobs, in
     one transaction each; print what was removed. Corpora stored in local mode have no workspace and are never
     removed."""
+    return _on_the_served_database(
+        "cleanup", lambda app, args, out: _clean_up(app.extensions["webnb"]["storage"], app.config, args, out),
+        args, out, nothing_done="Nothing was removed.",
+        failed="each workspace is removed whole or not at all, so run it again.")
+
+
+def _on_the_served_database(command: str, work, args, out, *, nothing_done: str, failed: str) -> int:
+    """``work(app, args, out)`` with the app the server would make (its configuration and database), which is closed
+    after; a configuration or database that fails is said on stderr, ``nothing_done`` or ``failed`` added."""
     import sqlalchemy as sa
 
     from webnb import create_app
@@ -434,14 +443,13 @@ def run_cleanup(args, out) -> int:
     try:
         app = create_app()
     except (RuntimeError, sa.exc.SQLAlchemyError) as error:  # hosted without a secret; no database
-        print(f"webnb cleanup: {error} Nothing was removed.", file=sys.stderr)
+        print(f"webnb {command}: {error} {nothing_done}", file=sys.stderr)
         return 2
     storage = app.extensions["webnb"]["storage"]
     try:
-        return _clean_up(storage, app.config, args, out)
+        return work(app, args, out)
     except sa.exc.SQLAlchemyError as error:
-        print(f"webnb cleanup: the database failed ({type(error).__name__}); each workspace is removed whole or not "
-              "at all, so run it again.", file=sys.stderr)
+        print(f"webnb {command}: the database failed ({type(error).__name__}); {failed}", file=sys.stderr)
         return 1
     finally:
         storage.dispose()
@@ -494,28 +502,13 @@ def _remove_workspaces(listed, remove, args, out) -> list:
 
 def run_corpora(args, out) -> int:
     """``webnb corpora add|list|remove``, on the database the app serves (its configuration, as ``cleanup``)."""
-    import sqlalchemy as sa
-
-    from webnb import create_app
-
     if args.action == "add":
         # The file, the labels and the presets are checked before the database is opened.
         work = functools.partial(_publish, published=_published(args))
     else:
         work = {"list": _list_class_corpora, "remove": _withdraw}[args.action]
-    try:
-        app = create_app()
-    except (RuntimeError, sa.exc.SQLAlchemyError) as error:  # hosted without a secret; no database
-        print(f"webnb corpora: {error} Nothing was changed.", file=sys.stderr)
-        return 2
-    storage = app.extensions["webnb"]["storage"]
-    try:
-        return work(app, args, out)
-    except sa.exc.SQLAlchemyError as error:
-        print(f"webnb corpora: the database failed ({type(error).__name__}); nothing was changed.", file=sys.stderr)
-        return 1
-    finally:
-        storage.dispose()
+    return _on_the_served_database("corpora", work, args, out, nothing_done="Nothing was changed.",
+                                   failed="nothing was changed.")
 
 
 def _published(args) -> list:

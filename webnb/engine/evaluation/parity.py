@@ -536,9 +536,8 @@ def evaluation_parity(held_out: HeldOut, model_options: dict, *, model: NaiveBay
     their_predictions = np.asarray(_quietly(sklearn_model.predict, test), dtype=np.int64)
     their_scores = _quietly(sklearn_model.predict_joint_log_proba, test)
 
-    undecidable = our_predictions < 0
-    nan_scores = np.isnan(their_scores).any(axis=1) & ~undecidable
-    compared = ~undecidable & ~nan_scores
+    undecidable, nan_scores, compared, predictions = _predictions_compared(
+        our_predictions, their_predictions, their_scores, held_out.test.ids, classes)
     notes = []
     if undecidable.any():
         notes.append(f"The app cannot decide {int(undecidable.sum()):,} of the {len(true):,} test documents: every "
@@ -547,15 +546,7 @@ def evaluation_parity(held_out: HeldOut, model_options: dict, *, model: NaiveBay
         more = " more" if undecidable.any() else ""
         notes.append(f"For {int(nan_scores.sum()):,}{more} documents scikit-learn's scores are NaN: with α = 0 its "
                      "formula adds +∞ and −∞, so they were not compared.")
-
-    test_ids = held_out.test.ids
-    differ = compared & (our_predictions != their_predictions)
-    where = None
-    if differ.any():
-        i = int(np.flatnonzero(differ)[0])
-        where = Location("prediction", document=test_ids[i], ours=classes[our_predictions[i]],
-                         theirs=classes[their_predictions[i]])
-    checks = [Check("predictions", int(compared.sum()), int(differ.sum()), None, where, unit="predictions")]
+    checks = [predictions]
     if not compared.any():
         notes.append("No document is left that both can score, so nothing else was compared.")
         return ParityReport("evaluation", True, version, comparable=False, checks=(), notes=tuple(notes),
@@ -655,9 +646,8 @@ def gaussian_parity(
     their_log_posterior = _quietly(theirs.predict_log_proba, test.values)
     their_predictions = class_numbers(classes, [str(p) for p in _quietly(theirs.predict, test.values)])
     our_log_posterior, _ = ours.predict_log_proba(test.values)
-    undecidable = our_predictions < 0
-    nan_scores = np.isnan(their_log_posterior).any(axis=1) & ~undecidable
-    compared = ~undecidable & ~nan_scores
+    undecidable, nan_scores, compared, predictions = _predictions_compared(
+        our_predictions, their_predictions, their_log_posterior, test.ids, classes)
     notes = []
     if undecidable.any():
         notes.append(f"The app cannot decide {int(undecidable.sum()):,} of the {len(true):,} test rows "
@@ -665,13 +655,7 @@ def gaussian_parity(
     if nan_scores.any():
         notes.append(f"For {int(nan_scores.sum()):,} rows scikit-learn's scores are NaN (it divides 0 by 0 where a "
                      "variance is 0), so they were not compared.")
-    differ = compared & (our_predictions != their_predictions)
-    where = None
-    if differ.any():
-        i = int(np.flatnonzero(differ)[0])
-        where = Location("prediction", document=test.ids[i], ours=classes[our_predictions[i]],
-                         theirs=classes[their_predictions[i]])
-    checks = [Check("predictions", int(compared.sum()), int(differ.sum()), None, where, unit="predictions")]
+    checks = [predictions]
     if compared.any():
         checks.append(_compare("log posteriors", our_log_posterior[compared], their_log_posterior[compared],
                                lambda index, a, b: Location("log posterior", document=None,
@@ -708,3 +692,19 @@ def _require_finite_in_sklearn(statistics: GaussianStatistics) -> None:
         "its mean or variance pass the largest float64, so they come out infinite): there is nothing to compare "
         "with. The app scales such columns by a power of two before adding them up, so its numbers are finite."
     )
+
+
+def _predictions_compared(ours: np.ndarray, theirs: np.ndarray, their_scores: np.ndarray, ids, classes):
+    """Which test rows both can score (the app decides them, scikit-learn's scores are not NaN) and the check of the
+    predictions on those: (undecidable, NaN scores, compared, the check). Predictions are class indices, −1 for
+    the app's undecidable rows."""
+    undecidable = ours < 0
+    nan_scores = np.isnan(their_scores).any(axis=1) & ~undecidable
+    compared = ~undecidable & ~nan_scores
+    differ = compared & (ours != theirs)
+    where = None
+    if differ.any():
+        i = int(np.flatnonzero(differ)[0])
+        where = Location("prediction", document=ids[i], ours=classes[ours[i]], theirs=classes[theirs[i]])
+    check = Check("predictions", int(compared.sum()), int(differ.sum()), None, where, unit="predictions")
+    return undecidable, nan_scores, compared, check

@@ -1,18 +1,10 @@
 """Downloads: CSV tables and notebooks that recompute a lesson's numbers on their own.
 
 ``tables`` writes the CSV, ``notebook`` the text lesson's notebook and ``gaussian_notebook`` the Gaussian one, both
-from the cells of ``cells/`` and the parts of ``jupyter``. Their public names are all importable from here.
+from the cells of ``cells/`` and the parts of ``jupyter`` (the notebook format, imported from there). The names the
+views use are importable from here.
 """
 from webnb.engine.export.gaussian_notebook import MAX_NOTEBOOK_CELLS, gaussian_notebook
-from webnb.engine.export.jupyter import (
-    CELL_MARKER,
-    cell_source,
-    code_cell,
-    markdown_cell,
-    markdown_escape,
-    notebook_document,
-    number_literal,
-)
 from webnb.engine.export.notebook import NOTEBOOK_CANNOT, NOTEBOOK_CELL_LIMIT, lesson_notebook
 from webnb.engine.export.tables import (
     FORMULA_STARTS,
@@ -31,9 +23,8 @@ from webnb.engine.export.tables import (
 )
 
 __all__ = [
-    "CELL_MARKER", "FORMULA_STARTS", "MAX_NOTEBOOK_CELLS", "NOTEBOOK_CANNOT", "NOTEBOOK_CELL_LIMIT", "cell_source",
-    "code_cell", "confusion_table", "csv_text", "documents_table", "evaluation_table", "gaussian_notebook",
-    "gaussian_parameters_table", "lesson_notebook", "markdown_cell", "markdown_escape", "matrix_table", "neutralise",
-    "notebook_document", "number_literal", "parameters_table", "predictions_table", "priors_table",
-    "table_predictions_table", "table_rows",
+    "FORMULA_STARTS", "MAX_NOTEBOOK_CELLS", "NOTEBOOK_CANNOT", "NOTEBOOK_CELL_LIMIT", "confusion_table", "csv_text",
+    "documents_table", "evaluation_table", "gaussian_notebook", "gaussian_parameters_table", "lesson_notebook",
+    "matrix_table", "neutralise", "parameters_table", "predictions_table", "priors_table", "table_predictions_table",
+    "table_rows",
 ]

@@ -63,6 +63,11 @@ def code_cell(text: str) -> dict:
     return {"cell_type": "code", "metadata": {}, "source": text.strip("\n"), "execution_count": None, "outputs": []}
 
 
+def explained_cells(*steps: tuple[str, str]) -> list[dict]:
+    """For each (text, name): the text as a Markdown cell, then the code of ``cells/<name>.py`` that it explains."""
+    return [cell for text, name in steps for cell in (markdown_cell(text), code_cell(cell_source(name)))]
+
+
 def number_literal(value) -> str:
     if value is None:
         return "None"

@@ -17,6 +17,7 @@ from webnb.engine.evaluation.scores import stratified_split
 from webnb.engine.export.jupyter import (
     cell_source,
     code_cell,
+    explained_cells,
     markdown_cell,
     markdown_escape,
     notebook_document,
@@ -100,21 +101,10 @@ def lesson_notebook(
                              review, test_size, seed)),
         markdown_cell(_CORPUS_TEXT),
         code_cell(_corpus_code(corpus)),
-        markdown_cell(_ANALYSIS_TEXT),
-        code_cell(cell_source("analysis")),
-        markdown_cell(_VOCABULARY_TEXT),
-        code_cell(cell_source("vocabulary")),
+        *explained_cells((_ANALYSIS_TEXT, "analysis"), (_VOCABULARY_TEXT, "vocabulary")),
         markdown_cell(_PRIOR_TEXT),
-        markdown_cell(_parameters_text(kind, symbol)),
-        code_cell(cell_source("model")),
-        markdown_cell(_TRACE_TEXT),
-        code_cell(cell_source("trace")),
-        markdown_cell(_POSTERIOR_TEXT),
-        code_cell(cell_source("posterior")),
-        markdown_cell(_ACCURACY_TEXT),
-        code_cell(cell_source("accuracy")),
-        markdown_cell(_SUMMARY_TEXT),
-        code_cell(cell_source("summary")),
+        *explained_cells((_parameters_text(kind, symbol), "model"), (_TRACE_TEXT, "trace"),
+                         (_POSTERIOR_TEXT, "posterior"), (_ACCURACY_TEXT, "accuracy"), (_SUMMARY_TEXT, "summary")),
     ]
     return notebook_document(cells, settings, "webnb")
 

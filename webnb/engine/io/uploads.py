@@ -39,12 +39,9 @@ def parse_pasted(text: str, name: str = "Pasted corpus") -> Corpus:
     A line's first TAB separates label from text if it has one, else its first comma (so the text
     may contain commas). Blank lines are skipped, and so is a first line ``label,text`` (a header).
     """
-    texts, labels, ids = [], [], []
+    rows = []
     seen_first = False
-    # Only real line ends: str.splitlines() would also split at form feeds, U+2028 and the like.
-    for line_number, line in enumerate(_LINE_END.split(text), start=1):
-        if not line.strip():
-            continue
+    for line_number, line in _numbered_lines(text):
         separator = "\t" if "\t" in line else "," if "," in line else None
         if separator is None:
             raise CorpusError(
@@ -67,12 +64,24 @@ def parse_pasted(text: str, name: str = "Pasted corpus") -> Corpus:
                 f"line {line_number}: there is no text after the label {label!r}. "
                 f"Write the document after a TAB or a comma, like {_PASTE_FORM}."
             )
-        labels.append(label)
-        texts.append(body)
-        ids.append(str(line_number))
-    if not texts:
-        raise CorpusError(f"There are no documents. Type one per line, like {_PASTE_FORM}.")
-    return Corpus(texts=tuple(texts), labels=tuple(labels), ids=tuple(ids), name=name)
+        rows.append((label, body, line_number))
+    return _line_corpus(rows, name, f"There are no documents. Type one per line, like {_PASTE_FORM}.")
+
+
+def _numbered_lines(text: str):
+    """(line number, line) for each line that is not blank. Only real line ends count: str.splitlines() would also
+    split at form feeds, U+2028 and the like."""
+    for line_number, line in enumerate(_LINE_END.split(text), start=1):
+        if line.strip():
+            yield line_number, line
+
+
+def _line_corpus(rows: list[tuple[str, str, int]], name: str, no_documents: str) -> Corpus:
+    """The corpus of (label, text, line number) rows, the line numbers as ids; ``no_documents`` when there are none."""
+    if not rows:
+        raise CorpusError(no_documents)
+    labels, texts, line_numbers = zip(*rows, strict=True)
+    return Corpus(texts=texts, labels=labels, ids=tuple(map(str, line_numbers)), name=name)
 
 
 def parse_pasted_table(text: str, name: str = "Pasted table") -> NumericTable | None:
@@ -524,10 +533,8 @@ def read_labelled_lines(data: bytes, *, filename: str = "", max_bytes=None) -> C
     it), the text everything after it, exactly (quotes, spaces and further TABs included). Blank lines are skipped;
     ids are the line numbers."""
     text = decode_text(file_content(data, max_bytes))
-    texts, labels, ids = [], [], []
-    for line_number, line in enumerate(_LINE_END.split(text), start=1):
-        if not line.strip():
-            continue
+    rows = []
+    for line_number, line in _numbered_lines(text):
         label, tab, body = line.partition("\t")
         label = label.strip()
         if not tab:
@@ -540,12 +547,8 @@ def read_labelled_lines(data: bytes, *, filename: str = "", max_bytes=None) -> C
                 f"line {line_number}: the label before the TAB is empty. Start the line with its class, "
                 f"like {_LINES_FORM}."
             )
-        labels.append(label)
-        texts.append(body)
-        ids.append(str(line_number))
-    if not texts:
-        raise CorpusError(f"The file contains no documents. Write one per line, like {_LINES_FORM}.")
-    return Corpus(texts=tuple(texts), labels=tuple(labels), ids=tuple(ids), name=filename)
+        rows.append((label, body, line_number))
+    return _line_corpus(rows, filename, f"The file contains no documents. Write one per line, like {_LINES_FORM}.")
 
 
 # --- any uploaded file ------------------------------------------------------------------------------------------
