@@ -3,7 +3,11 @@
 //   ← / →        previous / next step       [data-step="prev"] / [data-step="next"]
 //   Home / End   first / last step          [data-step="first"] / [data-step="last"]
 //   p            presenter mode on or off   [data-presenter-toggle]
-//   Escape       (in a field) leave it, so that the keys above work again
+//   ?            the list of these keys     [data-keys-toggle] (presenter mode)
+//   Escape       (in a field) leave it, so that the keys above work again; else close the list of keys
+//
+// In presenter mode the deck's bar (.deck-bar) holds the links that go from slide to slide and from page to page;
+// its links win over the page's own.
 //
 // A shortcut clicks the element that the page marks with the attribute, so it does exactly what clicking it
 // does (a plain link, or an htmx request). The page is queried when the key is pressed, so content that htmx
@@ -54,12 +58,38 @@
     htmx.ajax("GET", url, { target: target, swap: "outerHTML" });
   }, true);
 
+  // The list of keys of the presenter mode: shown and hidden by its button, by ? and (hidden) by Escape.
+  function showKeys(show) {
+    var list = document.getElementById("deck-keys");
+    var button = document.querySelector("[data-keys-toggle]");
+    if (!list || !button) return false;
+    list.hidden = !show;
+    button.setAttribute("aria-expanded", show ? "true" : "false");
+    return true;
+  }
+
+  document.addEventListener("click", function (event) {
+    var button = event.target instanceof Element && event.target.closest("[data-keys-toggle]");
+    if (!button) return;
+    var list = document.getElementById("deck-keys");
+    showKeys(list !== null && list.hidden);
+  });
+
   document.addEventListener("keydown", function (event) {
     if (event.defaultPrevented || event.isComposing) return;
+    if (event.key === "?" && !event.altKey && !event.ctrlKey && !event.metaKey && !isField(event.target)) {
+      var list = document.getElementById("deck-keys");
+      if (list && showKeys(list.hidden)) event.preventDefault();
+      return;
+    }
     if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
     var key = event.key.length === 1 ? event.key.toLowerCase() : event.key; // "P" with Caps Lock is still p
     if (key === "Escape" && isField(event.target)) {
       event.target.blur(); // done typing: hand the arrow keys back to the steps
+      return;
+    }
+    if (key === "Escape") {
+      showKeys(false);
       return;
     }
     // In a table's scroll box the arrows scroll the table, not the lesson's steps.
@@ -68,7 +98,7 @@
     var selector = TARGETS[key];
     if (!selector || isField(event.target)) return;
     if (key === "p" && event.repeat) return; // holding p must not flip presenter mode back and forth
-    var target = document.querySelector(selector);
+    var target = document.querySelector(".deck-bar " + selector) || document.querySelector(selector);
     if (!target || target.getAttribute("aria-disabled") === "true") return;
     event.preventDefault(); // Home/End and the arrows would otherwise also scroll the page
     target.click();

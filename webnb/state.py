@@ -18,7 +18,7 @@ from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Any, Callable, Mapping, NamedTuple
 from urllib.parse import quote_plus
 
-from webnb import notation
+from webnb import notation, pages
 from webnb.engine import AnalysisOptions, CorpusError, VocabularyOptions, parse_alpha
 from webnb.engine.gaussian.table import parse_number
 from webnb.engine.pages.telling_words import SEED_TOP
@@ -29,18 +29,7 @@ MODELS = ("bernoulli", "multinomial")
 PRIORS = ("learned", "uniform")
 NGRAMS = {"1-1": (1, 1), "1-2": (1, 2), "2-2": (2, 2)}
 NOTATIONS = tuple(notation.NOTATIONS)  # their keys, in the order of the lecture notes
-STEPS = (
-    "tokens",
-    "vector",
-    "factors",
-    "product",
-    "decision",
-    "zeros",
-    "smoothing",
-    "underflow",
-    "logspace",
-    "contributions",
-)
+STEPS = tuple(key for key, _ in pages.INFERENCE_STEPS)
 MAX_TEXT_LENGTH = 5000
 MAX_SEED = 2**32 - 1
 MAX_REPEATS = 5000
@@ -372,6 +361,7 @@ class LessonState:
     step: str = STEPS[0]
     notation: str = NOTATIONS[0]
     presenter: bool = False
+    slide: str = ""  # in presenter mode, the slide of a page that is not Bayes' rule ("": its first)
     repeats: str = ""  # how often the underflow step repeats the review; "" lets the engine choose
     # text analysis and vocabulary
     lowercase: bool = True
@@ -460,6 +450,7 @@ LESSON_PARAMETERS = ParameterTable(LessonState, (
     _setting("model", _one_of(MODELS), "The model is Bernoulli or multinomial.", spaces="keep", in_every_link=True),
     _setting("prior", _one_of(PRIORS), "The prior is learned from the class frequencies, or uniform.", spaces="keep"),
     _setting("step", _one_of(STEPS), "There is no such step.", spaces="keep"),
+    _setting("slide", _one_of(pages.SLIDE_KEYS["text"]), "There is no such slide.", spaces="keep"),
     _setting("notation", _one_of(NOTATIONS), "Unknown notation.", spaces="keep"),
     _setting("tokens", _one_of(TOKEN_PATTERNS), "Tokens are the default words, all words, or white-space separated.",
              spaces="keep"),
@@ -499,7 +490,7 @@ def parse_state(args: Mapping[str, str], defaults: LessonState | None = None) ->
 
 # --- tables of numbers (Gaussian Naive Bayes) ----------------------------------------------------------------
 
-GAUSSIAN_STEPS = ("densities", "product", "normalise", "underflow", "logspace", "zero-width")
+GAUSSIAN_STEPS = tuple(key for key, _ in pages.GAUSSIAN_INFERENCE_STEPS)
 MAX_VAR_SMOOTHING = 1e6
 MAX_VALUES = 200  # typed feature values; no table here has more features
 
@@ -514,6 +505,7 @@ class TableState:
     values: tuple[str, ...] = ()
     step: str = GAUSSIAN_STEPS[0]
     presenter: bool = False
+    slide: str = ""  # in presenter mode, the slide of a page that is not Bayes' rule ("": its first)
     test: str = "split"  # "split" or "training"
     test_size: ExactNumber = ExactNumber("0.25")
     seed: str = "0"
@@ -553,6 +545,7 @@ TABLE_PARAMETERS = ParameterTable(TableState, (
               in_every_link=True),
     Parameter("prior", _one_of(PRIORS), "The prior is learned from the rows or uniform."),
     Parameter("step", _one_of(GAUSSIAN_STEPS), "Unknown step."),
+    Parameter("slide", _one_of(pages.SLIDE_KEYS["table"]), "There is no such slide."),
     Parameter("test", _one_of(("split", "training")), "Test on a split of the rows or on the training rows."),
     Parameter("train", _one_of(("all", "split")), "Train on all rows or on the split's training part."),
     Parameter("presenter", _flag, "Expected 1 or 0."),

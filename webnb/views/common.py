@@ -10,6 +10,7 @@ import numpy as np
 from flask import Response, abort, current_app, jsonify, make_response, redirect, render_template, request, url_for
 from jinja2_fragments.flask import render_block
 
+from webnb import pages
 from webnb.admission import address_key
 from webnb.catalog import CorpusEntry, ScopedCatalog
 from webnb.engine import NaiveBayes, TrainingSet
@@ -25,7 +26,9 @@ def catalog() -> ScopedCatalog:
 
 class Linking:
     """``link()`` for a page's lesson: needs ``state`` (with ``query``) and ``defaults``, the state that a link
-    leaves out. Text and table lessons share it."""
+    leaves out, and ``kind``, the lesson's pages ("text" or "table"). Text and table lessons share it."""
+
+    kind = "text"
 
     def link(self, path: str, extra: dict | None = None, **changes) -> str:
         """``path`` with this lesson's state (with ``changes``), plus page-specific ``extra`` parameters."""
@@ -33,6 +36,29 @@ class Linking:
         if extra:
             query = "&".join(filter(None, [query, urlencode({k: v for k, v in extra.items() if v not in (None, "")})]))
         return f"{path}?{query}" if query else path
+
+    # -- the presenter's deck (webnb/pages.py) --------------------------------------------------------------------
+
+    def deck(self) -> pages.DeckPosition | None:
+        """Where this request's slide stands in the lecture, in presenter mode on a page of the deck; else None."""
+        page = pages.page_of(self.kind, request.endpoint)
+        if page is None or not self.state.presenter:
+            return None
+        return pages.position(self.kind, request.endpoint, getattr(self.state, page.slide_parameter))
+
+    def slide_link(self, slide: pages.DeckSlide, **changes) -> str:
+        """The address of a slide of the deck, with this lesson's state (and ``changes``). The other kind of slide
+        parameter is left at its default, so that an address names one slide only."""
+        own, other = slide.page.slide_parameter, "step" if slide.page.slide_parameter == "slide" else "slide"
+        # A page's first slide is its default: "slide" is then left out of the address.
+        key = slide.key if slide.key != slide.page.slides[0][0] else getattr(self.defaults, own)
+        changes = {other: getattr(self.defaults, other), own: key, **changes}
+        path = url_for(slide.page.endpoint, corpus_id=self.entry.id)
+        return self.link(path, self.slide_extra(slide.page), **changes)
+
+    def slide_extra(self, page: pages.LessonPage) -> dict | None:
+        """What a page of the deck needs in its address beyond the state (the cell's word, say)."""
+        return None
 
 
 @dataclass
@@ -48,6 +74,15 @@ class TextLesson(Linking):
     @property
     def defaults(self) -> LessonState:
         return entry_defaults(self.entry)
+
+    def slide_extra(self, page: pages.LessonPage) -> dict | None:
+        # One parameter and its Beta prior are shown for the review's first word of the vocabulary (else the
+        # vocabulary's first word), in the first class.
+        if page.key not in ("cell", "prior") or self.training is None:
+            return None
+        bag = self.training.bag
+        word = next((token for token in bag.analyzer(self.state.text) if token in bag.index), bag.vocabulary[0])
+        return {"word": word, "class": self.training.statistics.classes[0] if page.key == "prior" else None}
 
     def model(self) -> tuple[NaiveBayes | None, str | None]:
         """The model the state asks for, and None; or None and why the settings cannot make one (None and None when

@@ -5,6 +5,7 @@ from dataclasses import dataclass, replace
 
 from flask import Blueprint, request
 
+from webnb import pages
 from webnb.engine.pages.lesson import Lesson, build_lesson
 from webnb.notation import NOTATIONS
 from webnb.state import MAX_TEXT_LENGTH, STEPS, read_parameter
@@ -12,18 +13,7 @@ from webnb.views.common import catalog, load_lesson, respond
 
 bp = Blueprint("inference", __name__)
 
-STEP_TITLES = {
-    "tokens": "Words of the review",
-    "vector": "Feature vector",
-    "factors": "Every factor",
-    "product": "The product",
-    "decision": "The decision",
-    "zeros": "When a factor is 0",
-    "smoothing": "Fix 1: smoothing",
-    "underflow": "Too many factors",
-    "logspace": "Fix 2: log space",
-    "contributions": "Which words decided",
-}
+STEP_TITLES = dict(pages.INFERENCE_STEPS)
 
 
 def _open_document(lesson) -> str | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from webnb import pages
 from webnb.charts import density_chart
 from webnb.engine.gaussian.lesson import far_row, typical_row, zero_width_cells
 from webnb.engine.gaussian.model import GaussianExplanation, explain
@@ -11,14 +12,7 @@ from webnb.state import GAUSSIAN_STEPS
 from webnb.views.common import respond
 from webnb.views.gaussian.lesson import TableLesson, load_table_lesson
 
-STEP_TITLES = {
-    "densities": "Each feature's density",
-    "product": "Prior × densities",
-    "normalise": "Normalise",
-    "underflow": "When densities underflow",
-    "logspace": "Log space",
-    "zero-width": "Zero variance",
-}
+STEP_TITLES = dict(pages.GAUSSIAN_INFERENCE_STEPS)
 
 
 @dataclass(frozen=True)

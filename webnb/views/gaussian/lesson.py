@@ -27,6 +27,8 @@ ROWS_PER_PAGE = 50  # of the table's rows, and of the rows the evaluation got wr
 class TableLesson(Linking):
     """The request's table, state and model (None with ``error`` set when no model can be made)."""
 
+    kind = "table"
+
     entry: CorpusEntry
     state: TableState
     table: NumericTable  # the rows the model is trained on (the split's training part with train=split)

@@ -1,0 +1,132 @@
+"""The lecture as one deck (issue 24, parts 1 and 2): in presenter mode every lesson page is a few slides, → goes
+from slide to slide and from page to page in the lesson's order (webnb/pages.py), ← back, Home and End to the ends,
+p or the exit control out; every slide fits a 1024 × 768 projector in type legible from the back of the room."""
+from __future__ import annotations
+
+from urllib.parse import urlencode, urlsplit
+
+import pytest
+from playwright.sync_api import expect
+
+from webnb import pages
+
+pytestmark = pytest.mark.browser
+
+# (corpus, settings, kind): the seeds' lessons as their one-click links open them, and a table of numbers.
+LESSONS = {
+    "match-reviews": ("match-reviews", {"model": "bernoulli", "alpha": "0", "text": "match was sharp"}, "text"),
+    "china-japan": ("china-japan", {"model": "multinomial", "alpha": "1",
+                                    "text": "Chinese Chinese Chinese Tokyo Japan"}, "text"),
+    "spam-ham": ("spam-ham", {"model": "bernoulli", "alpha": "1",
+                              "text": "Claim your free prize now, call 0800 555 0199"}, "text"),
+    "iris": ("iris", {}, "table"),
+}
+BODY_TYPE = 24  # the slide's running text
+SMALLEST_TYPE = 20  # anything on a slide, charts included
+
+# Every element that shows text of its own, outside folded tables, the deck's list of keys and hidden parts: its
+# font size (SVG text included), and the slide's size.
+MEASURE = """() => {
+  const shown = e => e.getClientRects().length > 0 && !e.closest('details:not([open]) > :not(summary), [hidden]');
+  const texts = [...document.querySelectorAll('main *')].filter(e =>
+      [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()) && shown(e));
+  // SVG text is drawn at its font size times the drawing's scale (its width over its viewBox's).
+  const scale = e => {
+    const svg = e instanceof SVGElement && e.ownerSVGElement;
+    const box = svg && svg.viewBox.baseVal;
+    return box && box.width ? svg.getBoundingClientRect().width / box.width : 1;
+  };
+  const sizes = texts.map(e => [parseFloat(getComputedStyle(e).fontSize) * scale(e),
+      e.tagName + '.' + e.className + ': ' + e.textContent.trim().slice(0, 40)]);
+  sizes.sort((a, b) => a[0] - b[0]);
+  return {height: document.scrollingElement.scrollHeight, width: document.scrollingElement.scrollWidth,
+          body: parseFloat(getComputedStyle(document.querySelector('main')).fontSize),
+          smallest: sizes.length ? sizes[0] : [99, '']};
+}"""
+
+
+def first_slide_url(server_url: str, lesson: str) -> str:
+    corpus, settings, kind = LESSONS[lesson]
+    page = pages.PAGES[kind][0]
+    return f"{server_url}/corpora/{corpus}{page.path}?{urlencode({**settings, 'presenter': '1'})}"
+
+
+def press(page, key: str) -> None:
+    """Press a key that opens another slide, and wait until that slide has loaded (its script included, so that the
+    next key is heard)."""
+    with page.expect_navigation():
+        page.keyboard.press(key)
+
+
+def walk_by_keyboard(page, server_url: str, lesson: str, shot=None):
+    """Open the first slide and press → until the last; yield (slide of the walk, the measures) at each."""
+    _, _, kind = LESSONS[lesson]
+    slides = pages.walk(kind)
+    page.goto(first_slide_url(server_url, lesson))
+    for number, slide in enumerate(slides, start=1):
+        bar = page.locator(".deck-bar")
+        expect(bar.locator(".deck-position")).to_contain_text(f"slide {number} of {len(slides)}", timeout=60_000)
+        expect(bar.locator(".deck-position strong")).to_have_text(slide.page.title)
+        assert urlsplit(page.url).path.endswith(slide.page.path or f"/corpora/{LESSONS[lesson][0]}"), page.url
+        measured = page.evaluate(MEASURE)
+        if shot:
+            shot(page, f"deck-{lesson}-{number:02d}-{slide.page.key}-{slide.key}", full_page=False)
+        yield slide, measured
+        if number < len(slides):
+            press(page, "ArrowRight")
+
+
+@pytest.mark.parametrize("lesson", list(LESSONS))
+def test_the_whole_lecture_is_one_walk_of_slides_that_fit_the_projector(page, server_url, shot, lesson):
+    problems = []
+    for slide, size in walk_by_keyboard(page, server_url, lesson, shot):
+        where = f"{slide.page.key}/{slide.key}"
+        if size["height"] > 768 or size["width"] > 1024:
+            problems.append(f"{where} is {size['width']} × {size['height']} px")
+        if size["body"] < BODY_TYPE or size["smallest"][0] < SMALLEST_TYPE:
+            problems.append(f"{where}: body {size['body']} px, smallest {size['smallest']}")
+    assert problems == [], "\n".join(problems)
+
+
+def test_back_home_end_and_exit(page, server_url):
+    page.goto(first_slide_url(server_url, "match-reviews"))
+    expect(page.locator(".deck-bar [data-step=prev]")).to_have_count(0)  # nothing before the first slide
+    press(page, "End")
+    last = pages.walk("text")[-1]
+    expect(page.locator(".deck-bar .deck-position strong")).to_have_text(last.page.title)
+    expect(page.locator(".deck-bar [data-step=next]")).to_have_count(0)
+    press(page, "ArrowLeft")
+    before_last = pages.walk("text")[-2]
+    expect(page.locator(".deck-bar .deck-position strong")).to_have_text(before_last.page.title)
+    press(page, "Home")
+    expect(page.locator(".deck-bar .deck-position")).to_contain_text("slide 1 of")
+    # The settings travel with the walk.
+    assert "alpha=0" in page.url and "text=match+was+sharp" in page.url
+    page.locator(".deck-exit").click()
+    expect(page.locator("h1")).to_be_visible()
+    expect(page.locator(".deck-bar")).to_have_count(0)
+    assert "presenter" not in page.url
+
+
+def test_step_ten_of_bayes_rule_leads_on_to_the_evaluation(page, server_url):
+    corpus, settings, _ = LESSONS["match-reviews"]
+    query = urlencode({**settings, "step": "contributions", "presenter": "1"})
+    page.goto(f"{server_url}/corpora/{corpus}/inference?{query}")
+    press(page, "ArrowRight")
+    expect(page.locator(".deck-bar .deck-position strong")).to_have_text("Evaluation")
+    assert urlsplit(page.url).path == f"/corpora/{corpus}/evaluation"
+    press(page, "ArrowLeft")
+    expect(page.locator("#step-contributions")).to_be_visible()
+
+
+def test_question_mark_shows_every_key_and_escape_hides_it(page, server_url):
+    page.goto(first_slide_url(server_url, "match-reviews"))
+    keys = page.locator("#deck-keys")
+    expect(keys).to_be_hidden()
+    page.keyboard.press("?")
+    expect(keys).to_be_visible()
+    expect(keys.locator("kbd")).to_contain_text(["→", "←", "Home", "End", "p"])
+    page.keyboard.press("Escape")
+    expect(keys).to_be_hidden()
+    page.locator("[data-keys-toggle]").click()
+    expect(keys).to_be_visible()
