@@ -26,30 +26,31 @@ from webnb.state import (
 
 LESSON_DEFAULTS = {
     "model": "bernoulli", "alpha": ExactNumber(1), "binary": False, "prior": "learned", "floor": False, "text": "",
-    "step": "tokens", "notation": "phi-psi", "presenter": False, "repeats": "", "lowercase": True, "tokens": "default",
+    "step": "tokens", "notation": "phi-psi", "presenter": False, "slide": "", "repeats": "", "lowercase": True, "tokens": "default",
     "accents": "", "stop_words": "", "stemmer": "", "normalize": (), "ngrams": "1-1", "min_df": "1", "max_df": "1.0",
     "max_features": "", "test": "split", "test_size": ExactNumber("0.25"), "seed": "0", "train": "all",
 }
 TABLE_DEFAULTS = {
-    "var_smoothing": "1e-9", "prior": "learned", "values": (), "step": "densities", "presenter": False,
+    "var_smoothing": "1e-9", "prior": "learned", "values": (), "step": "densities", "presenter": False, "slide": "",
     "test": "split", "test_size": ExactNumber("0.25"), "seed": "0", "train": "all",
 }
 # A corpus's own defaults, none of them the plain state's, so that a fallback to them can be told from one to those.
 CORPUS_LESSON = LessonState(
     model="multinomial", alpha=ExactNumber("0.5"), binary=True, prior="uniform", floor=True, text="a review",
-    step="zeros",
+    step="zeros", slide="documents",
     notation="p-hat", presenter=True, repeats="30", lowercase=False, tokens="words", accents="ascii",
     stop_words="english", stemmer="porter", normalize=("url",), ngrams="1-2", min_df="2", max_df="0.9",
     max_features="50", test="training", test_size=ExactNumber("0.3"), seed="7", train="split",
 )
 CORPUS_TABLE = TableState(var_smoothing="0.01", prior="uniform", values=("1", "2"), step="product", presenter=True,
-                          test="training", test_size=ExactNumber("0.3"), seed="7", train="split")
+                          slide="curves", test="training", test_size=ExactNumber("0.3"), seed="7", train="split")
 
 # A value each parameter cannot use, and today's message for it, word for word.
 LESSON_REFUSED = {
     "model": ("gaussian", "The model is Bernoulli or multinomial."),
     "prior": ("flat", "The prior is learned from the class frequencies, or uniform."),
     "step": ("jump", "There is no such step."),
+    "slide": ("last", "There is no such slide."),
     "notation": ("greek", "Unknown notation."),
     "tokens": ("letters", "Tokens are the default words, all words, or white-space separated."),
     "ngrams": ("3-3", "Words can be single words (1-1), words and pairs (1-2) or pairs (2-2)."),
@@ -78,6 +79,7 @@ TABLE_REFUSED = {
     "var_smoothing": ("-1", "var_smoothing is a number from 0 to 1,000,000, such as 1e-9 or 0."),
     "prior": ("flat", "The prior is learned from the rows or uniform."),
     "step": ("jump", "Unknown step."),
+    "slide": ("last", "There is no such slide."),
     "test": ("other", "Test on a split of the rows or on the training rows."),
     "train": ("some", "Train on all rows or on the split's training part."),
     "presenter": ("maybe", "Expected 1 or 0."),
@@ -119,7 +121,7 @@ def test_messages_are_listed_in_the_tables_order():
     assert list(parse_state(everything).errors) == [p.name for p in LESSON_PARAMETERS.parameters]
     table = MultiDict([(name, text) for name, (text, _) in TABLE_REFUSED.items()])
     assert list(parse_table_state(table).errors) == [
-        "var_smoothing", "prior", "step", "test", "train", "presenter", "value", "test_size", "seed"]
+        "var_smoothing", "prior", "step", "slide", "test", "train", "presenter", "value", "test_size", "seed"]
 
 
 @pytest.mark.parametrize("args, expected, errors", [

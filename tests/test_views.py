@@ -14,8 +14,10 @@ from webnb import create_app
 from webnb.pages import TEXT_PAGES
 from webnb.state import STEPS
 
-# Each text page's address after /corpora/<id>: the id and the tag of the element its fragment replaces.
-LESSON_PAGES = {page.path: (page.fragment, "section" if page.in_menu else "div") for page in TEXT_PAGES}
+# Each text page's address after /corpora/<id>: the id and the tag of the element its fragment replaces. One
+# parameter and its Beta prior need a word and a class (their own tests: test_parameter_cell, test_beta_prior).
+LESSON_PAGES = {page.path: (page.fragment, "section" if page.in_menu else "div") for page in TEXT_PAGES
+                if page.key not in ("cell", "prior")}
 
 
 @pytest.fixture()
