@@ -1,0 +1,114 @@
+"""The presenter's deck (issue 24, part 2): every lesson page is a few slides in presenter mode, and following the
+deck's → from the first slide visits every slide of every page once, in the lesson's order (webnb/pages.py), with
+the lesson's settings carried along; ← goes back the same way. Read through the test client: the links themselves."""
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from conftest import soup_of
+
+from webnb import pages
+from webnb.state import GAUSSIAN_STEPS, STEPS
+
+SETTINGS = "model=bernoulli&alpha=0&text=match+was+sharp"
+
+
+def bar(client, url):
+    response = client.get(url)
+    assert response.status_code == 200, url
+    page = soup_of(response)
+    deck = page.find("nav", class_="deck-bar")
+    assert deck is not None, url
+    return page, deck
+
+
+def link(deck, step: str) -> str | None:
+    found = deck.find("a", attrs={"data-step": step})
+    return found["href"] if found else None
+
+
+def test_the_slides_are_the_pages_in_the_lessons_order_and_the_steps_are_one_list():
+    assert [key for key, _ in pages.INFERENCE_STEPS] == list(STEPS)
+    assert [key for key, _ in pages.GAUSSIAN_INFERENCE_STEPS] == list(GAUSSIAN_STEPS)
+    for kind, lesson_pages in pages.PAGES.items():
+        walk = pages.walk(kind)
+        assert [slide.page for slide in walk] == [page for page in lesson_pages for _ in page.slides]
+        for page in lesson_pages:
+            keys = [key for key, _ in page.slides]
+            assert keys and len(set(keys)) == len(keys), page
+    assert [s.page.key for s in pages.walk("text")][:7] == [
+        "corpus", "corpus", "matrix", "parameters", "parameters", "cell", "prior"]
+    assert len(pages.walk("text")) == 25 and len(pages.walk("table")) == 9
+
+
+@pytest.mark.parametrize("start, kind, carried", [
+    (f"/corpora/match-reviews?{SETTINGS}&presenter=1", "text", {"alpha": ["0"], "text": ["match was sharp"]}),
+    ("/corpora/iris/gaussian?var_smoothing=0.01&presenter=1", "table", {"var_smoothing": ["0.01"]}),
+])
+def test_next_visits_every_slide_once_in_order_and_back_returns(client, start, kind, carried):
+    walk = pages.walk(kind)
+    url, visited = start, []
+    for number, slide in enumerate(walk, start=1):
+        page, deck = bar(client, url)
+        position = deck.find(class_="deck-position").get_text(" ", strip=True)
+        assert position.startswith(slide.page.title) and position.endswith(f"slide {number} of {len(walk)}"), url
+        assert urlsplit(url).path.endswith(slide.page.path or "/gaussian"[:0]), url
+        query = parse_qs(urlsplit(url).query)
+        assert query["presenter"] == ["1"] and all(query[name] == value for name, value in carried.items()), url
+        if slide.page.slide_parameter == "step":
+            assert page.find(id=f"step-{slide.key}") is not None
+        else:
+            assert page.find("section", id=f"slide-{slide.key}") is not None
+            assert page.find(id="slide-title").get_text(strip=True) == slide.title
+        visited.append((url, slide))
+        url = link(deck, "next")
+    assert url is None  # nothing after the last slide
+    for (url, slide), (earlier, _) in zip(reversed(visited[1:]), reversed(visited[:-1]), strict=True):
+        _, deck = bar(client, url)
+        assert link(deck, "prev") == earlier, slide
+    _, deck = bar(client, visited[0][0])
+    assert link(deck, "prev") is None
+    assert link(deck, "first") == visited[0][0] and link(deck, "last") == visited[-1][0]
+
+
+def test_the_last_step_of_bayes_rule_leads_to_the_evaluation_and_back(client):
+    _, deck = bar(client, f"/corpora/match-reviews/inference?{SETTINGS}&step=contributions&presenter=1")
+    after = link(deck, "next")
+    assert urlsplit(after).path == "/corpora/match-reviews/evaluation"
+    assert "step=" not in after  # one slide parameter per address
+    _, deck = bar(client, after)
+    assert link(deck, "prev") == f"/corpora/match-reviews/inference?{SETTINGS}&step=contributions&presenter=1"
+
+
+def test_one_parameter_and_its_prior_open_on_the_reviews_first_word_of_the_vocabulary(client):
+    _, deck = bar(client, f"/corpora/match-reviews/parameters?{SETTINGS}&presenter=1&slide=table")
+    cell = parse_qs(urlsplit(link(deck, "next")).query)
+    assert cell["word"] == ["match"] and "class" not in cell
+    _, deck = bar(client, link(deck, "next"))
+    prior = parse_qs(urlsplit(link(deck, "next")).query)
+    assert prior["word"] == ["match"] and prior["class"] == ["negative"]
+
+
+def test_exit_leaves_presenter_mode_on_the_same_page_with_the_same_settings(client):
+    _, deck = bar(client, f"/corpora/match-reviews?{SETTINGS}&presenter=1&slide=documents")
+    exit_link = deck.find("a", class_="deck-exit")
+    assert exit_link.has_attr("data-presenter-toggle")
+    assert exit_link["href"] == f"/corpora/match-reviews?{SETTINGS}"
+    normal = soup_of(client.get(exit_link["href"]))
+    assert normal.find("nav", class_="deck-bar") is None and normal.find("h1") is not None
+
+
+def test_a_slide_the_page_does_not_have_opens_its_first_and_an_unknown_one_is_said(client):
+    page, deck = bar(client, f"/corpora/match-reviews?{SETTINGS}&presenter=1&slide=mistakes")
+    assert page.find("section", id="slide-classes") is not None
+    assert "slide 1 of" in deck.get_text()
+    page, _ = bar(client, f"/corpora/match-reviews?{SETTINGS}&presenter=1&slide=nonsense")
+    assert page.find(class_="errors").find("li").get_text(" ", strip=True) == "slide : There is no such slide."
+    assert page.find("section", id="slide-classes") is not None
+
+
+def test_the_keys_are_listed_on_every_slide(client):
+    page, _ = bar(client, f"/corpora/match-reviews/matrix?{SETTINGS}&presenter=1")
+    keys = page.find(id="deck-keys")
+    assert keys.has_attr("hidden") and [k.get_text() for k in keys.find_all("kbd")][:4] == ["→", "←", "Home", "End"]
