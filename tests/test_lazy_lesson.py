@@ -185,10 +185,11 @@ PARTS_READ = {
     "vector": {"reading"},
     "factors": {"trace"},
     "product": {"trace"},
-    "decision": {"trace"},
-    "zeros": {"unsmoothed", "culprits"},
+    "decision": {"trace", "verdict"},
+    # α = 0's zeros are a what-if beside the lesson's own decision, which the step says too.
+    "zeros": {"unsmoothed", "culprits", "at_zero", "trace", "verdict"},
     "smoothing": {"unsmoothed", "smoothed", "floored", "culprits"},  # (multinomial also reads the vocabulary size)
-    "underflow": {"trace", "underflow"},
+    "underflow": {"trace", "underflow"},  # (with a repetition, as multinomial has, "repetition" too)
     "logspace": {"trace", "log_space"},
     "contributions": {"trace", "contributions"},
 }
@@ -226,7 +227,7 @@ def test_a_step_computes_only_what_it_shows(client, built_lessons, engine_calls,
     # the review repeated too), and not at all by the steps that only read the review or show the zeros at α = 0;
     # the α = 0 traces only for the steps about zeros.
     user_traces = engine_calls.get(("explain", 1, None), 0)
-    assert user_traces == (0 if step in ("tokens", "vector", "zeros") else 1) or step == "underflow"
+    assert user_traces == (0 if step in ("tokens", "vector") else 1) or step == "underflow"
     unsmoothed, floored = engine_calls.get(("explain", 0, None), 0), engine_calls.get(("explain", 0, SEED_EPSILON), 0)
     assert (unsmoothed, floored) == {"zeros": (1, 0), "smoothing": (1, 1)}.get(step, (0, 0))
     assert engine_calls.get("find_underflow", 0) == (step == "underflow")

@@ -26,9 +26,10 @@ from webnb.state import (
 
 LESSON_DEFAULTS = {
     "model": "bernoulli", "alpha": ExactNumber(1), "binary": False, "prior": "learned", "floor": False, "text": "",
-    "step": "tokens", "notation": "phi-psi", "presenter": False, "slide": "", "repeats": "", "lowercase": True, "tokens": "default",
-    "accents": "", "stop_words": "", "stemmer": "", "normalize": (), "ngrams": "1-1", "min_df": "1", "max_df": "1.0",
-    "max_features": "", "test": "split", "test_size": ExactNumber("0.25"), "seed": "0", "train": "all",
+    "step": "tokens", "notation": "phi-psi", "presenter": False, "slide": "", "repeats": "", "lowercase": True,
+    "tokens": "default", "accents": "", "stop_words": "", "stemmer": "", "normalize": (), "ngrams": "1-1",
+    "min_df": "1", "max_df": "1.0", "max_features": "", "test": "split", "test_size": ExactNumber("0.25"), "seed": "0",
+    "train": "all",
 }
 TABLE_DEFAULTS = {
     "var_smoothing": "1e-9", "prior": "learned", "values": (), "step": "densities", "presenter": False, "slide": "",

@@ -267,6 +267,74 @@ class Contributions:
         }
 
 
+@dataclass(frozen=True)
+class Verdict:
+    """A decision as the steps say it in words: the class decided, or that no class is possible ("cannot decide"),
+    and the classes tied for the top. Every sentence of a step that states a decision is written from one of these,
+    so that no slide says what another contradicts."""
+
+    decision: str | None
+    cannot_decide: bool
+    tied: tuple[str, ...]
+    tie_note: str | None = None  # the sentence that explains a tie
+
+    @classmethod
+    def of(cls, trace: Trace) -> "Verdict":
+        return cls(trace.decision, trace.cannot_decide, trace.tied, trace.tie_note)
+
+    @property
+    def says(self) -> str:
+        """"cannot-decide", "tie" or "decided": what the sentence states."""
+        return "cannot-decide" if self.cannot_decide else "tie" if self.tied else "decided"
+
+    def to_dict(self) -> dict:
+        return {"says": self.says, "decision": self.decision, "tied": list(self.tied)}
+
+
+@dataclass(frozen=True)
+class Repetition:
+    """The review repeated ``repeats`` times against the review once, between the class decided once and the class
+    decided for the repetition. The prior is counted once; each copy multiplies the likelihood ratio again, so a
+    ratio that favours the other class per copy overtakes the prior after enough copies: the decision flips.
+
+    log joint(repeated) − log joint(once), for the repeated review, is
+    ``repeats × log_likelihood_ratio − log_prior_ratio`` (≥ 0 exactly when the repetition decides ``repeated``)."""
+
+    repeats: int
+    once: Verdict  # the lesson's decision, for the review once
+    repeated: Verdict  # for the review repeated
+    log_prior_ratio: float | None  # log φ(once) − log φ(repeated); None when no class is decided either way
+    log_likelihood_ratio: float | None  # per copy: log P(x | repeated) − log P(x | once)
+
+    @property
+    def flips(self) -> bool:
+        return self.once.decision != self.repeated.decision
+
+    def to_dict(self) -> dict:
+        return {
+            "repeats": self.repeats,
+            "once": self.once.to_dict(),
+            "repeated": self.repeated.to_dict(),
+            "flips": self.flips,
+            "log_prior_ratio": number(self.log_prior_ratio),
+            "log_likelihood_ratio": number(self.log_likelihood_ratio),
+        }
+
+
+def repeated_against_once(once: Trace, underflow: Underflow) -> Repetition | None:
+    """How the review repeated (the underflow step's) is decided against the review once; None without a repetition."""
+    if underflow.trace is None:
+        return None
+    repeated = underflow.trace
+    first, other = once.decision, repeated.decision
+    prior_ratio = likelihood_ratio = None
+    if first is not None and other is not None:
+        a, b = (once.per_class[once.classes.index(label)] for label in (first, other))
+        prior_ratio = a.log_prior - b.log_prior
+        likelihood_ratio = (b.log_joint - b.log_prior) - (a.log_joint - a.log_prior)
+    return Repetition(underflow.repeats, Verdict.of(once), Verdict.of(repeated), prior_ratio, likelihood_ratio)
+
+
 def _numbers(values) -> list | None:
     return None if values is None else [number(v) for v in values]
 
@@ -346,6 +414,31 @@ class Lesson:
         return self.unsmoothed.cannot_decide
 
     @_part
+    def verdict(self) -> Verdict:
+        """The lesson's decision: the user's settings, what the context line of every slide names."""
+        return Verdict.of(self.trace)
+
+    @_part
+    def at_zero(self) -> Verdict:
+        """The decision at α = 0 without the floor, which the zero-factor step shows."""
+        return Verdict.of(self.unsmoothed)
+
+    @property
+    def zero_is_lesson(self) -> bool:
+        """Whether the lesson itself is α = 0 without the floor, so that the zero-factor step's decision is its own."""
+        return self.alpha == 0 and self.user_epsilon is None
+
+    @property
+    def smoothing_is_lesson(self) -> bool:
+        """Whether the smoothing step smooths with the lesson's own α (else with ``smoothing_alpha``, to show it)."""
+        return self.smoothing_alpha == self.alpha and self.user_epsilon is None
+
+    @_part
+    def repetition(self) -> Repetition | None:
+        """The underflow step's repeated review against the review once."""
+        return repeated_against_once(self.trace, self.underflow)
+
+    @_part
     def zero_summary(self) -> tuple[ClassZeros, ...]:
         """One per class, in class order."""
         return tuple(_class_zeros(c) for c in self.unsmoothed.per_class)
@@ -391,6 +484,18 @@ class Lesson:
             "log_space": None if self.log_space is None else self.log_space.to_dict(),
             "contributions": None if self.contributions is None else self.contributions.to_dict(),
             "underflow": self.underflow.to_dict(),
+            "statements": {
+                "lesson": self.verdict.to_dict(),
+                "alpha": fraction_text(self.alpha),
+                "floor": self.user_epsilon is not None,
+                "at_zero": self.at_zero.to_dict(),
+                "zero_is_lesson": self.zero_is_lesson,
+                "smoothing_alpha": fraction_text(self.smoothing_alpha),
+                "smoothing_is_lesson": self.smoothing_is_lesson,
+                "smoothed": Verdict.of(self.smoothed).to_dict(),
+                "floored": Verdict.of(self.floored).to_dict(),
+                "repetition": None if self.repetition is None else self.repetition.to_dict(),
+            },
         }
 
 
