@@ -109,7 +109,35 @@ def label_parts(label: str) -> list[str]:
     return re.split(r"(?<=[._-])", str(label))
 
 
+SLIDE_CLASSES = 4  # classes side by side on a slide; more are folded into "+ N more classes"
+
+
+def leading(items, attribute: str, keep: int = SLIDE_CLASSES) -> list:
+    """The ``keep`` items with the largest ``attribute`` (a class's score: None and NaN count as lowest), in their
+    own order (the classes'), for a slide that cannot show every class; the rest are one key away in the full table.
+    All of them when there are no more than ``keep``; one fewer when there are more, for the "+ N more" beside them."""
+
+    def score(item) -> float:
+        value = item[attribute] if isinstance(item, dict) else getattr(item, attribute)
+        return float("-inf") if value is None or value != value else float(value)
+
+    items = list(items)
+    if len(items) > keep:
+        keep -= 1  # room for the column or row that says how many more
+    best = set(sorted(range(len(items)), key=lambda i: score(items[i]), reverse=True)[:keep])
+    return [item for i, item in enumerate(items) if i in best]
+
+
+def leading_indices(items, attribute: str, keep: int = SLIDE_CLASSES) -> list[int]:
+    """The positions of ``leading(items, attribute, keep)``: for tables whose columns are parallel to the classes."""
+    items = list(items)
+    chosen = {id(item) for item in leading(items, attribute, keep)}
+    return [i for i, item in enumerate(items) if id(item) in chosen]
+
+
 FILTERS = {
+    "leading": leading,
+    "leading_indices": leading_indices,
     "label_parts": label_parts,
     "slide_value": slide_value,
     "real": real,
