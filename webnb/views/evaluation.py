@@ -102,6 +102,35 @@ def mistake_links(lesson: TextLesson, score: Score, mistakes: Mistakes) -> list[
     ]
 
 
+# The confusion matrix of more classes than this is condensed on the presenter's slide to its largest off-diagonal
+# cells (the full matrix one key away).
+SLIDE_MATRIX_CLASSES = 4
+SLIDE_CONFUSIONS = 5
+
+
+@dataclass(frozen=True)
+class Confusion:
+    """One off-diagonal cell of the confusion matrix: ``count`` test documents of class ``true`` that the model
+    called ``predicted``, of the ``support`` test documents of that class."""
+
+    true: str
+    predicted: str
+    count: int
+    support: int
+
+
+def most_confused(score: Score, n: int = SLIDE_CONFUSIONS) -> list[Confusion]:
+    """The ``n`` largest off-diagonal cells of the confusion matrix (none empty), largest first; ties in the
+    matrix's order (row by row)."""
+    result = score.result
+    supports = {s.label: s.support for s in result.per_class}
+    cells = [
+        Confusion(result.classes[i], result.classes[j], count, supports.get(result.classes[i], 0))
+        for i, row in enumerate(result.confusion) for j, count in enumerate(row) if i != j and count
+    ]
+    return sorted(cells, key=lambda cell: -cell.count)[:n]
+
+
 @bp.get("/corpora/<corpus_id>/evaluation")
 def show(corpus_id):
     lesson = load_lesson(corpus_id)
@@ -122,6 +151,8 @@ def show(corpus_id):
         score=score,
         mistakes=mistakes,
         links=mistake_links(lesson, score, mistakes),
+        confused=most_confused(score),
+        slide_matrix_classes=SLIDE_MATRIX_CLASSES,
         **context,
     )
 

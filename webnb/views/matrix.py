@@ -1,11 +1,14 @@
 """The bag of words: documents × words, both axes paged, so a 20,000-document corpus stays light."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from flask import Blueprint, request
 
-from webnb.engine.pages.matrix_window import MatrixWindow, matrix_pages
+from webnb.engine.pages.matrix_window import MatrixRow, MatrixWindow, matrix_pages
 from webnb.engine.pages.matrix_window import matrix_window as window_of
+from webnb.engine.text.bag import document_frequency
 from webnb.state import read_parameter
 from webnb.views.common import load_lesson, page_number, respond, word_filter, words_containing
 
@@ -35,8 +38,71 @@ def training_positions(lesson):
     return np.setdiff1d(np.arange(lesson.entry.n_documents), held.positions)
 
 
+SLIDE_ROWS, SLIDE_WORDS = 6, 7  # the presenter's window of the matrix
+
+
+@dataclass(frozen=True)
+class SlideWindow:
+    """What the presenter's slide shows of the matrix: a few words (the review's first) × a few documents."""
+
+    words: tuple[str, ...]
+    documents: tuple[MatrixRow, ...]
+    from_review: int  # how many of ``words`` are the review's (the first ones); the others are in most documents
+    whole: bool  # the whole matrix: every word and every document
+
+
+def slide_window(lesson, window: MatrixWindow) -> SlideWindow:
+    """The few words and documents a slide shows of the matrix (values as ``window`` shows them: counts or presence):
+    the review's words of the vocabulary, then the words in most documents, up to SLIDE_WORDS; and SLIDE_ROWS
+    documents that contain the most of those words (the rare ones counting more), one of each class first, shown in
+    the corpus's order. A small corpus whose whole matrix fits is shown whole."""
+    training = lesson.training
+    matrix, vocabulary, index = training.matrix, training.vocabulary, training.bag.index
+    n_documents, n_words = matrix.shape
+    whole = n_words <= SLIDE_WORDS + 1 and n_documents <= SLIDE_ROWS + 2
+    from_review = 0
+    if whole:
+        columns = np.arange(n_words)
+    else:
+        chosen = list(dict.fromkeys(index[token] for token in training.bag.analyzer(lesson.state.text)
+                                    if token in index))[:SLIDE_WORDS]
+        from_review = len(chosen)
+        if len(chosen) < SLIDE_WORDS:
+            taken = set(chosen)
+            for j in np.argsort(-document_frequency(matrix), kind="stable")[: SLIDE_WORDS * 2].tolist():
+                if len(chosen) < SLIDE_WORDS and j not in taken:
+                    chosen.append(j)
+        columns = np.array(chosen, dtype=np.int64)
+    cells = matrix[:, columns]
+    if whole or n_documents <= SLIDE_ROWS + 2:
+        rows = np.arange(n_documents)
+    else:
+        # Rare words weigh more (log N/df), so that the review's telling words show up, not only "the" and "is".
+        weights = np.log(n_documents / np.maximum(document_frequency(cells), 1))
+        score = np.asarray((cells > 0).astype(float) @ weights).ravel()
+        best = np.argsort(-score, kind="stable")  # the documents with the most (and rarest) of the words first
+        labels, picked, seen = training.corpus.labels, [], set()
+        for i in best[: SLIDE_ROWS * 50].tolist():
+            if len(picked) < SLIDE_ROWS and labels[i] not in seen:
+                picked.append(i)
+                seen.add(labels[i])
+        picked += [i for i in best[: SLIDE_ROWS * 2].tolist() if i not in picked][: SLIDE_ROWS - len(picked)]
+        rows = np.array(sorted(picked), dtype=np.int64)
+    values = cells[rows].toarray()
+    if window.presence:
+        values = (values > 0).astype(int)
+    positions = training_positions(lesson)
+    corpus = training.corpus
+    documents = tuple(
+        MatrixRow(i, corpus.ids[i], corpus.labels[i], tuple(row), i if positions is None else int(positions[i]))
+        for i, row in zip(rows.tolist(), values.tolist(), strict=True)
+    )
+    return SlideWindow(tuple(vocabulary[j] for j in columns.tolist()), documents, from_review, whole)
+
+
 @bp.get("/corpora/<corpus_id>/matrix")
 def show(corpus_id):
     lesson = load_lesson(corpus_id)
     shown = matrix_window(lesson) if lesson.training is not None else None
-    return respond("matrix/show.html", "matrix", shown, lesson=lesson, section="matrix")
+    slide = slide_window(lesson, shown) if shown is not None and lesson.deck() is not None else None
+    return respond("matrix/show.html", "matrix", shown, lesson=lesson, section="matrix", slide_matrix=slide)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 from flask import Blueprint, current_app, request
 
 from webnb.engine.pages.estimate import Estimate, estimate
@@ -27,19 +28,38 @@ def _whole_table(lesson, model: NaiveBayes) -> WholeTable:
     return current_app.extensions["webnb"]["parameter_tables"].get_or_build(key, lambda: WholeTable(model))
 
 
+SLIDE_WORDS = 6  # rows of the presenter's table: the review's words of the vocabulary, at most this many
+SLIDE_LEAST_WORDS = 3  # fewer of the review's words are joined by the vocabulary's first ones
+
+
+def review_words(lesson, limit: int) -> list[int]:
+    """The vocabulary numbers of the review's words (each once, in the review's order), at most ``limit``."""
+    bag = lesson.training.bag
+    return list(dict.fromkeys(bag.index[t] for t in bag.analyzer(lesson.state.text) if t in bag.index))[:limit]
+
+
 @bp.get("/corpora/<corpus_id>/parameters")
 def show(corpus_id):
     lesson = load_lesson(corpus_id)
     model, problem = lesson.model()
-    lesson.error, table = problem or lesson.error, None
+    lesson.error, table, slide_table, from_review = problem or lesson.error, None, None, 0
     if model is not None:
         query = word_filter()
         words = words_containing(model.vocabulary, query)
         page = page_number("page", parameter_pages(len(model.classes), len(words)))
         sort = read_parameter(request.args, "sort").value
-        table = parameter_table(_whole_table(lesson, model), words, query=query, sort=sort, page=page)
+        whole = _whole_table(lesson, model)
+        table = parameter_table(whole, words, query=query, sort=sort, page=page)
+        if lesson.deck() is not None:
+            # The presenter's table: the review's words, joined by the vocabulary's first when it has few.
+            shown = review_words(lesson, SLIDE_WORDS)
+            from_review = len(shown)
+            shown += [j for j in range(min(len(model.vocabulary), SLIDE_LEAST_WORDS + len(shown)))
+                      if j not in shown][: max(0, SLIDE_LEAST_WORDS - len(shown))]
+            slide_table = parameter_table(whole, np.array(shown, dtype=np.int64))
     return respond("parameters/show.html", "parameters", table, lesson=lesson, section="parameters",
-                   notation=NOTATIONS[lesson.state.notation])
+                   notation=NOTATIONS[lesson.state.notation], slide_table=slide_table,
+                   slide_from_review=from_review)
 
 
 @dataclass(frozen=True)
