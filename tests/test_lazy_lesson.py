@@ -153,8 +153,10 @@ def test_each_part_is_what_the_engine_makes_of_its_scenario(example, text, optio
     expected_underflow = find_underflow(user_model, training.bag, text, repeats=options.get("repeats"))
     assert lesson.underflow.to_dict() == expected_underflow.to_dict()
     assert lesson.log_space.to_dict() == log_space(lesson.trace).to_dict()
-    source = lesson.smoothed if lesson.trace.cannot_decide else lesson.trace
-    assert lesson.contributions.to_dict() == contributions(source, from_smoothed=source is not lesson.trace).to_dict()
+    source, model = ((lesson.smoothed, scenarios["smoothed"]) if lesson.trace.cannot_decide
+                     else (lesson.trace, user_model))
+    expected = contributions(source, from_smoothed=source is not lesson.trace, model=model)
+    assert lesson.contributions.to_dict() == expected.to_dict()
     # Culprits: each factor as factor_of gives it, one word at a time.
     index = training.bag.index
     for culprit in lesson.culprits:

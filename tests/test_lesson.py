@@ -584,3 +584,19 @@ def floored_not(trace) -> float:
     (factor,) = [f for f in by_class(trace)["negative"].factors if f.word == "not"]
     assert 0 < factor.probability < 1e-13
     return factor.probability
+
+
+def test_bernoulli_contributions_name_the_absent_words_that_weigh_most(match_reviews):
+    """The "all absent words" bar told apart: the three absent words whose factors differ most between the two
+    classes, by name (the zero factor first), then the other absent words, adding up to the same log ratio."""
+    chart = build_lesson(match_reviews, "match was sharp").contributions
+    named = [(e.kind, e.word, e.count) for e in chart.absent_named]
+    assert named == [("absent-word", "not", 1), ("absent-word", "and", 1), ("absent-word", "brilliant", 1),
+                     ("absent", None, 2)]
+    assert chart.absent_named[0].log_ratio == math.inf and chart.absent_named[0].favours == "positive"
+    # 1 − ψ(and | positive) = 2/3 against 1 − ψ(and | negative) = 2/2.
+    assert chart.absent_named[1].log_ratio == pytest.approx(log(2 / 3) - log(1), rel=1e-12)
+    whole = next(e for e in chart.entries if e.kind == "absent")
+    assert math.fsum(e.decided_log for e in chart.absent_named) == pytest.approx(whole.decided_log, rel=1e-12)
+    multinomial = build_lesson(match_reviews, "match was sharp", kind="multinomial", alpha=1).contributions
+    assert multinomial.absent_named == ()

@@ -103,6 +103,18 @@ def slide_value(exact_value, decimal: float | None) -> str:
     return text if text and len(text) <= 12 else probability(decimal)
 
 
+def slide_exact(exact_value, decimal: float | None) -> str:
+    """An exact value on a slide, never cut in the middle: the fraction and its decimal when the fraction is short
+    (``slide_value``'s 12 characters), else the decimal and how many digits the exact fraction has."""
+    text = exact(exact_value) if isinstance(exact_value, (Fraction, int)) else ""
+    if not text:
+        return probability(decimal)
+    if len(text) <= 12:
+        return text if text == probability(decimal) else f"{text} ≈ {probability(decimal)}"
+    digits = sum(character.isdigit() for character in text)
+    return f"{probability(decimal)} (exactly, a fraction of {digits} digits)"
+
+
 def label_parts(label: str) -> list[str]:
     """A class label cut after its dots, hyphens and underscores (soc. religion. christian): the places where the
     ``breakable`` macro lets a narrow column break it."""
@@ -140,6 +152,7 @@ FILTERS = {
     "leading_indices": leading_indices,
     "label_parts": label_parts,
     "slide_value": slide_value,
+    "slide_exact": slide_exact,
     "real": real,
     "percent": percent,
     "loss": loss,

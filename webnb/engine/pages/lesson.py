@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable, NamedTuple
 
+import numpy as np
+
 from webnb.engine.shared.corpus import CorpusError
 from webnb.engine.shared.plain import fraction_text, number
 from webnb.engine.text.bag import BagOfWords
@@ -242,6 +244,9 @@ class Contributions:
     entries: tuple[Contribution, ...]
     total: float  # Σ log ratios
     log_joint_difference: float  # log joint(decided) − log joint(runner-up), from the trace: equals total
+    # Bernoulli: the "absent" entry told apart, the absent words that weigh most (kind "absent-word", largest
+    # |log ratio| first), then the others as one entry (kind "absent", their count); () otherwise.
+    absent_named: tuple[Contribution, ...] = ()
 
     def to_dict(self) -> dict:
         return {
@@ -264,6 +269,11 @@ class Contributions:
             ],
             "total": number(self.total),
             "log_joint_difference": number(self.log_joint_difference),
+            "absent_named": [
+                {"kind": e.kind, "word": e.word, "count": e.count, "decided_log": number(e.decided_log),
+                 "runner_up_log": number(e.runner_up_log), "log_ratio": number(e.log_ratio), "favours": e.favours}
+                for e in self.absent_named
+            ],
         }
 
 
@@ -451,8 +461,11 @@ class Lesson:
     @_part
     def contributions(self) -> Contributions | None:
         """None only if neither ``trace`` nor ``smoothed`` decides."""
-        source = self.smoothed if self.trace.cannot_decide else self.trace
-        return contributions(source, from_smoothed=source is not self.trace)
+        smoothed = self.trace.cannot_decide
+        source = self.smoothed if smoothed else self.trace
+        model = self.variants.model(self.smoothing_alpha, None) if smoothed else self.variants.model(
+            self.alpha, self.user_epsilon)
+        return contributions(source, from_smoothed=smoothed, model=model)
 
     @_part
     def underflow(self) -> Underflow:
@@ -654,9 +667,15 @@ def _naive_normalisation(log_joints: list[float]) -> NaiveNormalisation:
 # -- contributions (the nomogram) ------------------------------------------------------------------------------
 
 
-def contributions(trace: Trace, *, from_smoothed: bool = False) -> Contributions | None:
+ABSENT_NAMED = 3  # the absent words the chart names, those that weigh most; the others are one bar
+
+
+def contributions(
+    trace: Trace, *, from_smoothed: bool = False, model: NaiveBayes | None = None
+) -> Contributions | None:
     """Each term's log-likelihood ratio between the decided class and the runner-up; None when the trace
-    cannot decide. The decided class has no zero factor, so a ratio is finite or +∞, never NaN."""
+    cannot decide. The decided class has no zero factor, so a ratio is finite or +∞, never NaN. With the trace's
+    ``model``, a Bernoulli chart also names the absent words that weigh most (``absent_named``)."""
     if trace.cannot_decide:
         return None
     decided = next(c for c in trace.per_class if c.label == trace.decision)
@@ -686,7 +705,42 @@ def contributions(trace: Trace, *, from_smoothed: bool = False) -> Contributions
         entries=tuple(entries),
         total=math.fsum(e.log_ratio for e in entries),
         log_joint_difference=decided.log_joint - runner_up.log_joint,
+        absent_named=() if model is None or trace.model["model"] != "bernoulli" else _absent_named(
+            model, trace, decided.label, runner_up.label),
     )
+
+
+def _absent_named(model: NaiveBayes, trace: Trace, decided: str, runner_up: str) -> tuple[Contribution, ...]:
+    """The absent words whose factors 1 − ψ differ most between the two classes (largest |log ratio|, a zero factor
+    first), then the other absent words as one entry. Costs O(|V|) for the two classes, none of it per class."""
+    rows = [_absent_log_row(model, model.classes.index(label)) for label in (decided, runner_up)]
+    absent = np.ones(model.statistics.n_words, dtype=bool)
+    absent[[f.index for f in trace.features]] = False
+    words = np.flatnonzero(absent)
+    with np.errstate(invalid="ignore"):
+        ratios = rows[0][words] - rows[1][words]
+    weight = np.where(np.isnan(ratios), -1.0, np.abs(ratios))  # −∞ − −∞: no factor differs, weighs nothing
+    named = words[np.argsort(-weight, kind="stable")[:ABSENT_NAMED]]
+
+    def entry(kind, word, count, decided_log, runner_up_log) -> Contribution:
+        ratio = decided_log - runner_up_log if not (decided_log == runner_up_log == -math.inf) else 0.0
+        favours = decided if ratio > 0 else runner_up if ratio < 0 else None
+        return Contribution(kind, word, count, decided_log, runner_up_log, ratio, favours)
+
+    entries = [entry("absent-word", model.vocabulary[j], 1, float(rows[0][j]), float(rows[1][j])) for j in named]
+    rest = np.setdiff1d(words, named, assume_unique=True)
+    if len(rest):
+        entries.append(entry("absent", None, len(rest), math.fsum(rows[0][rest]), math.fsum(rows[1][rest])))
+    return tuple(entries)
+
+
+def _absent_log_row(model: NaiveBayes, k: int) -> np.ndarray:
+    """log(1 − ψ_jk) for every word j of the vocabulary, from the model's kept parameters (no dense table)."""
+    pairs = model.statistics.observed
+    row = np.full(model.statistics.n_words, model.unobserved_absent_log_prob[k])
+    mine = pairs.classes == k
+    row[pairs.words[mine]] = model.observed_absent_log_prob[mine]
+    return row
 
 
 def _present_logs(class_trace: ClassTrace) -> dict[int, float]:
