@@ -115,8 +115,11 @@ def test_the_repeated_review_that_flips_says_why_with_the_prior_once_and_the_rat
     china = 3 * math.log(3 / 7) + 2 * math.log(1 / 14)
     not_china = 3 * math.log(2 / 9) + 2 * math.log(2 / 9)
     assert said["log_likelihood_ratio"] == pytest.approx(not_china - china)
-    why = page.find(class_="repetition-why").get_text(" ", strip=True)
-    assert "The prior is counted once, the words once per copy." in why and "the decision flips" in why
+    why = " ".join(page.find(class_="repetition-why").get_text(" ").split())
+    assert why == ("The prior is counted once, the words once per copy: the prior favours China by 1.0986 "
+                   "(log φ(China) − log φ(not China)), each copy favours not China by 0.2996 "
+                   "(log P(x | not China) − log P(x | China)), and 99 × 0.2996 = 29.6625 is more than 1.0986: "
+                   "the decision flips.")
     assert page.select_one('[data-about="repeated"]').get_text(" ", strip=True) == (
         "Compared as logs, the review repeated 99 times is decided not China , although the review once is decided "
         "China .")
@@ -152,3 +155,19 @@ def test_the_published_lecture_corpora_never_contradict_themselves(published, re
     problems = [problem for step in STEPS for presenter in (False, True)
                 for problem in check_statements(client, recipe, settings, step, presenter)]
     assert problems == [], "\n".join(problems)
+
+
+@pytest.mark.parametrize("model", ["bernoulli", "multinomial"])
+def test_the_underflow_step_shows_the_notes_demonstration_for_both_models(client, model):
+    """0.01 multiplied 20 times is 1.0000000000000005e-40 in float64, 10,000 times 0.0; as sums of logs, −92.1034
+    and −46,051.7019: before the review's own repetition, whatever the model."""
+    query = urlencode({"model": model, "alpha": "1", "text": "match was sharp", "step": "underflow"})
+    url = f"/corpora/match-reviews/inference?{query}"
+    rows = [[cell.get_text(" ", strip=True) for cell in row.find_all(["th", "td"])]
+            for row in soup_of(client.get(url)).select("table.product-demonstration tbody tr")]
+    assert rows == [["20 times", "1.000 × 10⁻⁴⁰", "−92.1034"], ["10,000 times", "0 0", "−46051.7019"]]
+    twin = client.get(url + "&format=json").get_json()["product_demonstration"]
+    assert twin == [
+        {"factor": 0.01, "times": 20, "product": 1.0000000000000005e-40, "log_sum": math.fsum([math.log(0.01)] * 20)},
+        {"factor": 0.01, "times": 10000, "product": 0.0, "log_sum": math.fsum([math.log(0.01)] * 10_000)}]
+    assert twin[1]["log_sum"] == pytest.approx(10_000 * math.log(0.01), rel=1e-15)

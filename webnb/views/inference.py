@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from flask import Blueprint, request
 
 from webnb import pages
-from webnb.engine.pages.lesson import Lesson, build_lesson
+from webnb.engine.pages.lesson import PRODUCT_DEMONSTRATION, Lesson, build_lesson
 from webnb.notation import NOTATIONS
 from webnb.state import MAX_TEXT_LENGTH, STEPS, read_parameter
 from webnb.views.common import catalog, load_lesson, respond
@@ -94,4 +94,5 @@ def show(corpus_id):
         steps=[(step, STEP_TITLES[step]) for step in STEPS],
         step_index=state.step_index,
         explained=explained,
+        product_demonstration=PRODUCT_DEMONSTRATION,
     )

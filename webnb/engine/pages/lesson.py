@@ -53,6 +53,28 @@ class FloatLimits:
 FLOAT64 = FloatLimits()
 
 
+class RepeatedFactor(NamedTuple):
+    """One factor multiplied ``times`` times in float64, one multiplication after another as a program does, and
+    the same as a sum of logs: the lecture notes' demonstration that products of probabilities underflow."""
+
+    factor: float
+    times: int
+    product: float  # math.prod: 0.0 once the true value is below about 5e-324
+    log_sum: float  # math.fsum of the logs: an ordinary number
+
+    def to_dict(self) -> dict:
+        return {"factor": self.factor, "times": self.times, "product": number(self.product),
+                "log_sum": number(self.log_sum)}
+
+
+def repeated_factor(factor: float, times: int) -> RepeatedFactor:
+    return RepeatedFactor(factor, times, math.prod([factor] * times), math.fsum([math.log(factor)] * times))
+
+
+# The notes' own numbers: 0.01 twenty times is 1.0000000000000005e-40; ten thousand times, 0.0.
+PRODUCT_DEMONSTRATION = (repeated_factor(0.01, 20), repeated_factor(0.01, 10_000))
+
+
 class CulpritWord(NamedTuple):
     """The zero factors of one word, for a slide: the classes it rules out, and why (in the review but never in
     those classes, or missing from it but in every document of them)."""
@@ -497,6 +519,7 @@ class Lesson:
             "log_space": None if self.log_space is None else self.log_space.to_dict(),
             "contributions": None if self.contributions is None else self.contributions.to_dict(),
             "underflow": self.underflow.to_dict(),
+            "product_demonstration": [row.to_dict() for row in PRODUCT_DEMONSTRATION],
             "statements": {
                 "lesson": self.verdict.to_dict(),
                 "alpha": fraction_text(self.alpha),
