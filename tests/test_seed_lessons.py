@@ -236,3 +236,44 @@ def test_the_slides_escape_hostile_class_labels(app, client, step):
     assert not [tag for tag in soup.find_all(True) if any(a.startswith("on") for a in tag.attrs)]
     labels = [cell.get_text("", strip=True) for cell in soup.select(f"#step-{step} th, #step-{step} td")]
     assert any(HOSTILE in text for text in labels), labels
+
+
+def review_polarity_archive(shared_corpora, tmp_path):
+    """review_polarity.tar.gz as Cornell ships it: txt_sentoken/pos and txt_sentoken/neg, one file per review."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        with open(shared_corpora / "movie-review-polarity-v2.0" / "all.jsonl", encoding="utf-8") as source:
+            for record in map(json.loads, source):
+                data = record["text"].encode()
+                member = tarfile.TarInfo(f"txt_sentoken/{record['label']}/{record['id']}")
+                member.size = len(data)
+                archive.addfile(member, io.BytesIO(data))
+    path = tmp_path / "review_polarity.tar.gz"
+    path.write_bytes(buffer.getvalue())
+    return path
+
+
+@pytest.mark.corpora
+@pytest.mark.slow  # a few seconds
+def test_the_movie_review_lessons_of_seed_003_appear_once_the_reviews_are_published(
+        app, webnb, shared_corpora, tmp_path):
+    """Seed 003's lesson: the 2,000 polarity reviews, English stop words removed, pseudo-count 2 in its β/α
+    notation; then the same reviews as word pairs."""
+    assert lesson_links(app.test_client())["movie-reviews"] is None
+    text = soup_of(app.test_client().get("/")).select_one(".seed-lesson-list").get_text(" ", strip=True)
+    assert text.count("webnb corpora add review_polarity.tar.gz --lesson movie-reviews") == 1
+    code, out, err = webnb(app, "corpora", "add", review_polarity_archive(shared_corpora, tmp_path),
+                           "--lesson", "movie-reviews")
+    assert code == 0, err
+    assert out.startswith("Published movie-reviews: Movie reviews, 2,000 documents in 2 classes")
+    client = app.test_client()
+    links = lesson_links(client)
+    words = followed(client, links["movie-reviews"])["trace"]
+    assert words["model"]["model"] == "multinomial" and words["model"]["alpha"] == 2
+    assert words["tokens"] == ["great", "film", "wonderful", "story", "ending", "bad"]  # "a", "with", "but" … gone
+    assert words["classes"] == ["neg", "pos"] and words["decision"] in ("neg", "pos")
+    page = soup_of(client.get(links["movie-reviews"]))
+    assert "β" in page.get_text() and "γ = 2" in page.get_text()  # the notes' notation: γ is their pseudo-count
+    pairs = followed(client, links["movie-reviews-bigrams"])["trace"]
+    assert pairs["model"]["alpha"] == "1/10"
+    assert pairs["tokens"] == ["acting good", "good waste", "waste time"]

@@ -57,6 +57,18 @@ RECIPES = (
         presets=(("model", "multinomial"), ("alpha", "1"),
                  ("text", "WINNER! You have won a £900 prize. Call 09061701461 to claim")),
     ),
+    ClassCorpusRecipe(
+        id="movie-reviews",
+        name="Movie reviews",
+        description=(
+            "2,000 film reviews, 1,000 positive and 1,000 negative: the polarity dataset v2.0 of Bo Pang and Lillian "
+            "Lee (“A Sentimental Education”, ACL 2004), already lowercased and tokenised. The lecture's model: "
+            "multinomial, English stop words removed, a pseudo-count of 2, in the notation β (priors) and α (words)."
+        ),
+        source="review_polarity.tar.gz",
+        presets=(("model", "multinomial"), ("alpha", "2"), ("stop_words", "english"), ("notation", "beta-alpha"),
+                 ("text", "a great film with a wonderful story , but the ending is bad")),
+    ),
 )
 
 
@@ -151,6 +163,25 @@ SEED_LESSONS = (
         corpus_id="sms-spam",
         parameters=(*_presets_of("sms-spam"), ("normalize", SPAM_PLACEHOLDERS)),
         recipe="sms-spam",
+    ),
+    SeedLesson(
+        id="movie-reviews",
+        title="Movie reviews",
+        summary="2,000 real film reviews with the lecture's multinomial model: stop words removed and a pseudo-count "
+                "of 2; a review with “great” and “wonderful” but also “bad”.",
+        corpus_id="movie-reviews",
+        parameters=_presets_of("movie-reviews"),
+        recipe="movie-reviews",
+    ),
+    SeedLesson(
+        id="movie-reviews-bigrams",
+        title="Movie reviews, word pairs",
+        summary="The same reviews counted as word pairs (bigrams) with a pseudo-count of 0.1: “not good” becomes a "
+                "feature of its own, which single words cannot see.",
+        corpus_id="movie-reviews",
+        parameters=(*(item for item in _presets_of("movie-reviews") if item[0] not in ("alpha", "text")),
+                    ("alpha", "0.1"), ("ngrams", "2-2"), ("text", "the acting is not good , a waste of time")),
+        recipe="movie-reviews",
     ),
     SeedLesson(
         id="newsgroups-4",
