@@ -4,6 +4,9 @@
 //   Home / End   first / last step          [data-step="first"] / [data-step="last"]
 //   p            presenter mode on or off   [data-presenter-toggle]
 //   ?            the list of these keys     [data-keys-toggle] (presenter mode)
+//   − / +        α one step down / up       [data-control="alpha-down"] / [data-control="alpha-up"] (on a slide)
+//   m            the other model            [data-control="model"] (on a slide)
+//   r            type another review        [data-control="review"] (on a slide; Enter shows it, Escape closes)
 //   Escape       (in a field) leave it, so that the keys above work again; else close the list of keys
 //
 // In presenter mode the deck's bar (.deck-bar) holds the links that go from slide to slide and from page to page;
@@ -68,7 +71,28 @@
     return true;
   }
 
+  // The slide's review field: shown by its button or r, focused; Escape (in the field) hides it again.
+  function showReview(show) {
+    var form = document.getElementById("slide-review");
+    var button = document.querySelector('[data-control="review"]');
+    if (!form || !button) return false;
+    form.hidden = !show;
+    button.setAttribute("aria-expanded", show ? "true" : "false");
+    if (show) {
+      var field = form.querySelector("input[name=text]");
+      field.focus();
+      field.select();
+    }
+    return true;
+  }
+
   document.addEventListener("click", function (event) {
+    var review = event.target instanceof Element && event.target.closest('[data-control="review"]');
+    if (review) {
+      var form = document.getElementById("slide-review");
+      showReview(form !== null && form.hidden);
+      return;
+    }
     var button = event.target instanceof Element && event.target.closest("[data-keys-toggle]");
     if (!button) return;
     var list = document.getElementById("deck-keys");
@@ -82,8 +106,22 @@
       if (list && showKeys(list.hidden)) event.preventDefault();
       return;
     }
+    // + and − (Shift is how many keyboards type +): α one step, on a slide.
+    var controls = {"+": "alpha-up", "=": "alpha-up", "-": "alpha-down", "−": "alpha-down"};
+    if (controls[event.key] && !event.altKey && !event.ctrlKey && !event.metaKey && !isField(event.target)) {
+      var control = document.querySelector('[data-control="' + controls[event.key] + '"]');
+      if (control) {
+        event.preventDefault();
+        control.click();
+      }
+      return;
+    }
     if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
     var key = event.key.length === 1 ? event.key.toLowerCase() : event.key; // "P" with Caps Lock is still p
+    if (key === "Escape" && isField(event.target) && event.target.closest("#slide-review")) {
+      showReview(false);
+      return;
+    }
     if (key === "Escape" && isField(event.target)) {
       event.target.blur(); // done typing: hand the arrow keys back to the steps
       return;
@@ -95,6 +133,14 @@
     // In a table's scroll box the arrows scroll the table, not the lesson's steps.
     if ((key === "ArrowLeft" || key === "ArrowRight") && event.target instanceof Element &&
         event.target.closest('[role="region"][tabindex]')) return;
+    if ((key === "m" || key === "r") && !isField(event.target)) {
+      var slideControl = document.querySelector('[data-control="' + (key === "m" ? "model" : "review") + '"]');
+      if (slideControl) {
+        event.preventDefault();
+        slideControl.click();
+        return;
+      }
+    }
     var selector = TARGETS[key];
     if (!selector || isField(event.target)) return;
     if (key === "p" && event.repeat) return; // holding p must not flip presenter mode back and forth

@@ -300,11 +300,49 @@ DENSITY_SAMPLES = 161
 DENSITY_DASHES = ("", "8 5", "2 4", "12 4 2 4", "4 2")
 
 
-def density_chart(model, feature: int, marker: float | None = None) -> dict:
+@dataclass(frozen=True)
+class DensityFrame:
+    """A slide's density panel: ``width`` × ``height`` units drawn at about one pixel each, with labels of ``text``
+    units (static/presenter.css gives a slide's chart text that size: SLIDE_DENSITY_TEXT). Its margins are made to
+    hold its labels at that size; the page's panel keeps its own fixed ones."""
+
+    width: float
+    height: float
+    text: float = 0.0
+
+    def __post_init__(self):
+        if not self.text:
+            object.__setattr__(self, "text", SLIDE_DENSITY_TEXT)
+
+
+# The size of a slide chart's text, in SVG units drawn about a pixel each: 20 px at the least even when the chart is
+# drawn up to a tenth smaller than planned. Keep it equal to the font size of `svg.slide-chart text` in presenter.css.
+SLIDE_DENSITY_TEXT = 23
+# A slide's content is this wide at 1024 pixels (main's padding taken off), its charts side by side this far apart.
+SLIDE_WIDTH, SLIDE_CHART_GAP = 980, 13
+
+
+def slide_density_frames(count: int, most: int, height: float) -> tuple[DensityFrame, int]:
+    """The frame of each of ``count`` panels side by side across a slide, at most ``most`` of them in a row, and
+    how many go in the row (the rest are drawn at the same size under a disclosure)."""
+    across = max(1, min(count, most))
+    width = (SLIDE_WIDTH - SLIDE_CHART_GAP * (across - 1)) / across
+    return DensityFrame(math.floor(width), height), across
+
+
+def _text_width(label: str, size: float) -> float:
+    """About how wide a label is drawn at font size ``size`` (digits and signs are about 0.62 em in the sans)."""
+    return len(label) * 0.62 * size
+
+
+def density_chart(model, feature: int, marker: float | None = None, frame: DensityFrame | None = None) -> dict:
     """Geometry of one feature's panel: a curve per class over μ ± 4σ of every class, ticks, and where the typed
     value ``marker`` stands (or an arrow at the edge saying how far off it is). A class whose variance is 0 is a
     vertical spike at its mean, marked ∞. Values near ±1.8e308 or near the smallest floats are drawn too: the axis
-    is computed in halves where a span would overflow, and never narrower than the floats can tell apart."""
+    is computed in halves where a span would overflow, and never narrower than the floats can tell apart.
+
+    With ``frame`` (a slide's) the panel has that size, margins that hold its labels at the frame's text size, the
+    word "density" up the y axis, and only as many ticks as have room for their labels."""
     means = model.means[:, feature]
     variances = model.smoothed_variances[:, feature]
     sds = np.sqrt(variances)
@@ -320,13 +358,25 @@ def density_chart(model, feature: int, marker: float | None = None) -> dict:
     # The tallest bell's exact top, 1/√(2πσ²), not the largest sampled point, so the axis label is a true value.
     widths = variances[variances > 0]
     peak = float(1.0 / (math.sqrt(2 * math.pi) * math.sqrt(float(widths.min())))) if len(widths) else 1.0
-    plot_w = DENSITY_WIDTH - DENSITY_LEFT - DENSITY_RIGHT
-    plot_h = DENSITY_HEIGHT - DENSITY_TOP - DENSITY_BOTTOM
-    bottom = DENSITY_TOP + plot_h
+    peak_label = f"{peak:.3g}"
+    if frame is None:
+        width, height, text = DENSITY_WIDTH, DENSITY_HEIGHT, None
+        left, right_margin, top = DENSITY_LEFT, DENSITY_RIGHT, DENSITY_TOP
+        bottom_margin = DENSITY_BOTTOM
+    else:
+        width, height, text = frame.width, frame.height, frame.text
+        # The word "density" runs up the left edge; the tallest bell's height stands right of it.
+        left = math.ceil(1.5 * text + _text_width(peak_label, text) + 10)
+        # The typed value's label goes above the plot.
+        right_margin, top = math.ceil(1.2 * text), math.ceil((1.2 if marker is not None else 0.5) * text)
+        bottom_margin = math.ceil(1.5 * text)
+    plot_w = width - left - right_margin
+    plot_h = height - top - bottom_margin
+    bottom = top + plot_h
     half_span = high / 2 - low / 2
 
     def x_at(value: float) -> float:
-        return DENSITY_LEFT + (value / 2 - low / 2) / half_span * plot_w  # halves: the same ratio, never overflowing
+        return left + (value / 2 - low / 2) / half_span * plot_w  # halves: the same ratio, never overflowing
 
     def y_at(density: float) -> float:
         return bottom - density / (peak * 1.08) * plot_h
@@ -340,21 +390,47 @@ def density_chart(model, feature: int, marker: float | None = None) -> dict:
             "spike": bool(spike), "spike_x": round(x_at(means[k]), 1), "mean": float(means[k]), "sd": float(sds[k]),
         })
     ticks = [Tick(round(x_at(value), 1), label) for value, label in _density_ticks(low, high)]
+    if text is not None:
+        ticks = _ticks_with_room(ticks, text)
     mark = None
     if marker is not None:
         if low <= marker <= high:
             mark = {"x": round(x_at(marker), 1), "inside": True, "label": f"x = {marker:g}"}
         else:
             right = marker > high
-            mark = {"x": DENSITY_LEFT + plot_w - 4 if right else DENSITY_LEFT + 4, "inside": False, "right": right,
+            mark = {"x": left + plot_w - 4 if right else left + 4, "inside": False, "right": right,
                     "label": f"x = {marker:g} {'→' if right else '←'}"}
+    # Where the labels go: under the ticks, beside the peak, at the top of the marker and of a spike. A marker
+    # label turns to the left of its line when it has no room on the right.
+    if text is None:
+        labels = {"text": None, "tick_label_y": bottom + 20, "label_dy": 5, "top_label_y": top + 10,
+                  "spike_label_y": top + 12, "turn_at": left + plot_w - 80, "density_title": None}
+    else:
+        room = _text_width(mark["label"], text) + 8 if mark else 0
+        labels = {"text": text, "tick_label_y": round(bottom + 1.2 * text, 1), "label_dy": round(0.35 * text, 1),
+                  "top_label_y": round(top - 0.3 * text, 1), "spike_label_y": round(top + 0.9 * text, 1),
+                  "turn_at": round(left + plot_w - room, 1),
+                  "density_title": {"x": round(1.05 * text, 1), "y": round(top + plot_h / 2, 1)}}
     return {
         "feature": model.features[feature],
-        "width": DENSITY_WIDTH, "height": DENSITY_HEIGHT, "left": DENSITY_LEFT, "top": DENSITY_TOP,
-        "right": DENSITY_LEFT + plot_w, "bottom": bottom,
+        "width": width, "height": height, "left": left, "top": top,
+        "right": left + plot_w, "bottom": bottom,
         "lines": lines, "ticks": ticks, "marker": mark, "peak": peak, "peak_y": round(y_at(peak), 1),
-        "peak_label": f"{peak:.3g}",
+        "peak_label": peak_label, **labels,
     }
+
+
+def _ticks_with_room(ticks: list[Tick], text: float) -> list[Tick]:
+    """Every n-th tick (n as small as it can be) so that no two labels at font size ``text`` touch; at least the
+    first and the last."""
+    if len(ticks) < 3:
+        return ticks
+    widest = max(_text_width(t.label, text) for t in ticks)
+    for every in range(1, len(ticks)):
+        kept = ticks[::every]
+        if all(b.position - a.position >= widest + 0.6 * text for a, b in zip(kept, kept[1:], strict=False)):
+            return kept
+    return [ticks[0], ticks[-1]]
 
 
 _LARGEST = sys.float_info.max

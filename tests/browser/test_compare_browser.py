@@ -26,9 +26,9 @@ def test_changing_C_updates_the_table_and_the_address(browsing, page, server_url
     # a penalty this strong leaves only the biases, which pick the larger class: ham, 2 of the 4 test messages
     expect(accuracy).to_have_text(re.compile(r"^50\.00 %"))
     expect(page.locator("#compare-C-error")).to_have_count(0)
-    # the projector: the form is hidden, the settings are said in words, and nothing scrolls sideways
+    # the projector's slide: the form gives way to the settings said in words, and nothing scrolls sideways
     page.goto(page.url + "&presenter=1")
-    expect(page.locator(".settings-summary")).to_have_text("α = 1, C = 0.001")
+    expect(page.locator(".deck-slide")).to_contain_text("Naive Bayes with α = 1, logistic regression with C = 0.001.")
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     assert page.evaluate("[...document.querySelectorAll('.table-scroll')].every(s => s.scrollWidth <= s.clientWidth)")
     shot(page, "compare-presenter")

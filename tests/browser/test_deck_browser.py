@@ -65,7 +65,7 @@ def walk_by_keyboard(page, server_url: str, lesson: str, shot=None):
     page.goto(first_slide_url(server_url, lesson))
     for number, slide in enumerate(slides, start=1):
         bar = page.locator(".deck-bar")
-        expect(bar.locator(".deck-position")).to_contain_text(f"slide {number} of {len(slides)}", timeout=60_000)
+        expect(bar.locator(".deck-position")).to_contain_text(f"{number}/{len(slides)} slides", timeout=60_000)
         expect(bar.locator(".deck-position strong")).to_have_text(slide.page.title)
         assert urlsplit(page.url).path.endswith(slide.page.path or f"/corpora/{LESSONS[lesson][0]}"), page.url
         measured = page.evaluate(MEASURE)
@@ -99,7 +99,7 @@ def test_back_home_end_and_exit(page, server_url):
     before_last = pages.walk("text")[-2]
     expect(page.locator(".deck-bar .deck-position strong")).to_have_text(before_last.page.title)
     press(page, "Home")
-    expect(page.locator(".deck-bar .deck-position")).to_contain_text("slide 1 of")
+    expect(page.locator(".deck-bar .deck-position")).to_contain_text("· 1/")
     # The settings travel with the walk.
     assert "alpha=0" in page.url and "text=match+was+sharp" in page.url
     page.locator(".deck-exit").click()
@@ -130,3 +130,33 @@ def test_question_mark_shows_every_key_and_escape_hides_it(page, server_url):
     expect(keys).to_be_hidden()
     page.locator("[data-keys-toggle]").click()
     expect(keys).to_be_visible()
+
+
+def test_alpha_the_model_and_the_review_change_on_the_slide_without_leaving_it(page, server_url):
+    """+ and − step α, m switches the model, r opens the review: each reloads the same slide, still a slide."""
+    corpus, settings, _ = LESSONS["match-reviews"]
+    query = urlencode({**settings, "step": "decision", "presenter": "1"})
+    page.goto(f"{server_url}/corpora/{corpus}/inference?{query}")
+    expect(page.locator(".slide-alpha")).to_have_text("α = 0")
+    expect(page.locator('[data-about="lesson"]')).to_have_attribute("data-class", "positive")
+    press(page, "+")
+    expect(page.locator(".slide-alpha")).to_have_text("α = 0.01")
+    expect(page.locator("#step-decision")).to_be_visible()
+    assert "alpha=0.01" in page.url and "presenter=1" in page.url
+    press(page, "-")
+    expect(page.locator(".slide-alpha")).to_have_text("α = 0")
+    press(page, "m")
+    expect(page.locator(".slide-context")).to_contain_text("Multinomial")
+    expect(page.locator("#step-decision")).to_be_visible()
+    page.keyboard.press("r")
+    field = page.locator("#slide-review-text")
+    expect(field).to_be_focused()
+    field.fill("not sharp match")
+    with page.expect_navigation():
+        field.press("Enter")
+    expect(page.locator(".slide-context q")).to_have_text("not sharp match")
+    expect(page.locator("#step-decision")).to_be_visible()
+    expect(page.locator("body")).to_have_class("presenter slide")
+    # The decision on the slide is the one the record gives for the new review.
+    twin = page.request.get(page.url + "&format=json").json()
+    expect(page.locator('[data-about="lesson"]')).to_have_attribute("data-says", twin["statements"]["lesson"]["says"])

@@ -90,10 +90,26 @@ def _respond(lesson, page: AdditionPage, form: dict, status: int):
     )
 
 
+def _slide_form(lesson, form: dict) -> dict:
+    """The form as the page uses it. In presenter mode, before any document is given (arriving from the deck), the
+    slide adds the lesson's review, as a document of the class asked for, else the first (as the form would): the
+    slide, and the JSON twin of the same address, show that addition. A document given, even an empty one (which
+    the slide then reports), is never replaced; the normal page waits for one."""
+    state = lesson.state
+    if not state.presenter or form["submitted"] or not state.text.strip():
+        return form
+    classes = lesson.training.classes if lesson.training is not None else tuple(lesson.entry.corpus.classes)
+    if not classes:
+        return form
+    label = form["label"] if form["label"] in classes else classes[0]
+    return {**form, "label": label, "document": state.text, "submitted": True}
+
+
 @bp.get("/corpora/<corpus_id>/add")
 def show(corpus_id):
     lesson = load_lesson(corpus_id)
-    page, form = _page(lesson, _document_form(request.args))
+    form = _slide_form(lesson, _document_form(request.args))
+    page, form = _page(lesson, form)
     # htmx swaps only a successful answer, so the page tells what is wrong with status 200; the JSON twin with 400.
     return _respond(lesson, page, form, status=400 if page.error and wants_json() else 200)
 

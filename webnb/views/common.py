@@ -14,6 +14,7 @@ from webnb import pages
 from webnb.admission import address_key
 from webnb.catalog import CorpusEntry, ScopedCatalog
 from webnb.engine import NaiveBayes, TrainingSet
+from webnb.engine.shared.numbers import ExactNumber
 from webnb.state import LessonState, entry_defaults, parse_state, read_parameter
 from webnb.storage import ANY_WORKSPACE
 from webnb.workspaces import current_workspace, hosted, quota
@@ -22,6 +23,10 @@ from webnb.workspaces import current_workspace, hosted, quota
 def catalog() -> ScopedCatalog:
     """The catalog as this request's workspace sees it (all of it in local mode)."""
     return ScopedCatalog(current_app.extensions["webnb"]["catalog"], current_workspace(), quota())
+
+
+# The values of α that a slide's − and + step through: exact 0, small pseudo-counts, Laplace's 1 and beyond.
+ALPHA_LADDER = tuple(ExactNumber(text) for text in ("0", "0.01", "0.1", "0.5", "1", "2", "5", "10"))
 
 
 class Linking:
@@ -74,6 +79,13 @@ class TextLesson(Linking):
     @property
     def defaults(self) -> LessonState:
         return entry_defaults(self.entry)
+
+    def alpha_steps(self) -> tuple[ExactNumber | None, ExactNumber | None]:
+        """The α one step down and one step up the slide's ladder (None past its ends), for the presenter's − and +."""
+        alpha = self.state.alpha
+        down = [value for value in ALPHA_LADDER if value < alpha]
+        up = [value for value in ALPHA_LADDER if value > alpha]
+        return (down[-1] if down else None), (up[0] if up else None)
 
     def slide_extra(self, page: pages.LessonPage) -> dict | None:
         # One parameter and its Beta prior are shown for the review's first word of the vocabulary (else the

@@ -35,6 +35,23 @@ def scored(lesson: TableLesson) -> Score:
     return score_table(held_rows(lesson), lesson.state.smoothing, lesson.state.prior)
 
 
+SLIDE_CLASSES = 6  # classes of the confusion matrix on the slide; the whole matrix is one key away
+
+
+def slide_classes(result, most: int = SLIDE_CLASSES) -> tuple[int, ...]:
+    """The classes whose rows and columns the slide's window of the confusion matrix shows, in class order: all of
+    them up to ``most``, else the ``most`` with the most test rows mistaken for another class or another class's
+    mistaken for them (ties to the larger class)."""
+    classes = range(len(result.classes))
+    if len(result.classes) <= most:
+        return tuple(classes)
+    confusion = result.confusion
+    confused = [sum(confusion[k]) - confusion[k][k] + sum(row[k] for row in confusion) - confusion[k][k]
+                + result.undecidable_by_class[k] for k in classes]
+    support = [sum(confusion[k]) + result.undecidable_by_class[k] for k in classes]
+    return tuple(sorted(sorted(classes, key=lambda k: (-confused[k], -support[k], k))[:most]))
+
+
 def evaluation(corpus_id):
     lesson = load_table_lesson(corpus_id)
     context = {"lesson": lesson, "section": "evaluation"}
@@ -51,4 +68,4 @@ def evaluation(corpus_id):
     shown = [(mistake, lesson.link(inference, train=train, values=tuple(map(repr, mistake.values)), step="logspace"))
              for mistake in mistakes[(page - 1) * ROWS_PER_PAGE: page * ROWS_PER_PAGE]]
     return respond("gaussian/evaluation.html", "evaluation", EvaluationPage(lesson, evaluated), mistakes=shown,
-                   page=page, pages=pages, **context)
+                   page=page, pages=pages, slide_classes=slide_classes(evaluated.score.result), **context)

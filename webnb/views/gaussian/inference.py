@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from webnb import pages
-from webnb.charts import density_chart
+from webnb.charts import density_chart, slide_density_frames
 from webnb.engine.gaussian.lesson import far_row, typical_row, zero_width_cells
 from webnb.engine.gaussian.model import GaussianExplanation, explain
 from webnb.state import GAUSSIAN_STEPS
@@ -13,6 +13,9 @@ from webnb.views.common import respond
 from webnb.views.gaussian.lesson import TableLesson, load_table_lesson
 
 STEP_TITLES = dict(pages.GAUSSIAN_INFERENCE_STEPS)
+# On a slide the density charts stand side by side, at most this many, each drawn this tall at about a unit a pixel
+# so that its labels stay legible; the other features' charts are one key away.
+SLIDE_CHARTS_ACROSS, SLIDE_CHART_HEIGHT = 2, 150
 
 
 @dataclass(frozen=True)
@@ -38,7 +41,12 @@ def inference(corpus_id):
     typical = typical_row(entry.table, entry.sample)
     # Only what the step on screen draws: this runs on every keystroke.
     charts = zero_cells = None
-    if model is not None and state.step == "densities":
+    more_charts = ()
+    if model is not None and state.step == "densities" and state.presenter:
+        frame, across = slide_density_frames(len(lesson.values), SLIDE_CHARTS_ACROSS, SLIDE_CHART_HEIGHT)
+        drawn = [density_chart(model, j, v, frame) for j, v in enumerate(lesson.values)]
+        charts, more_charts = drawn[:across], drawn[across:]
+    elif model is not None and state.step == "densities":
         charts = [density_chart(model, j, v) for j, v in enumerate(lesson.values)]
     if model is not None and state.step == "zero-width":
         zero_cells = zero_width_cells(model, lesson.values)
@@ -54,5 +62,6 @@ def inference(corpus_id):
         far=far_row(entry.table, typical, entry.far),
         explained=explained,
         charts=charts,
+        more_charts=more_charts,
         zero_cells=zero_cells,
     )
