@@ -304,3 +304,20 @@ def webnb(monkeypatch, capsys):
         return code, out.getvalue(), capsys.readouterr().err
 
     return run
+
+
+def publish_lecture_corpora(app, shared_corpora: Path, directory: Path) -> None:
+    """The SMS Spam Collection in its original form and the 20 Newsgroups training posts, published on ``app`` with
+    ``webnb corpora add PATH --lesson ID`` as an instructor would (sms-spam, newsgroups-4)."""
+    import json
+
+    from webnb.cli import main
+
+    sms = directory / "SMSSpamCollection"
+    with open(shared_corpora / "sms-spam-collection-v1" / "all.jsonl", encoding="utf-8") as source:
+        sms.write_text("".join(f"{r['label']}\t{r['text']}\n" for r in map(json.loads, source)), encoding="utf-8")
+    newsgroups = shared_corpora / "20newsgroups-bydate" / "train.jsonl.gz"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("webnb.create_app", lambda: app)
+        for path, lesson in ((sms, "sms-spam"), (newsgroups, "newsgroups-4")):
+            assert main(["corpora", "add", str(path), "--lesson", lesson], out=io.StringIO()) == 0

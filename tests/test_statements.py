@@ -4,14 +4,12 @@ data-class), and each is held against the JSON twin of the same address, on ever
 presenter mode and out of it. Any "cannot decide" outside such a sentence, or a verdict without one, fails."""
 from __future__ import annotations
 
-import io
-import json
 import math
 import re
 from urllib.parse import urlencode
 
 import pytest
-from conftest import soup_of
+from conftest import publish_lecture_corpora, soup_of
 
 from webnb.lessons import SEED_LESSONS, get_recipe
 from webnb.state import STEPS
@@ -129,18 +127,10 @@ def test_the_repeated_review_that_flips_says_why_with_the_prior_once_and_the_rat
 def published(tmp_path_factory, shared_corpora):
     """The app with the lectures' real corpora published as the instructor publishes them."""
     from webnb import create_app
-    from webnb.cli import main
 
     app = create_app({"TESTING": True, "WTF_CSRF_ENABLED": False},
                      instance_path=str(tmp_path_factory.mktemp("instance")))
-    sms = tmp_path_factory.mktemp("sms") / "SMSSpamCollection"
-    with open(shared_corpora / "sms-spam-collection-v1" / "all.jsonl", encoding="utf-8") as source:
-        sms.write_text("".join(f"{r['label']}\t{r['text']}\n" for r in map(json.loads, source)), encoding="utf-8")
-    newsgroups = shared_corpora / "20newsgroups-bydate" / "train.jsonl.gz"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("webnb.create_app", lambda: app)
-        for path, lesson in ((sms, "sms-spam"), (newsgroups, "newsgroups-4")):
-            assert main(["corpora", "add", str(path), "--lesson", lesson], out=io.StringIO()) == 0
+    publish_lecture_corpora(app, shared_corpora, tmp_path_factory.mktemp("lecture"))
     yield app
     app.extensions["webnb"]["jobs"].shutdown()
     app.extensions["webnb"]["storage"].dispose()

@@ -8,6 +8,7 @@ from urllib.parse import urlencode, urlsplit
 import pytest
 from playwright.sync_api import expect
 
+from browser.slides import MEASURE, press, slide_problems
 from webnb import pages
 
 pytestmark = pytest.mark.browser
@@ -21,41 +22,13 @@ LESSONS = {
                               "text": "Claim your free prize now, call 0800 555 0199"}, "text"),
     "iris": ("iris", {}, "table"),
 }
-BODY_TYPE = 24  # the slide's running text
-SMALLEST_TYPE = 20  # anything on a slide, charts included
 
-# Every element that shows text of its own, outside folded tables, the deck's list of keys and hidden parts: its
-# font size (SVG text included), and the slide's size.
-MEASURE = """() => {
-  const shown = e => e.getClientRects().length > 0 && !e.closest('details:not([open]) > :not(summary), [hidden]');
-  const texts = [...document.querySelectorAll('main *')].filter(e =>
-      [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()) && shown(e));
-  // SVG text is drawn at its font size times the drawing's scale (its width over its viewBox's).
-  const scale = e => {
-    const svg = e instanceof SVGElement && e.ownerSVGElement;
-    const box = svg && svg.viewBox.baseVal;
-    return box && box.width ? svg.getBoundingClientRect().width / box.width : 1;
-  };
-  const sizes = texts.map(e => [parseFloat(getComputedStyle(e).fontSize) * scale(e),
-      e.tagName + '.' + e.className + ': ' + e.textContent.trim().slice(0, 40)]);
-  sizes.sort((a, b) => a[0] - b[0]);
-  return {height: document.scrollingElement.scrollHeight, width: document.scrollingElement.scrollWidth,
-          body: parseFloat(getComputedStyle(document.querySelector('main')).fontSize),
-          smallest: sizes.length ? sizes[0] : [99, '']};
-}"""
 
 
 def first_slide_url(server_url: str, lesson: str) -> str:
     corpus, settings, kind = LESSONS[lesson]
     page = pages.PAGES[kind][0]
     return f"{server_url}/corpora/{corpus}{page.path}?{urlencode({**settings, 'presenter': '1'})}"
-
-
-def press(page, key: str) -> None:
-    """Press a key that opens another slide, and wait until that slide has loaded (its script included, so that the
-    next key is heard)."""
-    with page.expect_navigation():
-        page.keyboard.press(key)
 
 
 def walk_by_keyboard(page, server_url: str, lesson: str, shot=None):
@@ -80,11 +53,7 @@ def walk_by_keyboard(page, server_url: str, lesson: str, shot=None):
 def test_the_whole_lecture_is_one_walk_of_slides_that_fit_the_projector(page, server_url, shot, lesson):
     problems = []
     for slide, size in walk_by_keyboard(page, server_url, lesson, shot):
-        where = f"{slide.page.key}/{slide.key}"
-        if size["height"] > 768 or size["width"] > 1024:
-            problems.append(f"{where} is {size['width']} × {size['height']} px")
-        if size["body"] < BODY_TYPE or size["smallest"][0] < SMALLEST_TYPE:
-            problems.append(f"{where}: body {size['body']} px, smallest {size['smallest']}")
+        problems += [f"{slide.page.key}/{slide.key}: {problem}" for problem in slide_problems(size)]
     assert problems == [], "\n".join(problems)
 
 

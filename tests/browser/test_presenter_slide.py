@@ -2,11 +2,10 @@
 scrolling, in type legible from the back of the room, with the full tables one key away."""
 from __future__ import annotations
 
-import io
-import json
 from urllib.parse import urlencode
 
 import pytest
+from conftest import publish_lecture_corpora
 from playwright.sync_api import expect
 
 from webnb.examples import TABLE_EXAMPLES
@@ -42,18 +41,8 @@ def lesson_url(server_url: str, lesson: str, step: str, presenter: bool = True) 
 
 @pytest.fixture(scope="module", autouse=True)
 def lecture_corpora(served_app, shared_corpora, tmp_path_factory):
-    """The SMS Spam Collection in its original form and the 20 Newsgroups training posts, published on the served
-    app with ``webnb corpora add PATH --lesson ID`` as an instructor would."""
-    from webnb.cli import main
-
-    sms = tmp_path_factory.mktemp("sms") / "SMSSpamCollection"
-    with open(shared_corpora / "sms-spam-collection-v1" / "all.jsonl", encoding="utf-8") as source:
-        sms.write_text("".join(f"{r['label']}\t{r['text']}\n" for r in map(json.loads, source)), encoding="utf-8")
-    newsgroups = shared_corpora / "20newsgroups-bydate" / "train.jsonl.gz"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("webnb.create_app", lambda: served_app)
-        for path, lesson in ((sms, "sms-spam"), (newsgroups, "newsgroups-4")):
-            assert main(["corpora", "add", str(path), "--lesson", lesson], out=io.StringIO()) == 0
+    """The lectures' SMS and four-group corpora, published on the served app as an instructor would."""
+    publish_lecture_corpora(served_app, shared_corpora, tmp_path_factory.mktemp("lecture"))
 
 
 def measured(page) -> dict:

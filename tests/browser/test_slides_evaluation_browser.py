@@ -3,15 +3,14 @@
 included) goes under 20 px; the full tables open from the keyboard; and with twenty classes every slide still fits."""
 from __future__ import annotations
 
-import gzip
-import io
 import json
 from urllib.parse import urlencode
 
 import pytest
 from playwright.sync_api import expect
 
-from browser.test_deck_browser import BODY_TYPE, LESSONS, MEASURE, SMALLEST_TYPE
+from browser.slides import MEASURE, SMALLEST_TYPE, publish_twenty_sample, slide_problems
+from browser.test_deck_browser import LESSONS
 from webnb.formatting import probability
 
 pytestmark = pytest.mark.browser
@@ -30,15 +29,6 @@ TEXT_LESSONS = [name for name, (_, _, kind) in LESSONS.items() if kind == "text"
 def slide_url(server_url: str, corpus: str, settings: dict, path: str, key: str | None) -> str:
     query = {**settings, "presenter": "1", **({"slide": key} if key else {})}
     return f"{server_url}/corpora/{corpus}{path}?{urlencode(query)}"
-
-
-def fits(size: dict) -> list[str]:
-    problems = []
-    if size["height"] > 768 or size["width"] > 1024:
-        problems.append(f"{size['width']} × {size['height']} px")
-    if size["body"] < BODY_TYPE or size["smallest"][0] < SMALLEST_TYPE:
-        problems.append(f"body {size['body']} px, smallest {size['smallest']}")
-    return problems
 
 
 def sweep_text_size(page) -> float:
@@ -61,7 +51,7 @@ def test_each_slide_fits_the_projector_in_legible_type(page, server_url, shot, l
         # The scikit-learn check is not on the slide, nor any warning box.
         expect(page.locator(".deck-slide .parity, .deck-slide .warning")).to_have_count(0)
         shot(page, f"slide-{lesson}{path.replace('/', '-')}-{key or 'one'}", full_page=False)
-        problems += [f"{path} {key}: {problem}" for problem in fits(page.evaluate(MEASURE))]
+        problems += [f"{path} {key}: {problem}" for problem in slide_problems(page.evaluate(MEASURE))]
         if path == "/evaluation/sweep":
             assert sweep_text_size(page) >= SMALLEST_TYPE
     assert problems == [], "\n".join(problems)
@@ -101,26 +91,7 @@ PER_CLASS = 110  # 2,200 posts: above LARGE_CORPUS, so counting and the comparis
 
 @pytest.fixture(scope="module")
 def twenty_classes(served_app, shared_corpora, tmp_path_factory):
-    """A sample of the 20 Newsgroups training posts, the first PER_CLASS of each of its twenty classes, published on
-    the served app with ``webnb corpora add`` as an instructor would."""
-    from webnb.cli import main
-
-    taken: dict[str, int] = {}
-    lines = []
-    with gzip.open(shared_corpora / "20newsgroups-bydate" / "train.jsonl.gz", "rt", encoding="utf-8") as source:
-        for record in map(json.loads, source):
-            if taken.get(record["label"], 0) < PER_CLASS:
-                taken[record["label"]] = taken.get(record["label"], 0) + 1
-                lines.append(json.dumps({"label": record["label"], "text": record["text"]}))
-    assert len(taken) == 20
-    path = tmp_path_factory.mktemp("twenty") / "twenty.jsonl"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("webnb.create_app", lambda: served_app)
-        arguments = ["corpora", "add", str(path), "--id", TWENTY, "--name", "20 Newsgroups, a sample",
-                     "--review", "OpenGL on the GPU is fast"]
-        assert main(arguments, out=io.StringIO()) == 0
-    return TWENTY
+    return publish_twenty_sample(served_app, shared_corpora, tmp_path_factory.mktemp("twenty"), TWENTY, PER_CLASS)
 
 
 @pytest.mark.corpora
@@ -133,7 +104,7 @@ def test_with_twenty_classes_every_slide_still_fits(page, server_url, shot, twen
         # page follows on to the slide by itself.
         expect(page.locator(f".deck-slide {shown}").first).to_be_visible(timeout=180_000)
         shot(page, f"slide-twenty{path.replace('/', '-')}-{key or 'one'}", full_page=False)
-        problems += [f"{path} {key}: {problem}" for problem in fits(page.evaluate(MEASURE))]
+        problems += [f"{path} {key}: {problem}" for problem in slide_problems(page.evaluate(MEASURE))]
         if key == "scores":
             # Twenty classes: the largest confusions on the slide, the whole matrix folded.
             expect(page.locator(".deck-slide table.slide-confusion")).to_have_count(0)

@@ -5,9 +5,6 @@ the keyboard; the add slide leaves the arrows to the deck; and with many classes
 fits."""
 from __future__ import annotations
 
-import gzip
-import io
-import json
 from urllib.parse import urlencode, urlsplit
 
 import numpy as np
@@ -15,7 +12,8 @@ import pytest
 from accessibility import axe_violations
 from playwright.sync_api import expect
 
-from browser.test_deck_browser import BODY_TYPE, LESSONS, MEASURE, SMALLEST_TYPE, press
+from browser.slides import MEASURE, SMALLEST_TYPE, press, publish_twenty_sample, slide_problems
+from browser.test_deck_browser import LESSONS
 from webnb.engine.gaussian.table import NumericTable
 
 pytestmark = pytest.mark.browser
@@ -51,15 +49,6 @@ def table_url(server_url: str, corpus: str, path: str, extra: dict) -> str:
     return f"{server_url}/corpora/{corpus}{path}?{urlencode({**extra, 'presenter': '1'})}"
 
 
-def fits(size: dict) -> list[str]:
-    problems = []
-    if size["height"] > 768 or size["width"] > 1024:
-        problems.append(f"{size['width']} × {size['height']} px")
-    if size["body"] < BODY_TYPE or size["smallest"][0] < SMALLEST_TYPE:
-        problems.append(f"body {size['body']} px, smallest {size['smallest']}")
-    return problems
-
-
 @pytest.mark.parametrize("lesson", TEXT_LESSONS)
 def test_each_text_slide_fits_the_projector_in_legible_type(page, server_url, shot, lesson):
     corpus, settings, _ = LESSONS[lesson]
@@ -68,7 +57,7 @@ def test_each_text_slide_fits_the_projector_in_legible_type(page, server_url, sh
         page.goto(text_url(server_url, corpus, settings, path))
         expect(page.locator(f".deck-slide {shown}").first).to_be_visible()
         shot(page, f"slide-{lesson}{path.replace('/', '-')}", full_page=False)
-        problems += [f"{path}: {problem}" for problem in fits(page.evaluate(MEASURE))]
+        problems += [f"{path}: {problem}" for problem in slide_problems(page.evaluate(MEASURE))]
         problems += [f"{path}: {violation}" for violation in axe_violations(page)]
         if path == "/confidence":
             assert page.evaluate(CHART_TEXT, ".deck-slide svg.chart text") >= SMALLEST_TYPE
@@ -82,7 +71,7 @@ def test_each_table_slide_fits_the_projector_in_legible_type(page, server_url, s
         page.goto(table_url(server_url, corpus, path, extra))
         expect(page.locator(f"main {shown}").first).to_be_visible()
         shot(page, f"slide-{corpus}{path.replace('/', '-')}", full_page=False)
-        problems += [f"{path}: {problem}" for problem in fits(page.evaluate(MEASURE))]
+        problems += [f"{path}: {problem}" for problem in slide_problems(page.evaluate(MEASURE))]
         problems += [f"{path}: {violation}" for violation in axe_violations(page)]
         if page.locator("svg.slide-chart").count():
             assert page.evaluate(CHART_TEXT, "main svg.slide-chart text") >= SMALLEST_TYPE, path
@@ -176,7 +165,7 @@ def test_with_many_classes_and_features_every_table_slide_still_fits(page, serve
             assert len(boxes) == 2 and all(0 <= box["x"] and box["x"] + box["width"] <= 1024 for box in boxes)
             assert page.evaluate(CHART_TEXT, "#step-densities > .density-grid svg.slide-chart text") >= SMALLEST_TYPE
             continue
-        problems += [f"{path}: {problem}" for problem in fits(page.evaluate(MEASURE))]
+        problems += [f"{path}: {problem}" for problem in slide_problems(page.evaluate(MEASURE))]
     assert problems == [], "\n".join(problems)
 
 
@@ -186,26 +175,7 @@ PER_CLASS = 110  # 2,200 posts: above LARGE_CORPUS, so counting and the held-out
 
 @pytest.fixture(scope="module")
 def twenty_classes(served_app, shared_corpora, tmp_path_factory):
-    """A sample of the 20 Newsgroups training posts, the first PER_CLASS of each of its twenty classes, published on
-    the served app with ``webnb corpora add`` as an instructor would."""
-    from webnb.cli import main
-
-    taken: dict[str, int] = {}
-    lines = []
-    with gzip.open(shared_corpora / "20newsgroups-bydate" / "train.jsonl.gz", "rt", encoding="utf-8") as source:
-        for record in map(json.loads, source):
-            if taken.get(record["label"], 0) < PER_CLASS:
-                taken[record["label"]] = taken.get(record["label"], 0) + 1
-                lines.append(json.dumps({"label": record["label"], "text": record["text"]}))
-    assert len(taken) == 20
-    path = tmp_path_factory.mktemp("twenty") / "twenty.jsonl"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("webnb.create_app", lambda: served_app)
-        arguments = ["corpora", "add", str(path), "--id", TWENTY, "--name", "20 Newsgroups, a sample",
-                     "--review", "OpenGL on the GPU is fast"]
-        assert main(arguments, out=io.StringIO()) == 0
-    return TWENTY
+    return publish_twenty_sample(served_app, shared_corpora, tmp_path_factory.mktemp("twenty"), TWENTY, PER_CLASS)
 
 
 @pytest.mark.corpora
@@ -218,7 +188,7 @@ def test_with_twenty_classes_every_text_slide_still_fits(page, server_url, shot,
         # page follows on to the slide by itself.
         expect(page.locator(f".deck-slide {shown}").first).to_be_visible(timeout=180_000)
         shot(page, f"slide-twenty{path.replace('/', '-')}", full_page=False)
-        problems += [f"{path}: {problem}" for problem in fits(page.evaluate(MEASURE))]
+        problems += [f"{path}: {problem}" for problem in slide_problems(page.evaluate(MEASURE))]
         if path == "/confidence":
             assert page.evaluate(CHART_TEXT, ".deck-slide svg.chart text") >= SMALLEST_TYPE
             expect(page.locator(".deck-slide .legend li.muted")).to_contain_text("less probable classes")

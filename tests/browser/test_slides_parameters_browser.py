@@ -11,7 +11,7 @@ from urllib.request import urlopen
 import pytest
 from playwright.sync_api import expect
 
-from browser.test_deck_browser import BODY_TYPE, MEASURE, SMALLEST_TYPE, press
+from browser.slides import MEASURE, press, slide_problems
 
 pytestmark = pytest.mark.browser
 
@@ -38,13 +38,7 @@ def matrix_url(server_url: str, corpus: str, settings: dict) -> str:
 
 
 def fits(page) -> list[str]:
-    size = page.evaluate(MEASURE)
-    problems = []
-    if size["height"] > 768 or size["width"] > 1024:
-        problems.append(f"{size['width']} × {size['height']} px")
-    if size["body"] < BODY_TYPE or size["smallest"][0] < SMALLEST_TYPE:
-        problems.append(f"body {size['body']} px, smallest {size['smallest']}")
-    return problems
+    return slide_problems(page.evaluate(MEASURE))
 
 
 def walk_my_slides(page, server_url: str, corpus: str, settings: dict, shot, name: str, timeout: float = 30_000):

@@ -1,0 +1,73 @@
+"""What the browser tests of the presenter's slides share: the measure of a slide (its size and its smallest text,
+SVG text at its drawn size), the rule it must meet, a key that opens another slide, and a twenty-class corpus."""
+from __future__ import annotations
+
+import gzip
+import io
+import json
+
+import pytest
+
+BODY_TYPE = 24  # the slide's running text
+SMALLEST_TYPE = 20  # anything on a slide, charts included
+
+# Every element that shows text of its own, outside folded tables, the deck's list of keys and hidden parts: its
+# font size (SVG text included), and the slide's size.
+MEASURE = """() => {
+  const shown = e => e.getClientRects().length > 0 && !e.closest('details:not([open]) > :not(summary), [hidden]');
+  const texts = [...document.querySelectorAll('main *')].filter(e =>
+      [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()) && shown(e));
+  // SVG text is drawn at its font size times the drawing's scale (its width over its viewBox's).
+  const scale = e => {
+    const svg = e instanceof SVGElement && e.ownerSVGElement;
+    const box = svg && svg.viewBox.baseVal;
+    return box && box.width ? svg.getBoundingClientRect().width / box.width : 1;
+  };
+  const sizes = texts.map(e => [parseFloat(getComputedStyle(e).fontSize) * scale(e),
+      e.tagName + '.' + e.className + ': ' + e.textContent.trim().slice(0, 40)]);
+  sizes.sort((a, b) => a[0] - b[0]);
+  return {height: document.scrollingElement.scrollHeight, width: document.scrollingElement.scrollWidth,
+          body: parseFloat(getComputedStyle(document.querySelector('main')).fontSize),
+          smallest: sizes.length ? sizes[0] : [99, '']};
+}"""
+
+
+def slide_problems(size: dict) -> list[str]:
+    """What a slide measured with MEASURE breaks of the projector's rules: wider or taller than 1024 × 768, running
+    text under BODY_TYPE, anything under SMALLEST_TYPE. Empty when it meets them."""
+    problems = []
+    if size["height"] > 768 or size["width"] > 1024:
+        problems.append(f"{size['width']} × {size['height']} px")
+    if size["body"] < BODY_TYPE or size["smallest"][0] < SMALLEST_TYPE:
+        problems.append(f"body {size['body']} px, smallest {size['smallest']}")
+    return problems
+
+
+def press(page, key: str) -> None:
+    """Press a key that opens another slide, and wait until that slide has loaded (its script included, so that the
+    next key is heard)."""
+    with page.expect_navigation():
+        page.keyboard.press(key)
+
+
+def publish_twenty_sample(app, shared_corpora, directory, corpus_id: str, per_class: int) -> str:
+    """The first ``per_class`` 20 Newsgroups training posts of each of its twenty classes, published on ``app`` with
+    ``webnb corpora add`` as an instructor would; returns the corpus id."""
+    from webnb.cli import main
+
+    taken: dict[str, int] = {}
+    lines = []
+    with gzip.open(shared_corpora / "20newsgroups-bydate" / "train.jsonl.gz", "rt", encoding="utf-8") as source:
+        for record in map(json.loads, source):
+            if taken.get(record["label"], 0) < per_class:
+                taken[record["label"]] = taken.get(record["label"], 0) + 1
+                lines.append(json.dumps({"label": record["label"], "text": record["text"]}))
+    assert len(taken) == 20
+    path = directory / "twenty.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("webnb.create_app", lambda: app)
+        arguments = ["corpora", "add", str(path), "--id", corpus_id, "--name", "20 Newsgroups, a sample",
+                     "--review", "OpenGL on the GPU is fast"]
+        assert main(arguments, out=io.StringIO()) == 0
+    return corpus_id
