@@ -71,3 +71,15 @@ def publish_twenty_sample(app, shared_corpora, directory, corpus_id: str, per_cl
                      "--review", "OpenGL on the GPU is fast"]
         assert main(arguments, out=io.StringIO()) == 0
     return corpus_id
+
+
+def open_folded(page, summary) -> None:
+    """Tab to a folded table's summary (the locator ``summary``) as a presenter would, and open it with Enter."""
+    from playwright.sync_api import expect
+
+    for _ in range(12):
+        page.keyboard.press("Tab")
+        if summary.evaluate("element => element === document.activeElement"):
+            break
+    expect(summary).to_be_focused()
+    page.keyboard.press("Enter")

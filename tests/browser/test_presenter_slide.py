@@ -8,6 +8,7 @@ import pytest
 from conftest import publish_lecture_corpora
 from playwright.sync_api import expect
 
+from browser.slides import open_folded
 from webnb.examples import TABLE_EXAMPLES
 from webnb.lessons import SPAM_PLACEHOLDERS, get_recipe
 from webnb.state import GAUSSIAN_STEPS, STEPS
@@ -90,12 +91,7 @@ def test_the_full_table_is_one_key_away(page, server_url, step, full_table):
     page.goto(lesson_url(server_url, "match-bernoulli-0", step))
     summary = page.locator("details.full-table > summary")
     expect(page.locator(full_table).first).to_be_hidden()
-    for _ in range(12):
-        page.keyboard.press("Tab")
-        if summary.evaluate("element => element === document.activeElement"):
-            break
-    expect(summary).to_be_focused()
-    page.keyboard.press("Enter")
+    open_folded(page, summary)
     expect(page.locator(full_table).first).to_be_visible()
     expect(page.locator("body")).to_have_class("presenter slide")
 

@@ -11,7 +11,7 @@ from urllib.request import urlopen
 import pytest
 from playwright.sync_api import expect
 
-from browser.slides import MEASURE, press, slide_problems
+from browser.slides import MEASURE, open_folded, press, slide_problems
 
 pytestmark = pytest.mark.browser
 
@@ -93,12 +93,7 @@ def test_the_pages_window_of_the_matrix_is_one_key_away(page, server_url):
     summary = page.locator("#slide-matrix details.full-table > summary")
     full = page.locator("#slide-matrix details.full-table table.matrix")
     expect(full).to_be_hidden()
-    for _ in range(12):
-        page.keyboard.press("Tab")
-        if summary.evaluate("element => element === document.activeElement"):
-            break
-    expect(summary).to_be_focused()
-    page.keyboard.press("Enter")
+    open_folded(page, summary)
     expect(full).to_be_visible()
     assert page.evaluate("document.scrollingElement.scrollWidth") <= 1024  # a wide window scrolls in its box
 
