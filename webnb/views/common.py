@@ -92,9 +92,15 @@ class TextLesson(Linking):
         # vocabulary's first word), in the first class.
         if page.key not in ("cell", "prior") or self.training is None:
             return None
-        bag = self.training.bag
-        word = next((token for token in bag.analyzer(self.state.text) if token in bag.index), bag.vocabulary[0])
+        first = self.review_words(1)
+        word = self.training.bag.vocabulary[first[0] if first else 0]
         return {"word": word, "class": self.training.statistics.classes[0] if page.key == "prior" else None}
+
+    def review_words(self, limit: int | None = None) -> list[int]:
+        """The vocabulary numbers of the review's words, each once, in the review's order (at most ``limit``): what a
+        slide shows of the matrix and of the parameters, and the word one parameter's slide opens on."""
+        bag = self.training.bag
+        return list(dict.fromkeys(bag.index[t] for t in bag.analyzer(self.state.text) if t in bag.index))[:limit]
 
     def model(self) -> tuple[NaiveBayes | None, str | None]:
         """The model the state asks for, and None; or None and why the settings cannot make one (None and None when

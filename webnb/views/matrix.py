@@ -57,15 +57,14 @@ def slide_window(lesson, window: MatrixWindow) -> SlideWindow:
     documents that contain the most of those words (the rare ones counting more), one of each class first, shown in
     the corpus's order. A small corpus whose whole matrix fits is shown whole."""
     training = lesson.training
-    matrix, vocabulary, index = training.matrix, training.vocabulary, training.bag.index
+    matrix, vocabulary = training.matrix, training.vocabulary
     n_documents, n_words = matrix.shape
     whole = n_words <= SLIDE_WORDS + 1 and n_documents <= SLIDE_ROWS + 2
     from_review = 0
     if whole:
         columns = np.arange(n_words)
     else:
-        chosen = list(dict.fromkeys(index[token] for token in training.bag.analyzer(lesson.state.text)
-                                    if token in index))[:SLIDE_WORDS]
+        chosen = lesson.review_words(SLIDE_WORDS)
         from_review = len(chosen)
         if len(chosen) < SLIDE_WORDS:
             taken = set(chosen)

@@ -32,12 +32,6 @@ SLIDE_WORDS = 6  # rows of the presenter's table: the review's words of the voca
 SLIDE_LEAST_WORDS = 3  # fewer of the review's words are joined by the vocabulary's first ones
 
 
-def review_words(lesson, limit: int) -> list[int]:
-    """The vocabulary numbers of the review's words (each once, in the review's order), at most ``limit``."""
-    bag = lesson.training.bag
-    return list(dict.fromkeys(bag.index[t] for t in bag.analyzer(lesson.state.text) if t in bag.index))[:limit]
-
-
 @bp.get("/corpora/<corpus_id>/parameters")
 def show(corpus_id):
     lesson = load_lesson(corpus_id)
@@ -52,7 +46,7 @@ def show(corpus_id):
         table = parameter_table(whole, words, query=query, sort=sort, page=page)
         if lesson.deck() is not None:
             # The presenter's table: the review's words, joined by the vocabulary's first when it has few.
-            shown = review_words(lesson, SLIDE_WORDS)
+            shown = lesson.review_words(SLIDE_WORDS)
             from_review = len(shown)
             shown += [j for j in range(min(len(model.vocabulary), SLIDE_LEAST_WORDS + len(shown)))
                       if j not in shown][: max(0, SLIDE_LEAST_WORDS - len(shown))]
