@@ -7,6 +7,8 @@
 //   − / +        α one step down / up       [data-control="alpha-down"] / [data-control="alpha-up"] (on a slide)
 //   m            the other model            [data-control="model"] (on a slide)
 //   r            type another review        [data-control="review"] (on a slide; Enter shows it, Escape closes)
+//   t            the next theme             [data-control="theme"] (normal, high contrast light, dark)
+//   z / Z        zoom in / out              [data-control="zoom-in"] / [data-control="zoom-out"]
 //   Escape       (in a field) leave it, so that the keys above work again; else close the list of keys
 //
 // In presenter mode the deck's bar (.deck-bar) holds the links that go from slide to slide and from page to page;
@@ -116,6 +118,14 @@
       }
       return;
     }
+    if (event.key === "Z" && event.shiftKey && !event.altKey && !event.ctrlKey && !event.metaKey && !isField(event.target)) {
+      var zoomOut = document.querySelector('[data-control="zoom-out"]');
+      if (zoomOut) {
+        event.preventDefault();
+        zoomOut.click();
+      }
+      return;
+    }
     if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
     var key = event.key.length === 1 ? event.key.toLowerCase() : event.key; // "P" with Caps Lock is still p
     if (key === "Escape" && isField(event.target) && event.target.closest("#slide-review")) {
@@ -133,8 +143,9 @@
     // In a table's scroll box the arrows scroll the table, not the lesson's steps.
     if ((key === "ArrowLeft" || key === "ArrowRight") && event.target instanceof Element &&
         event.target.closest('[role="region"][tabindex]')) return;
-    if ((key === "m" || key === "r") && !isField(event.target)) {
-      var slideControl = document.querySelector('[data-control="' + (key === "m" ? "model" : "review") + '"]');
+    var slideKeys = {m: "model", r: "review", t: "theme", z: "zoom-in"};
+    if (slideKeys[key] && !isField(event.target)) {
+      var slideControl = document.querySelector('[data-control="' + slideKeys[key] + '"]');
       if (slideControl) {
         event.preventDefault();
         slideControl.click();

@@ -26,25 +26,25 @@ from webnb.state import (
 
 LESSON_DEFAULTS = {
     "model": "bernoulli", "alpha": ExactNumber(1), "binary": False, "prior": "learned", "floor": False, "text": "",
-    "step": "tokens", "notation": "phi-psi", "presenter": False, "slide": "", "repeats": "", "lowercase": True,
+    "step": "tokens", "notation": "phi-psi", "presenter": False, "slide": "", "theme": "", "zoom": "", "repeats": "", "lowercase": True,
     "tokens": "default", "accents": "", "stop_words": "", "stemmer": "", "normalize": (), "ngrams": "1-1",
     "min_df": "1", "max_df": "1.0", "max_features": "", "test": "split", "test_size": ExactNumber("0.25"), "seed": "0",
     "train": "all",
 }
 TABLE_DEFAULTS = {
     "var_smoothing": "1e-9", "prior": "learned", "values": (), "step": "densities", "presenter": False, "slide": "",
-    "test": "split", "test_size": ExactNumber("0.25"), "seed": "0", "train": "all",
+    "theme": "", "zoom": "", "test": "split", "test_size": ExactNumber("0.25"), "seed": "0", "train": "all",
 }
 # A corpus's own defaults, none of them the plain state's, so that a fallback to them can be told from one to those.
 CORPUS_LESSON = LessonState(
     model="multinomial", alpha=ExactNumber("0.5"), binary=True, prior="uniform", floor=True, text="a review",
-    step="zeros", slide="documents",
+    step="zeros", slide="documents", theme="dark", zoom="125",
     notation="p-hat", presenter=True, repeats="30", lowercase=False, tokens="words", accents="ascii",
     stop_words="english", stemmer="porter", normalize=("url",), ngrams="1-2", min_df="2", max_df="0.9",
     max_features="50", test="training", test_size=ExactNumber("0.3"), seed="7", train="split",
 )
 CORPUS_TABLE = TableState(var_smoothing="0.01", prior="uniform", values=("1", "2"), step="product", presenter=True,
-                          slide="curves", test="training", test_size=ExactNumber("0.3"), seed="7", train="split")
+                          slide="curves", theme="light", zoom="150", test="training", test_size=ExactNumber("0.3"), seed="7", train="split")
 
 # A value each parameter cannot use, and today's message for it, word for word.
 LESSON_REFUSED = {
@@ -53,6 +53,8 @@ LESSON_REFUSED = {
     "step": ("jump", "There is no such step."),
     "slide": ("last", "There is no such slide."),
     "notation": ("greek", "Unknown notation."),
+    "theme": ("sepia", "The theme is light or dark (high contrast), or normal."),
+    "zoom": ("200", "The zoom is 125 or 150 (per cent), or 100."),
     "tokens": ("letters", "Tokens are the default words, all words, or white-space separated."),
     "ngrams": ("3-3", "Words can be single words (1-1), words and pairs (1-2) or pairs (2-2)."),
     "accents": ("latin", "Unknown accents option."),
@@ -84,6 +86,8 @@ TABLE_REFUSED = {
     "test": ("other", "Test on a split of the rows or on the training rows."),
     "train": ("some", "Train on all rows or on the split's training part."),
     "presenter": ("maybe", "Expected 1 or 0."),
+    "theme": ("bright", "The theme is light or dark (high contrast), or normal."),
+    "zoom": ("1.5", "The zoom is 125 or 150 (per cent), or 100."),
     "value": ("x" * 101, "Too many or too long values."),
     "test_size": ("0", "The held-out share is a fraction between 0 and 1, such as 0.25."),
     "seed": ("9" * 41, "The seed is a whole number from 0 to 4,294,967,295."),
@@ -122,7 +126,8 @@ def test_messages_are_listed_in_the_tables_order():
     assert list(parse_state(everything).errors) == [p.name for p in LESSON_PARAMETERS.parameters]
     table = MultiDict([(name, text) for name, (text, _) in TABLE_REFUSED.items()])
     assert list(parse_table_state(table).errors) == [
-        "var_smoothing", "prior", "step", "slide", "test", "train", "presenter", "value", "test_size", "seed"]
+        "var_smoothing", "prior", "step", "slide", "test", "train", "presenter", "theme", "zoom", "value", "test_size",
+        "seed"]
 
 
 @pytest.mark.parametrize("args, expected, errors", [
@@ -162,6 +167,7 @@ RANDOM_LESSON = {
     "binary": [True, False],
     "prior": ["learned", "uniform"], "floor": [True, False], "text": ["", "x y", "ü&=+% <b>\"'", " spaced "],
     "step": list(STEPS), "notation": ["phi-psi", "beta-alpha"], "presenter": [True, False], "repeats": ["", "3"],
+    "theme": ["", "light", "dark"], "zoom": ["", "125", "150"],
     "lowercase": [True, False], "tokens": ["default", "words", "whitespace"], "accents": ["", "ascii", "unicode"],
     "stop_words": ["", "english"], "stemmer": ["", "porter", "snowball"],
     "normalize": [(), ("url",), ("email", "money", "number")], "ngrams": ["1-1", "1-2", "2-2"],
@@ -173,6 +179,7 @@ RANDOM_LESSON = {
 RANDOM_TABLE = {
     "var_smoothing": ["1e-9", "0", "0.5"], "prior": ["learned", "uniform"], "values": [(), ("5.1",), ("1", "-2.5e3")],
     "step": list(GAUSSIAN_STEPS), "presenter": [True, False], "test": ["split", "training"],
+    "theme": ["", "light", "dark"], "zoom": ["", "125", "150"],
     "test_size": [ExactNumber("0.25"), ExactNumber("0.1")], "seed": ["0", "9"], "train": ["all", "split"],
 }
 

@@ -95,6 +95,7 @@ def create_app(test_config=None, *, instance_path=None):
     errors.init_app(app)  # every error a request meets, in webnb's own words (webnb/errors.py)
     app.jinja_env.filters.update(formatting.FILTERS)
     app.jinja_env.globals["lesson_menu"] = pages.lesson_menu
+    app.jinja_env.globals.update(themes=pages.THEMES, zooms=pages.ZOOMS, next_choice=pages.next_choice)
     app.jinja_env.globals["SLIDE_CLASSES"] = formatting.SLIDE_CLASSES
     app.jinja_env.tests.update(formatting.TESTS)
 

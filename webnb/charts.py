@@ -212,7 +212,9 @@ def power_of_ten(log10_value: float | None) -> str:
 
 # The plot area inside each SVG's viewBox (960 × 440): room on the left for tick labels, below for the axis title.
 PLOT = {"width": 960, "height": 440, "left": 130, "right": 930, "top": 20, "bottom": 350}
-COLOURS = ("#0a4a94", "#b35900", "#1b7a1b", "#a00000", "#6a1b9a", "#333333")
+# Each class line takes the colour of its place (static/charts.css: .class-0 … .class-5, chosen to stay apart under the
+# common colour-vision deficiencies and in each theme) and a dash pattern, so that the lines differ without colour.
+CLASS_COLOURS = 6
 DASHES = ("", "14 7", "4 5", "14 5 4 5", "2 4", "8 8")
 
 
@@ -242,7 +244,8 @@ def repeat_posterior_chart(curve, plotted: list[int], n_max: int, saturates_at) 
     lines = []
     for order, k in enumerate(plotted):
         points = " ".join(f"{x(p.repeats):.1f},{y(p.posteriors[k]):.1f}" for p in curve.points)
-        lines.append({"label": curve.classes[k], "points": points, "colour": COLOURS[order], "dash": DASHES[order]})
+        lines.append({"label": curve.classes[k], "points": points, "index": order % CLASS_COLOURS,
+                      "dash": DASHES[order]})
     return {
         **PLOT,
         "lines": lines,
@@ -386,7 +389,7 @@ def density_chart(model, feature: int, marker: float | None = None, frame: Densi
         spike = variances[k] == 0
         points = "" if spike else " ".join(f"{x_at(x):.1f},{y_at(y):.1f}" for x, y in zip(xs, curves[k], strict=True))
         lines.append({
-            "label": label, "index": k % 5, "dash": DENSITY_DASHES[k % len(DENSITY_DASHES)], "points": points,
+            "label": label, "index": k % CLASS_COLOURS, "dash": DENSITY_DASHES[k % len(DENSITY_DASHES)], "points": points,
             "spike": bool(spike), "spike_x": round(x_at(means[k]), 1), "mean": float(means[k]), "sd": float(sds[k]),
         })
     ticks = [Tick(round(x_at(value), 1), label) for value, label in _density_ticks(low, high)]

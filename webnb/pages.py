@@ -92,6 +92,17 @@ TABLE_PAGES = (
 )
 
 PAGES = {"text": TEXT_PAGES, "table": TABLE_PAGES}
+
+# How the lesson looks on a projector, each in the address (theme=, zoom=) and on a key (t, z): the normal theme or a
+# high-contrast one, light or dark (contrast ≥ 7 : 1); and the slide's content at 100, 125 or 150 %. "" is the default.
+THEMES = {"": "normal", "light": "high contrast, light", "dark": "high contrast, dark"}
+ZOOMS = {"": "100 %", "125": "125 %", "150": "150 %"}
+
+
+def next_choice(choices: dict, current: str, step: int = 1) -> str:
+    """The choice after ``current`` (before it when ``step`` is -1), round the list: what t and z move to."""
+    keys = list(choices)
+    return keys[(keys.index(current) + step) % len(keys)]
 # Every slide key a text or table lesson knows, for the check of the address's ``slide``.
 SLIDE_KEYS = {kind: tuple(dict.fromkeys(key for page in pages if page.slide_parameter == "slide"
                                         for key, _ in page.slides))

@@ -347,6 +347,16 @@ def _split_parameters(repeated: str) -> tuple[Parameter, Parameter]:
     )
 
 
+def _projector_parameters(kind) -> tuple[Parameter, Parameter]:
+    """The theme and the zoom of the projector, texts and tables alike."""
+    return (
+        kind("theme", _one_of(tuple(pages.THEMES)), "The theme is light or dark (high contrast), or normal.",
+             spaces="keep", unset=("", "normal")),
+        kind("zoom", _one_of(tuple(pages.ZOOMS)), "The zoom is 125 or 150 (per cent), or 100.", spaces="keep",
+             unset=("", "100")),
+    )
+
+
 # --- the text pages ---------------------------------------------------------------------------------------------
 
 
@@ -362,6 +372,8 @@ class LessonState:
     notation: str = NOTATIONS[0]
     presenter: bool = False
     slide: str = ""  # in presenter mode, the slide of a page that is not Bayes' rule ("": its first)
+    theme: str = ""  # pages.THEMES: "" normal, "light" or "dark" high contrast
+    zoom: str = ""  # pages.ZOOMS: "" is 100 %
     repeats: str = ""  # how often the underflow step repeats the review; "" lets the engine choose
     # text analysis and vocabulary
     lowercase: bool = True
@@ -452,6 +464,7 @@ LESSON_PARAMETERS = ParameterTable(LessonState, (
     _setting("step", _one_of(STEPS), "There is no such step.", spaces="keep"),
     _setting("slide", _one_of(pages.SLIDE_KEYS["text"]), "There is no such slide.", spaces="keep"),
     _setting("notation", _one_of(NOTATIONS), "Unknown notation.", spaces="keep"),
+    *_projector_parameters(_setting),
     _setting("tokens", _one_of(TOKEN_PATTERNS), "Tokens are the default words, all words, or white-space separated.",
              spaces="keep"),
     _setting("ngrams", _one_of(NGRAMS), "Words can be single words (1-1), words and pairs (1-2) or pairs (2-2).",
@@ -506,6 +519,8 @@ class TableState:
     step: str = GAUSSIAN_STEPS[0]
     presenter: bool = False
     slide: str = ""  # in presenter mode, the slide of a page that is not Bayes' rule ("": its first)
+    theme: str = ""  # see LessonState
+    zoom: str = ""
     test: str = "split"  # "split" or "training"
     test_size: ExactNumber = ExactNumber("0.25")
     seed: str = "0"
@@ -549,6 +564,7 @@ TABLE_PARAMETERS = ParameterTable(TableState, (
     Parameter("test", _one_of(("split", "training")), "Test on a split of the rows or on the training rows."),
     Parameter("train", _one_of(("all", "split")), "Train on all rows or on the split's training part."),
     Parameter("presenter", _flag, "Expected 1 or 0."),
+    *_projector_parameters(Parameter),
     Parameter("value", _typed_values, "Too many or too long values.", field="values", repeated="all", several=True),
     *_split_parameters("first"),
 ))

@@ -25,17 +25,18 @@ LESSONS = {
 
 
 
-def first_slide_url(server_url: str, lesson: str) -> str:
+def first_slide_url(server_url: str, lesson: str, **more) -> str:
     corpus, settings, kind = LESSONS[lesson]
     page = pages.PAGES[kind][0]
-    return f"{server_url}/corpora/{corpus}{page.path}?{urlencode({**settings, 'presenter': '1'})}"
+    return f"{server_url}/corpora/{corpus}{page.path}?{urlencode({**settings, 'presenter': '1', **more})}"
 
 
-def walk_by_keyboard(page, server_url: str, lesson: str, shot=None):
-    """Open the first slide and press → until the last; yield (slide of the walk, the measures) at each."""
+def walk_by_keyboard(page, server_url: str, lesson: str, shot=None, **more):
+    """Open the first slide (with the settings ``more``, such as a theme) and press → until the last; yield (slide of
+    the walk, the measures) at each."""
     _, _, kind = LESSONS[lesson]
     slides = pages.walk(kind)
-    page.goto(first_slide_url(server_url, lesson))
+    page.goto(first_slide_url(server_url, lesson, **more))
     for number, slide in enumerate(slides, start=1):
         bar = page.locator(".deck-bar")
         expect(bar.locator(".deck-position")).to_contain_text(f"{number}/{len(slides)} slides", timeout=60_000)

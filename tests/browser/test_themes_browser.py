@@ -1,0 +1,72 @@
+"""The projector's themes and zoom (issue 24, part 7): every slide of the match reviews passes axe in the normal
+theme (contrast ≥ 4.5 : 1) and in both high-contrast themes (≥ 7 : 1, axe's enhanced contrast rule), with the
+theme carried from slide to slide; t changes the theme and z / Z the zoom, in the address too."""
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from accessibility import axe_violations
+from browser.slides import press
+from browser.test_deck_browser import first_slide_url, walk_by_keyboard
+from webnb import pages
+
+pytestmark = pytest.mark.browser
+
+# Opens every folded full table of the slide; false when it has none.
+OPEN_FOLDED = "() => { const d = [...document.querySelectorAll('details.full-table')]; d.forEach(x => x.open = true); return d.length > 0; }"
+EVERY_IMPACT = ("minor", "moderate", "serious", "critical")
+CONTRAST = {"": ["color-contrast"], "light": ["color-contrast", "color-contrast-enhanced"],
+            "dark": ["color-contrast", "color-contrast-enhanced"]}
+
+
+@pytest.mark.parametrize("theme", list(pages.THEMES), ids=lambda theme: theme or "normal")
+def test_every_slide_of_the_match_reviews_passes_axe_in_each_theme(page, server_url, shot, theme):
+    problems, slides = [], 0
+    for slide, _ in walk_by_keyboard(page, server_url, "match-reviews", **({"theme": theme} if theme else {})):
+        slides += 1
+        body = page.locator("body")
+        if theme:
+            expect(body).to_have_class(f"presenter slide theme-{theme}")
+        # The slide as shown, then with its folded full tables open: they are one key away on the projector.
+        for opened in (False, True):
+            if opened and not page.evaluate(OPEN_FOLDED):
+                continue
+            found = axe_violations(page) + axe_violations(
+                page, EVERY_IMPACT, options={"runOnly": {"type": "rule", "values": CONTRAST[theme]}})
+            problems += [f"{slide.page.key}/{slide.key}{' (opened)' if opened else ''}: {v['id']} {v['targets'][:3]}"
+                         for v in found]
+        if slide.page.key in ("inference", "evaluation", "sweep") and slide.key in ("zeros", "scores", "sweep"):
+            shot(page, f"theme-{theme or 'normal'}-{slide.page.key}-{slide.key}", full_page=False)
+    assert slides == len(pages.walk("text"))
+    assert problems == [], "\n".join(problems)
+
+
+def test_t_changes_the_theme_and_z_the_zoom_and_the_walk_keeps_them(page, server_url):
+    page.goto(first_slide_url(server_url, "match-reviews"))
+    body = page.locator("body")
+    expect(body).to_have_class("presenter slide")
+    press(page, "t")
+    expect(body).to_have_class("presenter slide theme-light")
+    assert "theme=light" in page.url
+    press(page, "t")
+    expect(body).to_have_class("presenter slide theme-dark")
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(0, 0, 0)"
+    press(page, "z")
+    expect(body).to_have_class("presenter slide theme-dark zoom-125")
+    assert page.evaluate("getComputedStyle(document.querySelector('main')).zoom") == "1.25"
+    # The deck's bar keeps its size while the slide grows: it still fits the screen's width.
+    assert page.evaluate("document.querySelector('.deck-bar').getBoundingClientRect().right") <= 1024
+    press(page, "ArrowRight")  # the next slide keeps theme and zoom
+    expect(page.locator(".deck-bar .deck-position")).to_contain_text("· 2/")
+    expect(body).to_have_class("presenter slide theme-dark zoom-125")
+    press(page, "Shift+Z")
+    expect(body).to_have_class("presenter slide theme-dark")
+    press(page, "t")
+    expect(body).to_have_class("presenter slide")
+    assert "theme=" not in page.url and "zoom=" not in page.url
+    # The list of keys names both, with the one in force marked.
+    page.keyboard.press("?")
+    keys = page.locator("#deck-keys")
+    expect(keys).to_be_visible()
+    expect(keys.locator("a[aria-current=true]")).to_have_text(["normal", "100 %"])
