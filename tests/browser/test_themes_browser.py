@@ -70,3 +70,33 @@ def test_t_changes_the_theme_and_z_the_zoom_and_the_walk_keeps_them(page, server
     keys = page.locator("#deck-keys")
     expect(keys).to_be_visible()
     expect(keys.locator("a[aria-current=true]")).to_have_text(["normal", "100 %"])
+
+
+# A student following the slides on a phone: every slide of the lecture stays within the screen's width (a wide
+# table scrolls inside itself), the deck's bar wraps and shows its controls, and the links that only keys use stay
+# hidden.
+OUTSIDE_THE_SCREEN = """() => [...document.querySelectorAll('main *')].filter(element => {
+    const box = element.getBoundingClientRect();
+    return box.width > 0 && box.right > innerWidth + 1 && !element.closest('table, [role=region], math');
+}).map(element => element.tagName + '.' + element.className)"""
+
+
+@pytest.mark.parametrize("lesson", ["match-reviews", "iris"])
+def test_presenter_mode_on_a_phone_keeps_every_slide_within_the_screen(page, server_url, shot, lesson):
+    page.set_viewport_size({"width": 390, "height": 844})
+    problems = []
+    for slide, _ in walk_by_keyboard(page, server_url, lesson):
+        where = f"{slide.page.key}/{slide.key}"
+        if page.evaluate("document.scrollingElement.scrollWidth") > 390:
+            problems.append(f"{where}: the page scrolls sideways")
+        problems += [f"{where}: {outside}" for outside in page.evaluate(OUTSIDE_THE_SCREEN)]
+        bar = page.locator(".deck-bar")
+        for control in (bar.locator(".deck-exit"), bar.locator("[data-keys-toggle]")):
+            box = control.bounding_box()
+            if box is None or box["x"] + box["width"] > 390 or box["y"] + box["height"] > 844:
+                problems.append(f"{where}: a control of the deck's bar is off the screen")
+        if bar.locator("a[hidden]:visible").count():
+            problems.append(f"{where}: a link for keys only is shown")
+        if slide.key in ("zeros", "scores"):
+            shot(page, f"phone-presenter-{lesson}-{slide.page.key}-{slide.key}", full_page=False)
+    assert problems == [], "\n".join(problems)
