@@ -36,6 +36,7 @@ def create_app(test_config=None, *, instance_path=None):
         export,
         gaussian,
         generative,
+        handouts,
         home,
         inference,
         jobs,
@@ -102,7 +103,7 @@ def create_app(test_config=None, *, instance_path=None):
     app.register_blueprint(home.bp)
     for blueprint in (
         corpus.bp, matrix.bp, parameters.bp, inference.bp, evaluation.bp, compare.bp, words.bp, generative.bp,
-        additions.bp, parity.bp, sharing.bp, jobs.bp, export.bp, gaussian.bp, prior.bp,
+        additions.bp, parity.bp, sharing.bp, jobs.bp, export.bp, gaussian.bp, prior.bp, handouts.bp,
     ):
         app.register_blueprint(blueprint)
     return app
