@@ -150,8 +150,10 @@ def test_the_product_slide_ends_each_class_with_its_exact_joint(page, server_url
 def test_normal_mode_shows_neither_the_slide_nor_its_condensed_tables(page, server_url):
     page.goto(lesson_url(server_url, "match-bernoulli-0", "factors", presenter=False))
     expect(page.locator("h1")).to_be_visible()
-    expect(page.locator(".slide-context, table.condensed, details.full-table")).to_have_count(0)
+    expect(page.locator(".slide-context:visible, table.condensed, details.full-table")).to_have_count(0)
     expect(page.locator("table.factors")).to_have_count(2)
+    # The state's line is there for paper only (static/print.css), hidden on screen.
+    expect(page.locator(".print-state .slide-context")).to_be_hidden()
 
 
 TABLE_LESSONS = [(example.id, which) for example in TABLE_EXAMPLES for which in ("sample", "far")]

@@ -1,0 +1,131 @@
+"""The whole lecture on the projector for large lessons (issue 24, parts 1 to 3): every slide of every page, walked
+in order by the keyboard at 1024 × 768, fits without scrolling in type legible from the back of the room, for a
+digits-sized table of numbers (10 classes, 64 features) and for the published lecture corpora (the SMS Spam
+Collection, the four and the twenty newsgroups)."""
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+import numpy as np
+import pytest
+from playwright.sync_api import expect
+
+from browser.slides import MEASURE, press, slide_problems
+from webnb import pages
+from webnb.engine.gaussian.table import NumericTable
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def digits(served_app) -> str:
+    """scikit-learn's bundled handwritten digits (1,797 rows of 8 × 8 pixels, 10 classes; no download), stored as a
+    table of numbers; its id."""
+    from sklearn.datasets import load_digits
+
+    data = load_digits()
+    table = NumericTable(tuple(data.feature_names), np.asarray(data.data, dtype=np.float64),
+                         tuple(f"digit {k}" for k in data.target), tuple(map(str, range(len(data.target)))))
+    return served_app.extensions["webnb"]["catalog"].add(table, name="Handwritten digits", source="test")
+
+
+def walk(page, first_url: str, kind: str, shot=None, name: str = "", timeout: float = 20_000):
+    """Open ``first_url`` (the walk's first slide) and press → until the last slide; yield (slide, measures) at each,
+    once the deck bar names it (within ``timeout`` ms: a large corpus counts its words in the background first)."""
+    slides = pages.walk(kind)
+    page.goto(first_url)
+    for number, slide in enumerate(slides, start=1):
+        bar = page.locator(".deck-bar")
+        expect(bar.locator(".deck-position")).to_contain_text(f"{number}/{len(slides)} slides", timeout=timeout)
+        expect(bar.locator(".deck-position strong")).to_have_text(slide.page.title)
+        measured = page.evaluate(MEASURE)
+        if shot:
+            shot(page, f"lecture-{name}-{number:02d}-{slide.page.key}-{slide.key}", full_page=False)
+        yield slide, measured
+        if number < len(slides):
+            press(page, "ArrowRight")
+
+
+@pytest.mark.parametrize("table", ["digits", "iris"])
+def test_every_table_slide_fits_for_ten_classes_and_sixty_four_features(page, server_url, shot, digits, table):
+    corpus = digits if table == "digits" else "iris"
+    problems = []
+    for slide, size in walk(page, f"{server_url}/corpora/{corpus}/gaussian?presenter=1", "table", shot, table):
+        problems += [f"{slide.page.key}/{slide.key}: {problem}" for problem in slide_problems(size)]
+    assert problems == [], "\n".join(problems)
+
+
+TWENTY, PER_CLASS = "twenty-lecture", 40  # 800 posts of the twenty groups: every class, a short walk
+
+
+@pytest.fixture(scope="module")
+def lecture_corpora(served_app, shared_corpora, tmp_path_factory) -> dict[str, dict]:
+    """The published lectures (sms-spam, newsgroups-4 and a sample of the twenty groups), as an instructor publishes
+    them: corpus id → the settings its lesson opens with."""
+    from conftest import publish_lecture_corpora
+
+    from browser.slides import publish_twenty_sample
+    from webnb.lessons import get_recipe
+
+    publish_lecture_corpora(served_app, shared_corpora, tmp_path_factory.mktemp("lecture"))
+    publish_twenty_sample(served_app, shared_corpora, tmp_path_factory.mktemp("twenty"), TWENTY, PER_CLASS)
+    return {"sms-spam": dict(get_recipe("sms-spam").presets), "newsgroups-4": dict(get_recipe("newsgroups-4").presets),
+            TWENTY: {"model": "multinomial", "alpha": "1", "text": "OpenGL on the GPU is fast"}}
+
+
+def settings_of(url: str) -> dict[str, list[str]]:
+    """The lesson's state in an address: its query less what only places a slide."""
+    return {k: v for k, v in parse_qs(urlsplit(url).query).items() if k not in ("presenter", "slide", "step")}
+
+
+def keeps(url: str, settings: dict[str, str]) -> bool:
+    """Whether an address carries the lesson's ``settings``: the model, α and review always, any other setting as
+    given or left out (an address leaves out what equals the published lesson's own default)."""
+    query = settings_of(url)
+    return (all(query.get(name, [value]) == [value] for name, value in settings.items())
+            and all(name in query for name in ("model", "alpha", "text")))
+
+
+def alpha_moves_the_slide(page) -> None:
+    """+ then − on the slide: α goes one step up and the slide's decision is the record's for that α; − brings the
+    α the walk had back, on the same slide."""
+    before = page.url
+    alpha = page.locator(".deck-bar .slide-alpha")
+    was = alpha.inner_text()
+    up = page.locator('[data-control="alpha-up"]').get_attribute("title")  # "α = <the next step up>"
+    press(page, "+")
+    expect(alpha).to_have_text(up)
+    assert "presenter=1" in page.url and parse_qs(urlsplit(page.url).query)["alpha"] == [up.removeprefix("α = ")]
+    expect(page.locator("#step-decision")).to_be_visible()
+    twin = page.request.get(page.url + "&format=json").json()
+    expect(page.locator('[data-about="lesson"]')).to_have_attribute("data-says", twin["statements"]["lesson"]["says"])
+    press(page, "-")
+    expect(alpha).to_have_text(was)
+    assert settings_of(page.url) == settings_of(before)
+
+
+@pytest.mark.corpora
+@pytest.mark.slow
+@pytest.mark.parametrize("corpus", ["sms-spam", "newsgroups-4", TWENTY])
+def test_the_published_lectures_walk_from_the_documents_to_the_end(page, server_url, shot, lecture_corpora, corpus):
+    settings = lecture_corpora[corpus]
+    first = f"{server_url}/corpora/{corpus}?{urlencode({**settings, 'presenter': '1'})}"
+    problems, previous = [], None
+    for slide, size in walk(page, first, "text", shot, corpus, timeout=240_000):
+        where = f"{slide.page.key}/{slide.key}"
+        problems += [f"{where}: {problem}" for problem in slide_problems(size)]
+        # The state travels with the walk, and the exit leaves presenter mode for the same page and state.
+        assert keeps(page.url, settings), (where, page.url)
+        exit_link = page.locator(".deck-bar .deck-exit").get_attribute("href")
+        assert urlsplit(exit_link).path == urlsplit(page.url).path, where
+        assert "presenter" not in parse_qs(urlsplit(exit_link).query) and keeps(exit_link, settings), (where, exit_link)
+        if previous is not None and previous.page.key == "inference" and previous.key == "contributions":
+            assert slide.page.key == "evaluation"  # → from step 10 of Bayes' rule
+        if slide.page.key == "inference" and slide.key == "decision":
+            alpha_moves_the_slide(page)
+        previous = slide
+    assert problems == [], "\n".join(problems)
+    page.locator(".deck-bar .deck-exit").click()
+    expect(page.locator(".deck-bar")).to_have_count(0)
+    expect(page.locator("h1")).to_be_visible()
+    assert "presenter" not in parse_qs(urlsplit(page.url).query)
