@@ -65,7 +65,8 @@ def test_the_formulas_give_known_values():
     assert contrast("#767676", "#fff") == pytest.approx(4.54, abs=0.01)  # the lightest grey that passes AA
     assert closest_pair(["#ff0000", "#00ff00"]) > 100
     # Red and green, far apart for most eyes, nearly meet for a deuteranope: the simulation must show it.
-    assert closest_pair(["#d62728", "#2ca02c"], SIMULATIONS["deuteranopia"]) < 0.4 * closest_pair(["#d62728", "#2ca02c"])
+    red_green = ["#d62728", "#2ca02c"]
+    assert closest_pair(red_green, SIMULATIONS["deuteranopia"]) < 0.4 * closest_pair(red_green)
 
 
 @pytest.mark.parametrize("name", list(pages.THEMES), ids=lambda name: name or "normal")

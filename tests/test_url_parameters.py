@@ -26,7 +26,8 @@ from webnb.state import (
 
 LESSON_DEFAULTS = {
     "model": "bernoulli", "alpha": ExactNumber(1), "binary": False, "prior": "learned", "floor": False, "text": "",
-    "step": "tokens", "notation": "phi-psi", "presenter": False, "slide": "", "theme": "", "zoom": "", "repeats": "", "lowercase": True,
+    "step": "tokens", "notation": "phi-psi", "presenter": False, "slide": "", "theme": "", "zoom": "",
+    "repeats": "", "lowercase": True,
     "tokens": "default", "accents": "", "stop_words": "", "stemmer": "", "normalize": (), "ngrams": "1-1",
     "min_df": "1", "max_df": "1.0", "max_features": "", "test": "split", "test_size": ExactNumber("0.25"), "seed": "0",
     "train": "all",
@@ -44,7 +45,8 @@ CORPUS_LESSON = LessonState(
     max_features="50", test="training", test_size=ExactNumber("0.3"), seed="7", train="split",
 )
 CORPUS_TABLE = TableState(var_smoothing="0.01", prior="uniform", values=("1", "2"), step="product", presenter=True,
-                          slide="curves", theme="light", zoom="150", test="training", test_size=ExactNumber("0.3"), seed="7", train="split")
+                          slide="curves", theme="light", zoom="150",
+                          test="training", test_size=ExactNumber("0.3"), seed="7", train="split")
 
 # A value each parameter cannot use, and today's message for it, word for word.
 LESSON_REFUSED = {

@@ -389,7 +389,8 @@ def density_chart(model, feature: int, marker: float | None = None, frame: Densi
         spike = variances[k] == 0
         points = "" if spike else " ".join(f"{x_at(x):.1f},{y_at(y):.1f}" for x, y in zip(xs, curves[k], strict=True))
         lines.append({
-            "label": label, "index": k % CLASS_COLOURS, "dash": DENSITY_DASHES[k % len(DENSITY_DASHES)], "points": points,
+            "label": label, "index": k % CLASS_COLOURS, "dash": DENSITY_DASHES[k % len(DENSITY_DASHES)],
+            "points": points,
             "spike": bool(spike), "spike_x": round(x_at(means[k]), 1), "mean": float(means[k]), "sd": float(sds[k]),
         })
     ticks = [Tick(round(x_at(value), 1), label) for value, label in _density_ticks(low, high)]

@@ -1,5 +1,6 @@
 """What the browser tests of the presenter's slides share: the measure of a slide (its size and its smallest text,
-SVG text at its drawn size), the rule it must meet, a key that opens another slide, and a twenty-class corpus."""
+SVG text at its drawn size), the rule it must meet, a key that opens another slide, the walk through a deck by the
+keyboard, and a twenty-class corpus."""
 from __future__ import annotations
 
 import gzip
@@ -7,6 +8,9 @@ import io
 import json
 
 import pytest
+from playwright.sync_api import expect
+
+from webnb import pages
 
 BODY_TYPE = 24  # the slide's running text
 SMALLEST_TYPE = 20  # anything on a slide, charts included
@@ -83,3 +87,20 @@ def open_folded(page, summary) -> None:
             break
     expect(summary).to_be_focused()
     page.keyboard.press("Enter")
+
+
+def walk_deck(page, first_url: str, kind: str, shot=None, name: str = "", timeout: float = 20_000):
+    """Open ``first_url`` (the walk's first slide) and press → until the last slide; yield (slide, measures) at each,
+    once the deck bar names it (within ``timeout`` ms: a large corpus counts its words in the background first)."""
+    slides = pages.walk(kind)
+    page.goto(first_url)
+    for number, slide in enumerate(slides, start=1):
+        bar = page.locator(".deck-bar")
+        expect(bar.locator(".deck-position")).to_contain_text(f"{number}/{len(slides)} slides", timeout=timeout)
+        expect(bar.locator(".deck-position strong")).to_have_text(slide.page.title)
+        measured = page.evaluate(MEASURE)
+        if shot:
+            shot(page, f"deck-{name}-{number:02d}-{slide.page.key}-{slide.key}", full_page=False)
+        yield slide, measured
+        if number < len(slides):
+            press(page, "ArrowRight")

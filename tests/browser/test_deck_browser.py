@@ -8,7 +8,7 @@ from urllib.parse import urlencode, urlsplit
 import pytest
 from playwright.sync_api import expect
 
-from browser.slides import MEASURE, press, slide_problems
+from browser.slides import press, slide_problems, walk_deck
 from webnb import pages
 
 pytestmark = pytest.mark.browser
@@ -34,20 +34,10 @@ def first_slide_url(server_url: str, lesson: str, **more) -> str:
 def walk_by_keyboard(page, server_url: str, lesson: str, shot=None, **more):
     """Open the first slide (with the settings ``more``, such as a theme) and press → until the last; yield (slide of
     the walk, the measures) at each."""
-    _, _, kind = LESSONS[lesson]
-    slides = pages.walk(kind)
-    page.goto(first_slide_url(server_url, lesson, **more))
-    for number, slide in enumerate(slides, start=1):
-        bar = page.locator(".deck-bar")
-        expect(bar.locator(".deck-position")).to_contain_text(f"{number}/{len(slides)} slides", timeout=60_000)
-        expect(bar.locator(".deck-position strong")).to_have_text(slide.page.title)
-        assert urlsplit(page.url).path.endswith(slide.page.path or f"/corpora/{LESSONS[lesson][0]}"), page.url
-        measured = page.evaluate(MEASURE)
-        if shot:
-            shot(page, f"deck-{lesson}-{number:02d}-{slide.page.key}-{slide.key}", full_page=False)
+    corpus, _, kind = LESSONS[lesson]
+    for slide, measured in walk_deck(page, first_slide_url(server_url, lesson, **more), kind, shot, lesson, 60_000):
+        assert urlsplit(page.url).path.endswith(slide.page.path or f"/corpora/{corpus}"), page.url
         yield slide, measured
-        if number < len(slides):
-            press(page, "ArrowRight")
 
 
 @pytest.mark.parametrize("lesson", list(LESSONS))

@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from browser.slides import MEASURE, press, slide_problems
-from webnb import pages
+from browser.slides import press, slide_problems, walk_deck
 from webnb.engine.gaussian.table import NumericTable
 
 pytestmark = pytest.mark.browser
@@ -29,28 +28,11 @@ def digits(served_app) -> str:
     return served_app.extensions["webnb"]["catalog"].add(table, name="Handwritten digits", source="test")
 
 
-def walk(page, first_url: str, kind: str, shot=None, name: str = "", timeout: float = 20_000):
-    """Open ``first_url`` (the walk's first slide) and press → until the last slide; yield (slide, measures) at each,
-    once the deck bar names it (within ``timeout`` ms: a large corpus counts its words in the background first)."""
-    slides = pages.walk(kind)
-    page.goto(first_url)
-    for number, slide in enumerate(slides, start=1):
-        bar = page.locator(".deck-bar")
-        expect(bar.locator(".deck-position")).to_contain_text(f"{number}/{len(slides)} slides", timeout=timeout)
-        expect(bar.locator(".deck-position strong")).to_have_text(slide.page.title)
-        measured = page.evaluate(MEASURE)
-        if shot:
-            shot(page, f"lecture-{name}-{number:02d}-{slide.page.key}-{slide.key}", full_page=False)
-        yield slide, measured
-        if number < len(slides):
-            press(page, "ArrowRight")
-
-
 @pytest.mark.parametrize("table", ["digits", "iris"])
 def test_every_table_slide_fits_for_ten_classes_and_sixty_four_features(page, server_url, shot, digits, table):
     corpus = digits if table == "digits" else "iris"
     problems = []
-    for slide, size in walk(page, f"{server_url}/corpora/{corpus}/gaussian?presenter=1", "table", shot, table):
+    for slide, size in walk_deck(page, f"{server_url}/corpora/{corpus}/gaussian?presenter=1", "table", shot, table):
         problems += [f"{slide.page.key}/{slide.key}: {problem}" for problem in slide_problems(size)]
     assert problems == [], "\n".join(problems)
 
@@ -111,7 +93,7 @@ def test_the_published_lectures_walk_from_the_documents_to_the_end(page, server_
     settings = lecture_corpora[corpus]
     first = f"{server_url}/corpora/{corpus}?{urlencode({**settings, 'presenter': '1'})}"
     problems, previous = [], None
-    for slide, size in walk(page, first, "text", shot, corpus, timeout=240_000):
+    for slide, size in walk_deck(page, first, "text", shot, corpus, timeout=240_000):
         where = f"{slide.page.key}/{slide.key}"
         problems += [f"{where}: {problem}" for problem in slide_problems(size)]
         # The state travels with the walk, and the exit leaves presenter mode for the same page and state.

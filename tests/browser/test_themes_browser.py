@@ -4,9 +4,9 @@ theme carried from slide to slide; t changes the theme and z / Z the zoom, in th
 from __future__ import annotations
 
 import pytest
+from accessibility import axe_violations
 from playwright.sync_api import expect
 
-from accessibility import axe_violations
 from browser.slides import press
 from browser.test_deck_browser import first_slide_url, walk_by_keyboard
 from webnb import pages
@@ -14,7 +14,11 @@ from webnb import pages
 pytestmark = pytest.mark.browser
 
 # Opens every folded full table of the slide; false when it has none.
-OPEN_FOLDED = "() => { const d = [...document.querySelectorAll('details.full-table')]; d.forEach(x => x.open = true); return d.length > 0; }"
+OPEN_FOLDED = """() => {
+    const folded = [...document.querySelectorAll('details.full-table')];
+    folded.forEach(details => details.open = true);
+    return folded.length > 0;
+}"""
 EVERY_IMPACT = ("minor", "moderate", "serious", "critical")
 CONTRAST = {"": ["color-contrast"], "light": ["color-contrast", "color-contrast-enhanced"],
             "dark": ["color-contrast", "color-contrast-enhanced"]}
