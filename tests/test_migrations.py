@@ -19,7 +19,7 @@ from alembic import command
 
 from webnb import migrations
 
-HEAD = "0004"
+HEAD = "0005"
 
 # --- the schema of the release before Alembic, as webnb/storage.py defined it ----------------------------------------
 
@@ -144,6 +144,17 @@ EXPECTED_SCHEMA = {
         "primary_key": ["id"],
         "foreign_keys": [(("content",), "contents", ("hash",), None)],
         "indexes": {"ix_class_corpora_content": ["content"]},
+    },
+    "classes": {
+        "columns": {"code": (TEXT, False), "secret_hash": (TEXT, False), "corpus_id": (TEXT, False),
+                    "presets": (TEXT, False), "state": (TEXT, False), "created_at": (TIME, False),
+                    "ends_at": (TIME, False), "ended_at": (TIME, True), "state_version": (INT, False)},
+        "primary_key": ["code"], "foreign_keys": [], "indexes": {},
+    },
+    "class_members": {
+        "columns": {"code": (TEXT, False), "workspace": (TEXT, False), "joined_at": (TIME, False)},
+        "primary_key": ["code", "workspace"],
+        "foreign_keys": [(("code",), "classes", ("code",), "CASCADE")], "indexes": {},
     },
 }
 
@@ -309,7 +320,7 @@ def test_an_empty_database_gets_the_newest_schema(engine):
     assert migrations.current(engine) == migrations.head() == HEAD
     assert describe(engine) == EXPECTED_SCHEMA
     with engine.connect() as connection:
-        assert [count(connection, table) for table in EXPECTED_SCHEMA if table != "alembic_version"] == [0] * 8
+        assert [count(connection, table) for table in EXPECTED_SCHEMA if table != "alembic_version"] == [0] * 10
 
 
 def test_todays_database_upgrades_in_place_and_every_corpus_reads_back_unchanged(engine):
@@ -461,7 +472,7 @@ def test_a_database_at_0002_gains_class_corpora_in_place(engine):
     assert migrations.current(engine) == HEAD
     assert describe(engine) == EXPECTED_SCHEMA
     after = snapshot(engine)
-    assert after.pop("class_corpora") == []
+    assert after.pop("class_corpora") == [] and after.pop("classes") == [] and after.pop("class_members") == []
     assert after.pop("alembic_version") == [(HEAD,)] and before.pop("alembic_version") == [("0002",)]
     assert [row[-1] for row in after["counts"]] == [None, None]  # 0004: not used since (claimed_at stands in)
     after["counts"] = [row[:-1] for row in after["counts"]]
@@ -484,7 +495,8 @@ def test_0003_goes_back_to_0002_without_the_class_corpora(engine):
     assert migrations.current(engine) == "0002"
     downgraded = snapshot(engine)
     assert "class_corpora" not in downgraded
-    assert {table: rows for table, rows in upgraded.items() if table not in ("class_corpora", "alembic_version")} == {
+    later = ("class_corpora", "classes", "class_members", "alembic_version")  # 0003's table and 0005's
+    assert {table: rows for table, rows in upgraded.items() if table not in later} == {
         table: rows for table, rows in downgraded.items() if table != "alembic_version"}
     migrations.upgrade(engine)
     assert describe(engine) == EXPECTED_SCHEMA
@@ -502,6 +514,35 @@ def test_0004_adds_when_counts_were_used_and_goes_back(engine):
     migrate(engine, "0003", command.downgrade)
     downgraded = snapshot(engine)
     assert downgraded.pop("alembic_version") == [("0003",)] and before.pop("alembic_version") == [("0003",)]
+    assert downgraded == before
+    migrations.upgrade(engine)
+    assert describe(engine) == EXPECTED_SCHEMA
+
+
+def test_0005_adds_the_classes_in_the_room_and_goes_back(engine):
+    write_todays_database(engine)
+    migrate(engine, "0004")
+    write_counted_data(engine)
+    before = snapshot(engine)
+    assert "classes" not in before and "class_members" not in before
+    migrations.upgrade(engine)
+    assert describe(engine) == EXPECTED_SCHEMA
+    after = snapshot(engine)
+    assert after.pop("classes") == [] and after.pop("class_members") == []
+    assert after.pop("alembic_version") == [(HEAD,)]
+    assert after == {table: rows for table, rows in before.items() if table != "alembic_version"}
+    # A class and a member, as webnb/storage.py writes them; a member's row goes with its class.
+    with engine.begin() as connection:
+        at = sa.bindparam("at", type_=sa.DateTime(timezone=True))
+        connection.execute(sa.text(
+            "INSERT INTO classes (code, secret_hash, corpus_id, presets, state, created_at, ends_at) "
+            "VALUES ('3X9KQR', 'hash', 'spam-ham', '{}', '/corpora/spam-ham', :at, :at)").bindparams(at), {"at": T0})
+        connection.execute(sa.text("INSERT INTO class_members VALUES ('3X9KQR', 'w1', :at)").bindparams(at),
+                           {"at": T0})
+        assert connection.execute(sa.text("SELECT state_version FROM classes")).scalar_one() == 0
+    migrate(engine, "0004", command.downgrade)
+    downgraded = snapshot(engine)
+    assert downgraded.pop("alembic_version") == [("0004",)] and before.pop("alembic_version") == [("0004",)]
     assert downgraded == before
     migrations.upgrade(engine)
     assert describe(engine) == EXPECTED_SCHEMA

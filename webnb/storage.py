@@ -5,9 +5,10 @@ The tables: ``corpora`` (one row per corpus entry: its name, owner and sizes), `
 content, named by a hash of its records) with its ``documents`` (one row per document, in order) and its ``counts``
 (the counted data under given analysis options, persisted the first time any process counts it), ``shares`` and
 ``jobs``, ``workspaces`` (the hosted mode's workspaces that stored something, with when they
-were last seen, so that ``webnb cleanup`` can remove the idle ones), and ``class_corpora`` (the corpora the operator
-published to every workspace with ``webnb corpora add``, read-only like the built-ins). Every value travels as a bound
-parameter; no SQL is built from user data.
+were last seen, so that ``webnb cleanup`` can remove the idle ones), ``class_corpora`` (the corpora the operator
+published to every workspace with ``webnb corpora add``, read-only like the built-ins), and ``classes`` with their
+``class_members`` (a class in the room: its join code, its lecturer's state, the workspaces that joined). Every
+value travels as a bound parameter; no SQL is built from user data.
 """
 from __future__ import annotations
 
@@ -177,6 +178,32 @@ workspaces = sa.Table(
 )
 
 
+classes = sa.Table(
+    "classes",
+    metadata,
+    # A class in the room (migration 0005): students join it by its code; only the holder of the lecturer's secret,
+    # of which only a SHA-256 hash is kept, leads it. ``state`` is the lecturer's current lesson address (path and
+    # query), where a student who joins lands; ``state_version`` grows each time it changes, for followers to poll.
+    sa.Column("code", sa.Text, primary_key=True),
+    sa.Column("secret_hash", sa.Text, nullable=False),
+    sa.Column("corpus_id", sa.Text, nullable=False),
+    sa.Column("presets", sa.Text, nullable=False),  # a JSON object of address parameters and their texts, in order
+    sa.Column("state", sa.Text, nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("ends_at", sa.DateTime(timezone=True), nullable=False),  # when it ends by itself (``--hours``)
+    sa.Column("ended_at", sa.DateTime(timezone=True), nullable=True),  # when the lecturer ended it, if they did
+    sa.Column("state_version", sa.Integer, nullable=False, server_default="0"),
+)
+
+class_members = sa.Table(
+    "class_members",
+    metadata,
+    # The workspaces that joined a class (a workspace joins once; joining again keeps the first time).
+    sa.Column("code", sa.Text, sa.ForeignKey("classes.code", ondelete="CASCADE"), primary_key=True),
+    sa.Column("workspace", sa.Text, primary_key=True),
+    sa.Column("joined_at", sa.DateTime(timezone=True), nullable=False),
+)
+
 def default_url(instance_path) -> str:
     """The SQLite database in the app's instance folder (which must exist)."""
     return f"sqlite:///{Path(instance_path) / DATABASE_FILENAME}"
@@ -238,6 +265,25 @@ class ClassCorpusSummary:
     @property
     def classes(self) -> tuple[str, ...]:
         return tuple(label for label, _ in self.class_counts)
+
+
+@dataclass(frozen=True)
+class ClassRecord:
+    """A class in the room as stored: everything but the lecturer's secret, of which only its hash is kept."""
+
+    code: str
+    secret_hash: str
+    corpus_id: str
+    presets: tuple[tuple[str, str], ...]
+    state: str
+    created_at: datetime
+    ends_at: datetime
+    ended_at: datetime | None
+    state_version: int
+
+    def running(self, now: datetime) -> bool:
+        """Whether students may join at ``now``: not ended by the lecturer, and not past its hours."""
+        return self.ended_at is None and now < self.ends_at
 
 
 class DocumentRow(NamedTuple):
@@ -490,6 +536,53 @@ class Storage:
         with self.engine.connect() as connection:
             row = connection.execute(_CLASS_SUMMARY, {"corpus_id": corpus_id}).one_or_none()
         return None if row is None else _class_summary(row)
+
+    # --- classes in the room --------------------------------------------------------------
+
+    def add_class(self, *, code: str, secret_hash: str, corpus_id: str, presets, state: str, ends_at: datetime,
+                  now: datetime | None = None) -> bool:
+        """Store a new class under ``code``; False (and nothing stored) when a class, running or ended, already has
+        this code, so that the caller draws another."""
+        now = now or _now()
+        with self._writing() as connection:
+            return _insert_ignoring_duplicate(connection, classes, "code", {
+                "code": code, "secret_hash": secret_hash, "corpus_id": corpus_id, "presets": json.dumps(dict(presets)),
+                "state": state, "created_at": now, "ends_at": ends_at, "ended_at": None, "state_version": 0})
+
+    def get_class(self, code: str) -> ClassRecord | None:
+        """The class with this code (running or not), or None."""
+        with self.engine.connect() as connection:
+            row = connection.execute(sa.select(classes).where(classes.c.code == code)).one_or_none()
+        if row is None:
+            return None
+        return ClassRecord(
+            code=row.code, secret_hash=row.secret_hash, corpus_id=row.corpus_id,
+            presets=tuple(json.loads(row.presets).items()), state=row.state, created_at=_utc(row.created_at),
+            ends_at=_utc(row.ends_at), ended_at=None if row.ended_at is None else _utc(row.ended_at),
+            state_version=row.state_version)
+
+    def end_class(self, code: str, now: datetime | None = None) -> bool:
+        """End the class now; False when there is no such class or it had ended already (by the lecturer or its
+        hours)."""
+        now = now or _now()
+        with self._writing() as connection:
+            return connection.execute(classes.update().where(
+                classes.c.code == code, classes.c.ended_at.is_(None), classes.c.ends_at > now),
+                {"ended_at": now}).rowcount == 1
+
+    def join_class(self, code: str, workspace: str, now: datetime | None = None) -> bool:
+        """Note that ``workspace`` joined the class; True the first time, False when it had joined before."""
+        now = now or _now()
+        with self._writing() as connection:
+            return _insert_ignoring_duplicate(connection, class_members, ("code", "workspace"), {
+                "code": code, "workspace": workspace, "joined_at": now})
+
+    def class_members(self, code: str) -> list[str]:
+        """The workspaces that joined the class, in the order they joined."""
+        with self.engine.connect() as connection:
+            return list(connection.execute(
+                sa.select(class_members.c.workspace).where(class_members.c.code == code)
+                .order_by(class_members.c.joined_at, class_members.c.workspace)).scalars())
 
     # --- counted data ---------------------------------------------------------------------
 
