@@ -249,6 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "saw it, e.g. 203.0.113.7), however recently it was seen")
     cleanup.add_argument("--dry-run", action="store_true", help="list what would be removed, remove nothing")
     _add_corpora_commands(commands)
+    _add_class_commands(commands)
     return parser
 
 
@@ -313,6 +314,114 @@ def _add_corpora_commands(commands) -> None:
     remove = actions.add_parser("remove", help="withdraw a class corpus (its stored records stay while others "
                                                "use them)")
     remove.add_argument("corpus_id", metavar="ID")
+
+
+CLASS_EXAMPLES = """examples:
+  webnb class start
+  webnb class start --corpus sms-spam --model bernoulli --alpha 1 --hours 2 --json
+  webnb class start --base-url https://webnb.example.org
+  webnb class end 3X9KQR"""
+
+
+def _add_class_commands(commands) -> None:
+    from webnb.classes import DEFAULT_HOURS
+
+    lecture = commands.add_parser(
+        "class", help="start or end a class in the room: students join by a short code or a QR code",
+        description="A class in the room: students join by its code at /join (or the QR code of its join address)\n"
+                    "and land on the lecturer's lesson page. It ends when the lecturer ends it or after --hours.",
+        epilog=CLASS_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    actions = lecture.add_subparsers(dest="action", required=True)
+    start = actions.add_parser(
+        "start", help="start a class and print its join code, join address and the lecturer's link",
+        epilog=CLASS_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Start a class on the database the app serves. Prints its join code, its join address\n"
+                    "(/join/CODE) and the lecturer's link: opening that link makes the browser the class's lecturer,\n"
+                    "so keep it to yourself. Only a hash of its secret is stored; it is shown this once.")
+    start.add_argument("--corpus", dest="corpus_id", default=None, metavar="ID",
+                       help="the corpus the class opens on: a built-in or a class corpus (default: the first built-in, "
+                            "match-reviews)")
+    start.add_argument("--hours", type=_hours, default=DEFAULT_HOURS,
+                       help=f"the class ends by itself after this many hours (default {DEFAULT_HOURS})")
+    start.add_argument("--base-url", default="http://127.0.0.1:5000",
+                       help="the address students reach the app at, for the absolute join and lecturer links "
+                            "(default http://127.0.0.1:5000, that of `webnb serve`)")
+    start.add_argument("--json", action="store_true", help="print JSON (code, join_url, lecturer_url, ends_at)")
+    presets = start.add_argument_group("lesson presets (what the class's pages open with, as for `corpora add`)")
+    for option, parameter, text in PRESETS:
+        if option in FLAG_PRESETS:
+            presets.add_argument(option, dest=parameter, action="store_const", const="1", default=None, help=text)
+        else:
+            presets.add_argument(option, dest=parameter, default=None, help=text)
+    end = actions.add_parser("end", help="end a class now: nobody can join it any more")
+    end.add_argument("code", metavar="CODE")
+
+
+def _hours(text: str) -> float:
+    from webnb.classes import MAX_HOURS
+
+    hours = float(text) if is_plain_decimal(text.strip()) else math.nan
+    if not 0 < hours <= MAX_HOURS:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"give a number of hours above 0 and at most {MAX_HOURS}, such as 4")
+    return hours
+
+
+def run_class(args, out, now=None) -> int:
+    """``webnb class start|end`` on the database the app serves (its configuration, as ``cleanup``). ``now`` (a
+    timezone-aware datetime) stands in for the clock in tests."""
+    work = functools.partial(_start_class if args.action == "start" else _end_class, now=now)
+    return _on_the_served_database("class", work, args, out, nothing_done="Nothing was changed.",
+                                   failed="nothing was changed.")
+
+
+def _start_class(app, args, out, *, now=None) -> int:
+    from webnb.classes import join_path, lecturer_path, start_class
+
+    corpus_id = args.corpus_id or app.extensions["webnb"]["catalog"].builtin()[0].id
+    entry = next((entry for entry in app.extensions["webnb"]["catalog"].builtin() if entry.id == corpus_id), None)
+    if entry is None:
+        raise CorpusError(f"there is no built-in or class corpus {corpus_id!r}; `webnb corpora list` lists the class "
+                          "corpora, and the home page the built-ins.")
+    presets = tuple((parameter, _preset_text(option, getattr(args, parameter)))
+                    for option, parameter, _ in PRESETS if getattr(args, parameter) is not None)
+    if presets and not entry.is_table:
+        problems = preset_state(entry.presets + presets, entry.n_documents).errors
+        if problems:
+            options = {parameter: option for option, parameter, _ in PRESETS}
+            raise ValueError("; ".join(f"{options.get(name, name)}: {message}" for name, message in problems.items()))
+    elif presets:
+        raise CorpusError(f"{corpus_id} is a table of numbers; the lesson presets are for corpora of texts.")
+    started = start_class(app.extensions["webnb"]["storage"], entry.id, presets, hours=args.hours, now=now)
+    base = args.base_url.rstrip("/")
+    links = {"code": started.code, "join_url": base + join_path(started.code),
+             "lecturer_url": base + lecturer_path(started.code, started.secret),
+             "ends_at": started.record.ends_at.isoformat(timespec="seconds")}
+    if args.json:
+        _print_json(links, out)
+        return 0
+    print(f"Started a class on {entry.name} ({entry.id}) until {started.record.ends_at:%Y-%m-%d %H:%M} UTC.\n"
+          f"Join code: {links['code']}\n"
+          f"Students join at: {links['join_url']} (or type the code at {base}/join)\n"
+          f"Lecturer's link (keep it to yourself; opening it makes that browser the lecturer):\n"
+          f"  {links['lecturer_url']}", file=out)
+    return 0
+
+
+def _end_class(app, args, out, *, now=None) -> int:
+    from webnb.classes import normalise_code
+
+    storage = app.extensions["webnb"]["storage"]
+    code = normalise_code(args.code)
+    record = None if code is None else storage.get_class(code)
+    if record is None:
+        print(f"webnb class: no class has the code {args.code!r}. Nothing was changed.", file=sys.stderr)
+        return 2
+    if storage.end_class(code, now=now):
+        print(f"Ended the class {code}. Nobody can join it any more.", file=out)
+    else:
+        print(f"The class {code} had already ended. Nothing was changed.", file=out)
+    return 0
 
 
 def _days(text: str) -> float:
@@ -1032,6 +1141,8 @@ def main(argv=None, out=None) -> int:
             return run_cleanup(args, out)
         if args.command == "corpora":
             return run_corpora(args, out)
+        if args.command == "class":
+            return run_class(args, out)
         return run_explain(args, out)
     except ValueError as error:
         print(f"webnb: {error}", file=sys.stderr)
