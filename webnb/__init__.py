@@ -30,6 +30,7 @@ def create_app(test_config=None, *, instance_path=None):
     from webnb.storage import Storage, default_url
     from webnb.views import (
         additions,
+        classes,
         compare,
         corpus,
         evaluation,
@@ -60,6 +61,8 @@ def create_app(test_config=None, *, instance_path=None):
     app.config.from_mapping(
         SECRET_KEY=os.environ.get("WEBNB_SECRET_KEY", "dev"),
         DATABASE_URL=os.environ.get("WEBNB_DATABASE_URL"),
+        # Hosted mode: lecturers who give this key in the browser may start a class (unset: nobody may there).
+        WEBNB_INSTRUCTOR_KEY=os.environ.get("WEBNB_INSTRUCTOR_KEY"),
         MAX_CONTENT_LENGTH=DEFAULT_MAX_UPLOAD_BYTES,
         WTF_CSRF_TIME_LIMIT=None,  # a lesson tab stays open for a whole lecture
         WEBNB_BACKGROUND_UPLOAD_BYTES=1_000_000,  # bigger uploads are read in the background, with progress
@@ -103,7 +106,7 @@ def create_app(test_config=None, *, instance_path=None):
     app.register_blueprint(home.bp)
     for blueprint in (
         corpus.bp, matrix.bp, parameters.bp, inference.bp, evaluation.bp, compare.bp, words.bp, generative.bp,
-        additions.bp, parity.bp, sharing.bp, jobs.bp, export.bp, gaussian.bp, prior.bp, handouts.bp,
+        additions.bp, parity.bp, sharing.bp, jobs.bp, export.bp, gaussian.bp, prior.bp, handouts.bp, classes.bp,
     ):
         app.register_blueprint(blueprint)
     return app

@@ -101,4 +101,27 @@ def index():
         class_corpora,
         _lesson_links(class_corpora),
     )
-    return respond("home/index.html", "content", page)
+    return respond("home/index.html", "content", page, class_start=_class_start())
+
+
+@dataclass(frozen=True)
+class ClassStart:
+    """The home page's "Start a class" control: offered to the owner in local mode, and in hosted mode where the
+    operator set an instructor key (asked for until this browser has given it)."""
+
+    offered: bool
+    needs_key: bool
+    corpora: tuple[CorpusEntry, ...]
+
+
+def _class_start() -> ClassStart:
+    from webnb.views import classes
+
+    offered = classes.offers_start()
+    corpora = ()
+    if offered:
+        try:
+            corpora = tuple(catalog().builtin())
+        except STORAGE_ERRORS:
+            corpora = ()
+    return ClassStart(offered and bool(corpora), offered and not classes.may_start(), corpora)
