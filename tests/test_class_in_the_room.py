@@ -85,6 +85,12 @@ def test_a_class_is_stored_joined_and_ended(database_url):
         ended = storage.get_class(started.code)
         assert ended.ended_at == T0 + timedelta(hours=1) and not ended.running(T0 + timedelta(hours=1))
         assert storage.get_class("MISSIN") is None and not storage.end_class("MISSIN", now=T0)
+        # Retention: a class goes (with who joined it) once it ended before the cut-off, not before.
+        running = lectures.start_class(storage, "iris", hours=4, now=T0)
+        assert storage.remove_old_classes(T0 + timedelta(hours=1)) == 0
+        assert storage.remove_old_classes(T0 + timedelta(hours=1, seconds=1)) == 1
+        assert storage.get_class(started.code) is None and storage.class_members(started.code) == []
+        assert storage.get_class(running.code) is not None
 
 
 # --- the command line -------------------------------------------------------------------------------------------------
@@ -153,6 +159,17 @@ def test_class_end_ends_it_and_the_hours_end_it_by_the_clock(app, webnb):
         0, f"Ended the class {other}. Nobody can join it any more.\n")
     assert storage.get_class(other).ended_at == T0 + timedelta(minutes=5)
     assert webnb(app, "class", "end", "3X9KQR")[0:2] == (2, "")
+
+
+def test_cleanup_removes_the_classes_that_ended_before_the_retention_time(app, webnb):
+    storage = app.extensions["webnb"]["storage"]
+    long_ago = lectures.start_class(storage, "spam-ham", now=datetime.now(timezone.utc) - timedelta(days=40))
+    today = lectures.start_class(storage, "spam-ham")
+    storage.join_class(long_ago.code, "w1")
+    code, out, _ = webnb(app, "cleanup", "--days", "30")
+    assert code == 0 and out.endswith("Also removed 1 class that ended before then, with who joined them.\n")
+    assert storage.get_class(long_ago.code) is None and storage.class_members(long_ago.code) == []
+    assert storage.get_class(today.code) is not None
 
 
 # --- joining ----------------------------------------------------------------------------------------------------------

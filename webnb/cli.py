@@ -584,10 +584,13 @@ def _clean_up(storage, config, args, out) -> int:
     removed = _remove_workspaces(storage.idle_workspaces(before),
                                  lambda w: storage.remove_workspace(w.workspace, before), args, out)
     jobs = 0 if args.dry_run else storage.remove_old_jobs(before)
+    lectures = 0 if args.dry_run else storage.remove_old_classes(before)
     print(f"{verb} {_count(len(removed), 'workspace')} idle for more than {days:g} days "
           f"({_count(sum(w.corpora for w in removed), 'corpus', 'corpora')}, "
           f"{size_text(sum(w.bytes for w in removed))}); the server now holds {size_text(storage.stored_bytes())} of "
-          f"corpora." + (f" Also removed the progress of {_count(jobs, 'old job')}." if jobs else ""), file=out)
+          f"corpora." + (f" Also removed the progress of {_count(jobs, 'old job')}." if jobs else "")
+          + (f" Also removed {_count(lectures, 'class', 'classes')} that ended before then, with who joined them."
+             if lectures else ""), file=out)
     return 0
 
 

@@ -577,6 +577,17 @@ class Storage:
             return _insert_ignoring_duplicate(connection, class_members, ("code", "workspace"), {
                 "code": code, "workspace": workspace, "joined_at": now})
 
+    def remove_old_classes(self, before: datetime) -> int:
+        """Delete the classes that ended before ``before`` (by the lecturer or their hours), with who joined them;
+        how many were removed."""
+        with self._writing() as connection:
+            old = sa.select(classes.c.code).where(sa.func.coalesce(classes.c.ended_at, classes.c.ends_at) < before)
+            codes = connection.execute(old).scalars().all()
+            # Spelled out rather than left to ON DELETE CASCADE, which a SQLite connection without foreign keys
+            # would not do.
+            connection.execute(class_members.delete().where(class_members.c.code.in_(codes)))
+            return connection.execute(classes.delete().where(classes.c.code.in_(codes))).rowcount
+
     def class_members(self, code: str) -> list[str]:
         """The workspaces that joined the class, in the order they joined."""
         with self.engine.connect() as connection:
