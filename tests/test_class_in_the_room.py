@@ -220,6 +220,8 @@ def test_a_wrong_code_says_so_in_the_same_words_for_unknown_and_malformed(app, c
         assert page.select_one("[role=alert]").get_text(" ", strip=True) == WRONG_CODE
         assert page.select_one("input[name=code]")["value"] == typed[:100]
         assert "<b>" not in response.get_data(as_text=True)
+    answer = client.get(f"/join/{typed}", headers={"Accept": "application/json"})
+    assert answer.status_code == 404 and answer.get_json() == {"error": WRONG_CODE}
 
 
 def test_joining_an_ended_class_says_so(app, client):

@@ -23,6 +23,7 @@ from limits.strategies import FixedWindowRateLimiter
 from webnb import classes as lectures
 from webnb.admission import address_key
 from webnb.errors import refusal
+from webnb.security import wants_json
 from webnb.views.common import catalog
 from webnb.workspaces import current_workspace, hosted
 
@@ -137,6 +138,8 @@ def _join(typed: str):
     if record is None:
         guesses.missed()
         # The same words and status for a code that cannot be one and a code no class has.
+        if wants_json():
+            return refusal("No class has this code", WRONG_CODE, 404)
         return render_template("classes/join.html", typed=typed[:100], message=WRONG_CODE), 404
     guesses.joined()
     if not record.running(now()):
