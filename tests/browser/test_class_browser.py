@@ -38,6 +38,7 @@ def test_the_lecturer_starts_a_class_and_a_student_joins_by_its_code(browsing, n
     code = lecturer.locator("#class-code").inner_text()
     assert len(code) == 6
     expect(lecturer.locator("#join-url")).to_have_text(f"{server_url}/join/{code}")
+    assert axe_violations(lecturer) == []
     shot(lecturer, "class-started")
 
     lecturer.click("#show-join-slide")
