@@ -49,10 +49,21 @@ def test_the_workspace_cookie(hosted_app):
         assert "workspace" not in other
 
 
+# A value for each other part of a route that names a corpus: a chart that every text lesson draws (the α sweep,
+# webnb/views/handouts.py).
+ROUTE_EXAMPLES = {"<page>": "sweep", "<name>": "sweep"}
+
+
 def corpus_routes(app):
-    """Every route that names a corpus, with its methods."""
-    return [(rule.rule, sorted(rule.methods - {"HEAD", "OPTIONS"})) for rule in app.url_map.iter_rules()
-            if "corpus_id" in rule.arguments]
+    """Every route that names a corpus, with its methods, its other parts filled in from ROUTE_EXAMPLES."""
+    routes = []
+    for rule in app.url_map.iter_rules():
+        if "corpus_id" in rule.arguments:
+            path = rule.rule
+            for part, example in ROUTE_EXAMPLES.items():
+                path = path.replace(part, example)
+            routes.append((path, sorted(rule.methods - {"HEAD", "OPTIONS"})))
+    return routes
 
 
 @pytest.mark.slow  # about 1 s

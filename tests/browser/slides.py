@@ -1,6 +1,6 @@
 """What the browser tests of the presenter's slides share: the measure of a slide (its size and its smallest text,
 SVG text at its drawn size), the rule it must meet, a key that opens another slide, the walk through a deck by the
-keyboard, and a twenty-class corpus."""
+keyboard, axe in a theme, and a twenty-class corpus."""
 from __future__ import annotations
 
 import gzip
@@ -8,6 +8,7 @@ import io
 import json
 
 import pytest
+from accessibility import axe_violations
 from playwright.sync_api import expect
 
 from webnb import pages
@@ -104,3 +105,29 @@ def walk_deck(page, first_url: str, kind: str, shot=None, name: str = "", timeou
         yield slide, measured
         if number < len(slides):
             press(page, "ArrowRight")
+
+
+# Opens every folded full table of the slide; false when it has none.
+OPEN_FOLDED = """() => {
+    const folded = [...document.querySelectorAll('details.full-table')];
+    folded.forEach(details => details.open = true);
+    return folded.length > 0;
+}"""
+EVERY_IMPACT = ("minor", "moderate", "serious", "critical")
+CONTRAST = {"": ["color-contrast"], "light": ["color-contrast", "color-contrast-enhanced"],
+            "dark": ["color-contrast", "color-contrast-enhanced"]}
+
+
+def axe_problems(page, theme: str, where: str) -> list[str]:
+    """What axe finds on the slide in ``theme`` (serious and critical problems, and any contrast below the theme's
+    bar), as shown and then with its folded full tables open: they are one key away on the projector."""
+    if theme:
+        expect(page.locator("body")).to_have_class(f"presenter slide theme-{theme}")
+    problems = []
+    for opened in (False, True):
+        if opened and not page.evaluate(OPEN_FOLDED):
+            continue
+        found = axe_violations(page) + axe_violations(
+            page, EVERY_IMPACT, options={"runOnly": {"type": "rule", "values": CONTRAST[theme]}})
+        problems += [f"{where}{' (opened)' if opened else ''}: {v['id']} {v['targets'][:3]}" for v in found]
+    return problems

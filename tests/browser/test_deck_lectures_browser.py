@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from browser.slides import press, slide_problems, walk_deck
+from browser.slides import axe_problems, press, slide_problems, walk_deck
 from webnb.engine.gaussian.table import NumericTable
 
 pytestmark = pytest.mark.browser
@@ -111,3 +111,17 @@ def test_the_published_lectures_walk_from_the_documents_to_the_end(page, server_
     expect(page.locator(".deck-bar")).to_have_count(0)
     expect(page.locator("h1")).to_be_visible()
     assert "presenter" not in parse_qs(urlsplit(page.url).query)
+
+
+@pytest.mark.corpora
+@pytest.mark.slow
+@pytest.mark.parametrize("corpus, theme", [(corpus, theme) for corpus in ("sms-spam", "newsgroups-4", TWENTY)
+                                           for theme in ("light", "dark")])
+def test_the_published_lectures_pass_axe_in_both_high_contrast_themes(page, server_url, lecture_corpora, corpus,
+                                                                        theme):
+    settings = lecture_corpora[corpus]
+    first = f"{server_url}/corpora/{corpus}?{urlencode({**settings, 'presenter': '1', 'theme': theme})}"
+    problems = []
+    for slide, _ in walk_deck(page, first, "text", timeout=240_000):
+        problems += axe_problems(page, theme, f"{slide.page.key}/{slide.key}")
+    assert problems == [], "\n".join(problems)

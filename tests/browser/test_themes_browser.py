@@ -1,48 +1,29 @@
-"""The projector's themes and zoom (issue 24, part 7): every slide of the match reviews passes axe in the normal
-theme (contrast ≥ 4.5 : 1) and in both high-contrast themes (≥ 7 : 1, axe's enhanced contrast rule), with the
-theme carried from slide to slide; t changes the theme and z / Z the zoom, in the address too."""
+"""The projector's themes and zoom (issue 24, part 7): every slide of the seeds' lessons and of iris passes axe in
+the normal theme (contrast ≥ 4.5 : 1) and in both high-contrast themes (≥ 7 : 1, axe's enhanced contrast rule), with
+the theme carried from slide to slide; t changes the theme and z / Z the zoom, in the address too."""
 from __future__ import annotations
 
 import pytest
-from accessibility import axe_violations
 from playwright.sync_api import expect
 
-from browser.slides import press
+from browser.slides import axe_problems, press
 from browser.test_deck_browser import first_slide_url, walk_by_keyboard
 from webnb import pages
 
 pytestmark = pytest.mark.browser
 
-# Opens every folded full table of the slide; false when it has none.
-OPEN_FOLDED = """() => {
-    const folded = [...document.querySelectorAll('details.full-table')];
-    folded.forEach(details => details.open = true);
-    return folded.length > 0;
-}"""
-EVERY_IMPACT = ("minor", "moderate", "serious", "critical")
-CONTRAST = {"": ["color-contrast"], "light": ["color-contrast", "color-contrast-enhanced"],
-            "dark": ["color-contrast", "color-contrast-enhanced"]}
 
-
-@pytest.mark.parametrize("theme", list(pages.THEMES), ids=lambda theme: theme or "normal")
-def test_every_slide_of_the_match_reviews_passes_axe_in_each_theme(page, server_url, shot, theme):
+@pytest.mark.parametrize("lesson, theme", [(lesson, theme) for lesson in ("match-reviews", "china-japan", "spam-ham",
+                                                                          "iris") for theme in pages.THEMES],
+                         ids=lambda value: value or "normal")
+def test_every_slide_passes_axe_in_each_theme(page, server_url, shot, lesson, theme):
     problems, slides = [], 0
-    for slide, _ in walk_by_keyboard(page, server_url, "match-reviews", **({"theme": theme} if theme else {})):
+    for slide, _ in walk_by_keyboard(page, server_url, lesson, **({"theme": theme} if theme else {})):
         slides += 1
-        body = page.locator("body")
-        if theme:
-            expect(body).to_have_class(f"presenter slide theme-{theme}")
-        # The slide as shown, then with its folded full tables open: they are one key away on the projector.
-        for opened in (False, True):
-            if opened and not page.evaluate(OPEN_FOLDED):
-                continue
-            found = axe_violations(page) + axe_violations(
-                page, EVERY_IMPACT, options={"runOnly": {"type": "rule", "values": CONTRAST[theme]}})
-            problems += [f"{slide.page.key}/{slide.key}{' (opened)' if opened else ''}: {v['id']} {v['targets'][:3]}"
-                         for v in found]
+        problems += axe_problems(page, theme, f"{slide.page.key}/{slide.key}")
         if slide.page.key in ("inference", "evaluation", "sweep") and slide.key in ("zeros", "scores", "sweep"):
-            shot(page, f"theme-{theme or 'normal'}-{slide.page.key}-{slide.key}", full_page=False)
-    assert slides == len(pages.walk("text"))
+            shot(page, f"theme-{lesson}-{theme or 'normal'}-{slide.page.key}-{slide.key}", full_page=False)
+    assert slides == len(pages.walk("table" if lesson == "iris" else "text"))
     assert problems == [], "\n".join(problems)
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Callable
+from urllib.parse import urlencode
 
 from flask import Blueprint, abort, current_app, get_template_attribute, render_template, request, session, url_for
 from flask.ctx import RequestContext
@@ -23,8 +24,9 @@ from werkzeug.test import EnvironBuilder
 
 from webnb import pages
 from webnb.notation import NOTATIONS
-from webnb.views.common import WorkInProgress, catalog, download, load_lesson
-from webnb.views.gaussian.lesson import load_table_lesson
+from webnb.state import LESSON_PARAMETERS, TABLE_PARAMETERS, parse_state, parse_table_state
+from webnb.views.common import WorkInProgress, catalog, download, entry_defaults, load_lesson
+from webnb.views.gaussian.lesson import load_table_lesson, table_defaults
 
 bp = Blueprint("handouts", __name__)
 
@@ -312,14 +314,26 @@ def lecture(corpus_id):
 @bp.app_template_global()
 def figure_url(name: str) -> str | None:
     """The address of the SVG file of the chart ``name`` (its ``data-figure``) drawn by this request's page, with
-    the page's state; None when the chart is drawn by something that is not a page of a lesson."""
+    the page's state as its links write it (the lesson's settings as the state reads them, a value it refused left
+    out, so that the address means what the page shows), and the page's own parameters (a Beta prior's word and
+    class); None when the chart is drawn by something that is not a page of a lesson."""
     kind_page = next(((kind, page) for kind, lesson_pages in pages.PAGES.items() for page in lesson_pages
                       if page.endpoint == request.endpoint), None)
-    if kind_page is None or "corpus_id" not in (request.view_args or {}):
+    entry = catalog().get(request.view_args["corpus_id"]) if "corpus_id" in (request.view_args or {}) else None
+    if kind_page is None or entry is None:
         return None
-    query = "&".join(part for part in request.query_string.decode("latin-1").split("&")
-                     if part and part.split("=", 1)[0] not in ("presenter", "format"))
-    path = url_for("handouts.figure", corpus_id=request.view_args["corpus_id"], page=kind_page[1].key, name=name)
+    kind, page = kind_page
+    if kind == "text":
+        defaults, table = entry_defaults(entry), LESSON_PARAMETERS
+        state = parse_state(request.args, defaults)
+    else:
+        defaults, table = table_defaults(entry), TABLE_PARAMETERS
+        state = parse_table_state(request.args, defaults)
+    settings = {parameter.name for parameter in table.parameters}
+    own = [(name, value) for name, value in request.args.items(multi=True)
+           if name not in settings and name not in ("presenter", "format")]
+    query = "&".join(filter(None, [state.query(defaults, presenter=False), urlencode(own)]))
+    path = url_for("handouts.figure", corpus_id=entry.id, page=page.key, name=name)
     return f"{path}?{query}" if query else path
 
 
