@@ -19,6 +19,8 @@
 // swapped in is found too. Nothing happens while the focus is in a field (typing a review must not change
 // the step), when a modifier is held (Alt+← is the browser's Back), or when the element says
 // aria-disabled="true". Loaded with `defer`; no inline code, so it runs under CSP script-src 'self'.
+//
+// At the end: a student's page that follows the lecturer of a class in the room.
 (function () {
   "use strict";
 
@@ -160,4 +162,30 @@
     event.preventDefault(); // Home/End and the arrows would otherwise also scroll the page
     target.click();
   });
+
+  // A student following the lecturer (.class-bar[data-follow-url], webnb/views/classes.py): the class's state
+  // version is asked for about once a second, and the lecturer's page opened when it changed. Each page starts at
+  // its own moment, so that a room's requests spread over the second instead of arriving together.
+  var FOLLOW_EVERY_MS = 1000;
+  var bar = document.querySelector(".class-bar[data-follow-url]");
+  if (bar && window.fetch) {
+    var shown = bar.getAttribute("data-follow-version");
+    var follow = function () {
+      fetch(bar.getAttribute("data-follow-url"), {credentials: "same-origin", headers: {Accept: "application/json"}})
+        .then(function (response) { return response.ok ? response.json() : null; })
+        .then(function (state) {
+          if (!state || !state.running) return; // the class ended (or this browser left it): stop asking
+          if (String(state.version) !== shown) {
+            shown = String(state.version);
+            if (state.address !== location.pathname + location.search) {
+              location.assign(state.address);
+              return;
+            }
+          }
+          window.setTimeout(follow, FOLLOW_EVERY_MS);
+        })
+        .catch(function () { window.setTimeout(follow, FOLLOW_EVERY_MS * 2); });
+    };
+    window.setTimeout(follow, Math.random() * FOLLOW_EVERY_MS);
+  }
 })();

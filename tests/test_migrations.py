@@ -19,7 +19,7 @@ from alembic import command
 
 from webnb import migrations
 
-HEAD = "0005"
+HEAD = "0006"
 
 # --- the schema of the release before Alembic, as webnb/storage.py defined it ----------------------------------------
 
@@ -156,6 +156,20 @@ EXPECTED_SCHEMA = {
         "primary_key": ["code", "workspace"],
         "foreign_keys": [(("code",), "classes", ("code",), "CASCADE")], "indexes": {},
     },
+    "class_questions": {
+        "columns": {"id": (INT, False), "code": (TEXT, False), "number": (INT, False), "kind": (TEXT, False),
+                    "goal": (TEXT, True), "target": (TEXT, True), "address": (TEXT, False), "answer": (TEXT, True),
+                    "asked_at": (TIME, False), "revealed_at": (TIME, True)},
+        "primary_key": ["id"],
+        "foreign_keys": [(("code",), "classes", ("code",), "CASCADE")], "indexes": {},
+    },
+    "class_answers": {
+        "columns": {"question_id": (INT, False), "student": (TEXT, False), "answer": (TEXT, False),
+                    "success": (bool, True), "score": (float, True), "hidden": (bool, False),
+                    "answered_at": (TIME, False)},
+        "primary_key": ["question_id", "student"],
+        "foreign_keys": [(("question_id",), "class_questions", ("id",), "CASCADE")], "indexes": {},
+    },
 }
 
 
@@ -171,7 +185,9 @@ def describe(engine) -> dict:
             "foreign_keys": sorted((tuple(key["constrained_columns"]), key["referred_table"],
                                     tuple(key["referred_columns"]), key["options"].get("ondelete"))
                                    for key in inspector.get_foreign_keys(table)),
-            "indexes": {index["name"]: index["column_names"] for index in inspector.get_indexes(table)},
+            # PostgreSQL lists a unique constraint's index too, SQLite does not: the constraints are tested by use.
+            "indexes": {index["name"]: index["column_names"] for index in inspector.get_indexes(table)
+                        if not index.get("duplicates_constraint")},
         }
     return described
 
@@ -320,7 +336,7 @@ def test_an_empty_database_gets_the_newest_schema(engine):
     assert migrations.current(engine) == migrations.head() == HEAD
     assert describe(engine) == EXPECTED_SCHEMA
     with engine.connect() as connection:
-        assert [count(connection, table) for table in EXPECTED_SCHEMA if table != "alembic_version"] == [0] * 10
+        assert [count(connection, table) for table in EXPECTED_SCHEMA if table != "alembic_version"] == [0] * 12
 
 
 def test_todays_database_upgrades_in_place_and_every_corpus_reads_back_unchanged(engine):
@@ -473,6 +489,7 @@ def test_a_database_at_0002_gains_class_corpora_in_place(engine):
     assert describe(engine) == EXPECTED_SCHEMA
     after = snapshot(engine)
     assert after.pop("class_corpora") == [] and after.pop("classes") == [] and after.pop("class_members") == []
+    assert after.pop("class_questions") == [] and after.pop("class_answers") == []
     assert after.pop("alembic_version") == [(HEAD,)] and before.pop("alembic_version") == [("0002",)]
     assert [row[-1] for row in after["counts"]] == [None, None]  # 0004: not used since (claimed_at stands in)
     after["counts"] = [row[:-1] for row in after["counts"]]
@@ -495,7 +512,8 @@ def test_0003_goes_back_to_0002_without_the_class_corpora(engine):
     assert migrations.current(engine) == "0002"
     downgraded = snapshot(engine)
     assert "class_corpora" not in downgraded
-    later = ("class_corpora", "classes", "class_members", "alembic_version")  # 0003's table and 0005's
+    later = ("class_corpora", "classes", "class_members", "class_questions", "class_answers",
+             "alembic_version")  # 0003's table, 0005's and 0006's
     assert {table: rows for table, rows in upgraded.items() if table not in later} == {
         table: rows for table, rows in downgraded.items() if table != "alembic_version"}
     migrations.upgrade(engine)
@@ -529,6 +547,7 @@ def test_0005_adds_the_classes_in_the_room_and_goes_back(engine):
     assert describe(engine) == EXPECTED_SCHEMA
     after = snapshot(engine)
     assert after.pop("classes") == [] and after.pop("class_members") == []
+    assert after.pop("class_questions") == [] and after.pop("class_answers") == []
     assert after.pop("alembic_version") == [(HEAD,)]
     assert after == {table: rows for table, rows in before.items() if table != "alembic_version"}
     # A class and a member, as webnb/storage.py writes them; a member's row goes with its class.
@@ -543,6 +562,43 @@ def test_0005_adds_the_classes_in_the_room_and_goes_back(engine):
     migrate(engine, "0004", command.downgrade)
     downgraded = snapshot(engine)
     assert downgraded.pop("alembic_version") == [("0004",)] and before.pop("alembic_version") == [("0004",)]
+    assert downgraded == before
+    migrations.upgrade(engine)
+    assert describe(engine) == EXPECTED_SCHEMA
+
+
+def test_0006_adds_the_questions_of_a_class_and_goes_back(engine):
+    write_todays_database(engine)
+    migrate(engine, "0005")
+    with engine.begin() as connection:
+        at = sa.bindparam("at", type_=sa.DateTime(timezone=True))
+        connection.execute(sa.text(
+            "INSERT INTO classes (code, secret_hash, corpus_id, presets, state, created_at, ends_at) "
+            "VALUES ('3X9KQR', 'hash', 'spam-ham', '{}', '/corpora/spam-ham', :at, :at)").bindparams(at), {"at": T0})
+    before = snapshot(engine)
+    migrations.upgrade(engine)
+    assert describe(engine) == EXPECTED_SCHEMA
+    after = snapshot(engine)
+    assert after.pop("class_questions") == [] and after.pop("class_answers") == []
+    assert after.pop("alembic_version") == [(HEAD,)] and before.pop("alembic_version") == [("0005",)]
+    assert after == before
+    # A question and an answer as webnb/storage.py writes them: a second question of the same number is refused.
+    with engine.begin() as connection:
+        at = sa.bindparam("at", type_=sa.DateTime(timezone=True))
+        connection.execute(sa.text(
+            "INSERT INTO class_questions (code, number, kind, address, asked_at) "
+            "VALUES ('3X9KQR', 1, 'predict', '/corpora/spam-ham/inference', :at)").bindparams(at), {"at": T0})
+        connection.execute(sa.text(
+            "INSERT INTO class_answers (question_id, student, answer, answered_at) "
+            "VALUES (1, 'w1', 'spam', :at)").bindparams(at), {"at": T0})
+        assert connection.execute(sa.text("SELECT hidden FROM class_answers")).scalar_one() in (False, 0)
+    with pytest.raises(sa.exc.IntegrityError), engine.begin() as connection:
+        connection.execute(sa.text(
+            "INSERT INTO class_questions (code, number, kind, address, asked_at) "
+            "VALUES ('3X9KQR', 1, 'tune', '/corpora/spam-ham', :at)").bindparams(at), {"at": T0})
+    migrate(engine, "0005", command.downgrade)
+    downgraded = snapshot(engine)
+    assert downgraded.pop("alembic_version") == [("0005",)]
     assert downgraded == before
     migrations.upgrade(engine)
     assert describe(engine) == EXPECTED_SCHEMA

@@ -45,6 +45,7 @@ def create_app(test_config=None, *, instance_path=None):
         parameters,
         parity,
         prior,
+        questions,
         sharing,
         words,
     )
@@ -107,6 +108,7 @@ def create_app(test_config=None, *, instance_path=None):
     for blueprint in (
         corpus.bp, matrix.bp, parameters.bp, inference.bp, evaluation.bp, compare.bp, words.bp, generative.bp,
         additions.bp, parity.bp, sharing.bp, jobs.bp, export.bp, gaussian.bp, prior.bp, handouts.bp, classes.bp,
+        questions.bp,
     ):
         app.register_blueprint(blueprint)
     return app

@@ -44,6 +44,7 @@ class Panel:
     points: tuple[Point, ...]
     best: Point | None
     current: Point | None
+    marks: tuple[Point, ...] = ()  # the accuracy panel's: the α and score each student of a class found
 
 
 @dataclass(frozen=True)
@@ -96,10 +97,11 @@ def _value_range(values: list[float], floor: float | None = None, ceiling: float
     return low, high
 
 
-def _alpha_decades(sweep: AlphaSweep, current_alpha: float | None) -> tuple[int, int]:
-    """The powers of ten the α axis runs between: around every positive α shown (the sweep's and the current
-    one), a decade further either way when they are one and the same power of ten; 10⁻³ to 10 when none is."""
-    positive = [p.alpha for p in sweep.points if p.alpha > 0]
+def _alpha_decades(sweep: AlphaSweep, current_alpha: float | None, marked=()) -> tuple[int, int]:
+    """The powers of ten the α axis runs between: around every positive α shown (the sweep's, the current one and
+    the ``marked`` ones), a decade further either way when they are one and the same power of ten; 10⁻³ to 10 when
+    none is."""
+    positive = [p.alpha for p in sweep.points if p.alpha > 0] + [alpha for alpha in marked if alpha > 0]
     if current_alpha is not None and current_alpha > 0:
         positive.append(current_alpha)
     if not positive:
@@ -111,14 +113,16 @@ def _alpha_decades(sweep: AlphaSweep, current_alpha: float | None) -> tuple[int,
 
 
 def sweep_chart(sweep: AlphaSweep, current_alpha: float | None = None, current_accuracy: float | None = None,
-                current_log_loss: float | None = None) -> SweepChart:
+                current_log_loss: float | None = None, marks=()) -> SweepChart:
     """Two panels sharing the α axis: accuracy above, log loss below. The current α (with its own accuracy and
-    log loss, from the evaluation at that α) is marked, and so is the best α of the sweep."""
-    has_zero = any(p.alpha == 0 for p in sweep.points) or current_alpha == 0
+    log loss, from the evaluation at that α) is marked, and so is the best α of the sweep; ``marks``, (α, accuracy)
+    pairs, are drawn on the accuracy panel (a class's answers)."""
+    marks = tuple((float(alpha), float(accuracy)) for alpha, accuracy in marks)
+    has_zero = any(p.alpha == 0 for p in sweep.points) or current_alpha == 0 or any(a == 0 for a, _ in marks)
     plot_left = LEFT + (ZERO_COLUMN if has_zero else 0)
     plot_right = WIDTH - RIGHT
     zero_x = LEFT + ZERO_COLUMN / 2 - 10 if has_zero else None
-    low, high = _alpha_decades(sweep, current_alpha)
+    low, high = _alpha_decades(sweep, current_alpha, [alpha for alpha, _ in marks])
 
     def x_of(alpha: float) -> float:
         if alpha == 0:
@@ -129,9 +133,9 @@ def sweep_chart(sweep: AlphaSweep, current_alpha: float | None = None, current_a
     if has_zero:
         x_ticks.insert(0, Tick(zero_x, "0"))
 
-    def panel(index: int, title: str, values: list[float], current_value, as_percent: bool) -> Panel:
+    def panel(index: int, title: str, values: list[float], current_value, as_percent: bool, marked=()) -> Panel:
         top = TOP + index * (PANEL_HEIGHT + BOTTOM)
-        finite = [v for v in values if math.isfinite(v)]
+        finite = [v for v in values if math.isfinite(v)] + [v for _, v in marked if math.isfinite(v)]
         if current_value is not None and math.isfinite(current_value):
             finite.append(current_value)
         low_v, high_v = _value_range(finite or [0.0], 0.0 if as_percent else None, 1.0 if as_percent else None)
@@ -160,10 +164,11 @@ def sweep_chart(sweep: AlphaSweep, current_alpha: float | None = None, current_a
         if current_alpha is not None and current_value is not None:
             current = Point(x_of(current_alpha), y_of(current_value), current_alpha, current_value,
                             not math.isfinite(current_value))
-        return Panel(title, top, PANEL_HEIGHT, tuple(ticks), line, points, best, current)
+        shown = tuple(Point(x_of(alpha), y_of(v), alpha, v, not math.isfinite(v)) for alpha, v in marked)
+        return Panel(title, top, PANEL_HEIGHT, tuple(ticks), line, points, best, current, shown)
 
     panels = (
-        panel(0, "accuracy", [p.accuracy for p in sweep.points], current_accuracy, True),
+        panel(0, "accuracy", [p.accuracy for p in sweep.points], current_accuracy, True, marks),
         panel(1, "log loss", [p.log_loss for p in sweep.points], current_log_loss, False),
     )
     return SweepChart(

@@ -94,3 +94,107 @@ def join_path(code: str) -> str:
 
 def lecturer_path(code: str, secret: str) -> str:
     return f"/classes/{code}/lead/{secret}"
+
+
+# --- questions ------------------------------------------------------------------------------------------------------
+
+KINDS = ("predict", "challenge", "tune")
+GOALS = ("class", "cannot-decide", "flips")  # what a challenge asks the review to do
+CANNOT_DECIDE = "cannot decide"
+MAX_ANSWER_LENGTH = 1000  # characters of a challenge's review: a few sentences, enough for any of them
+REVEALED_SHOWN = 5  # successful reviews the projector shows on reveal (the lecturer may hide any; the next moves up)
+
+
+def prompt(question) -> str:
+    """The question as the students' screens and the projector ask it."""
+    if question.kind == "predict":
+        return "Which class will the model choose for this review?"
+    if question.kind == "tune":
+        return "Find the α with the best held-out accuracy."
+    if question.goal == "class":
+        return f"Type a review that the model classifies as {question.target}."
+    if question.goal == "cannot-decide":
+        return "Type a review that the model cannot decide at α = 0: every class gets probability 0."
+    return "Type a review whose decision changes when α goes from 0 to 1."
+
+
+def predicted(verdict) -> str:
+    """A verdict (webnb/engine/pages/lesson.py) as a prediction's answer: its class, or "cannot decide"."""
+    return CANNOT_DECIDE if verdict.cannot_decide else verdict.decision
+
+
+def challenge_met(question, *, verdict, at_zero, at_one) -> bool:
+    """Whether a review did what the challenge asked: ``verdict`` at the question's own settings, ``at_zero`` and
+    ``at_one`` the decisions at α = 0 (without a floor) and α = 1 with the other settings the question's."""
+    if question.goal == "class":
+        return not verdict.cannot_decide and verdict.decision == question.target
+    if question.goal == "cannot-decide":
+        return at_zero.cannot_decide
+    return not at_zero.cannot_decide and not at_one.cannot_decide and at_zero.decision != at_one.decision
+
+
+@dataclass(frozen=True)
+class Tally:
+    """What the projector shows of a question, and its JSON twin: how many answered, the count of each answer (a
+    challenge's: how many succeeded), and after the reveal the right answer and the reviews shown. A challenge's
+    texts never leave the server before the reveal, and a hidden one never."""
+
+    question: object  # storage.QuestionRecord
+    options: tuple[str, ...]  # what the counts are of, in the order they are drawn
+    counts: dict
+    answers: tuple  # storage.AnswerRecord, first answered first
+    review: str  # the review of the slide it was asked from
+
+    @property
+    def n_answers(self) -> int:
+        return len(self.answers)
+
+    @property
+    def revealed(self) -> bool:
+        return self.question.revealed_at is not None
+
+    @property
+    def most(self) -> int:
+        return max([self.counts.get(option, 0) for option in self.options] + [1])
+
+    @property
+    def shown(self) -> tuple:
+        """The successful reviews on the projector after the reveal, first sent first, the hidden left out."""
+        if not self.revealed or self.question.kind != "challenge":
+            return ()
+        return tuple(a for a in self.answers if a.success and not a.hidden)[:REVEALED_SHOWN]
+
+    @property
+    def points(self) -> tuple:
+        """A tuning's answers: (α, held-out accuracy) of each student."""
+        if self.question.kind != "tune":
+            return ()
+        return tuple((a.answer, a.score) for a in self.answers if a.score is not None)
+
+    def to_dict(self) -> dict:
+        question = self.question
+        data = {"number": question.number, "kind": question.kind, "goal": question.goal, "target": question.target,
+                "prompt": prompt(question), "review": self.review, "asked_at": question.asked_at.isoformat(),
+                "revealed": self.revealed, "answers": self.n_answers,
+                "counts": {option: self.counts.get(option, 0) for option in self.options}}
+        if self.revealed and question.kind == "predict":
+            data["model_answer"] = question.answer
+        if question.kind == "challenge":
+            data["shown"] = [a.answer for a in self.shown]
+        if question.kind == "tune":
+            data["points"] = [{"alpha": alpha, "accuracy": score} for alpha, score in self.points]
+        return data
+
+
+def tally(question, answers, classes: tuple[str, ...], review: str) -> Tally:
+    if question.kind == "predict":
+        options = (*classes, CANNOT_DECIDE)
+    elif question.kind == "challenge":
+        options = ("succeeded", "failed")
+    else:
+        options = ()
+    counts: dict[str, int] = {}
+    for answer in answers:
+        key = answer.answer if question.kind == "predict" else "succeeded" if answer.success else "failed"
+        counts[key] = counts.get(key, 0) + 1
+    return Tally(question, options, counts, tuple(answers), review)

@@ -25,6 +25,8 @@ from webnb.workspaces import current_workspace
 DEFAULT_LIMIT = "30 per 5 seconds; 900 per 10 minutes"
 
 
+POLLED_FREELY = frozenset({"static", "classes.follow_state", "questions.tally"})
+
 REDIS_TIMEOUT_SECONDS = 1.0
 # Flask-Limiter's own words when it switches store, replaced by webnb's (see _SwitchReport).
 _FELL_BACK = "Rate limit storage unreachable"
@@ -59,7 +61,9 @@ def init_app(app) -> None:
     limiter = Limiter(
         key_func=_workspace_key,
         application_limits=[_default_limits],
-        application_limits_exempt_when=lambda: request.endpoint == "static",  # a page's stylesheet and scripts are free
+        # A page's stylesheet and scripts are free, and so is what a class's pages poll once a second (one row read):
+        # a student following a whole lecture would otherwise spend the budget meant for their own work.
+        application_limits_exempt_when=lambda: request.endpoint in POLLED_FREELY,
     )
     # Flask-Limiter logs to a logger of its own, which nothing prints under gunicorn; the app's logger is printed.
     limiter.logger = _SwitchReport(app.logger.getChild("ratelimits"), storage_uri)

@@ -7,7 +7,8 @@ content, named by a hash of its records) with its ``documents`` (one row per doc
 ``jobs``, ``workspaces`` (the hosted mode's workspaces that stored something, with when they
 were last seen, so that ``webnb cleanup`` can remove the idle ones), ``class_corpora`` (the corpora the operator
 published to every workspace with ``webnb corpora add``, read-only like the built-ins), and ``classes`` with their
-``class_members`` (a class in the room: its join code, its lecturer's state, the workspaces that joined). Every
+``class_members`` (a class in the room: its join code, its lecturer's state, the workspaces that joined) with its
+``class_questions`` and their ``class_answers``. Every
 value travels as a bound parameter; no SQL is built from user data.
 """
 from __future__ import annotations
@@ -204,6 +205,39 @@ class_members = sa.Table(
     sa.Column("joined_at", sa.DateTime(timezone=True), nullable=False),
 )
 
+class_questions = sa.Table(
+    "class_questions",
+    metadata,
+    # A question the lecturer asked the class (migration 0006), numbered within its class. ``address`` is the lesson
+    # address of the slide it was asked from (model, α, review); ``answer`` a prediction's right answer.
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("code", sa.Text, sa.ForeignKey("classes.code", ondelete="CASCADE"), nullable=False),
+    sa.Column("number", sa.Integer, nullable=False),
+    sa.Column("kind", sa.Text, nullable=False),
+    sa.Column("goal", sa.Text, nullable=True),
+    sa.Column("target", sa.Text, nullable=True),
+    sa.Column("address", sa.Text, nullable=False),
+    sa.Column("answer", sa.Text, nullable=True),
+    sa.Column("asked_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("revealed_at", sa.DateTime(timezone=True), nullable=True),
+    sa.UniqueConstraint("code", "number", name="uq_class_questions_code_number"),
+)
+
+class_answers = sa.Table(
+    "class_answers",
+    metadata,
+    # One answer per student and question: answering again replaces it (an upsert, so that two answers sent at the
+    # same moment leave one row, never two). ``student`` is who joined (class_members.workspace), never shown.
+    sa.Column("question_id", sa.Integer, sa.ForeignKey("class_questions.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("student", sa.Text, primary_key=True),
+    sa.Column("answer", sa.Text, nullable=False),
+    sa.Column("success", sa.Boolean, nullable=True),  # a challenge's: whether the engine found it did what was asked
+    sa.Column("score", sa.Float, nullable=True),  # a tuning's: the held-out accuracy at the α answered
+    sa.Column("hidden", sa.Boolean, nullable=False, server_default=sa.false()),  # the lecturer hid it from the reveal
+    sa.Column("answered_at", sa.DateTime(timezone=True), nullable=False),
+)
+
+
 def default_url(instance_path) -> str:
     """The SQLite database in the app's instance folder (which must exist)."""
     return f"sqlite:///{Path(instance_path) / DATABASE_FILENAME}"
@@ -284,6 +318,35 @@ class ClassRecord:
     def running(self, now: datetime) -> bool:
         """Whether students may join at ``now``: not ended by the lecturer, and not past its hours."""
         return self.ended_at is None and now < self.ends_at
+
+
+@dataclass(frozen=True)
+class QuestionRecord:
+    """A question asked in a class, as stored."""
+
+    id: int
+    code: str
+    number: int
+    kind: str  # predict, challenge or tune
+    goal: str | None  # a challenge's: class, cannot-decide or flips
+    target: str | None  # the class a "class" challenge asks for
+    address: str
+    answer: str | None  # a prediction's right answer
+    asked_at: datetime
+    revealed_at: datetime | None
+
+
+@dataclass(frozen=True)
+class AnswerRecord:
+    """One student's answer to a question. ``student`` is their number in the class (1 for the first to join),
+    never who they are."""
+
+    student: int
+    answer: str
+    success: bool | None
+    score: float | None
+    hidden: bool
+    answered_at: datetime
 
 
 class DocumentRow(NamedTuple):
@@ -585,6 +648,9 @@ class Storage:
             codes = connection.execute(old).scalars().all()
             # Spelled out rather than left to ON DELETE CASCADE, which a SQLite connection without foreign keys
             # would not do.
+            asked = sa.select(class_questions.c.id).where(class_questions.c.code.in_(codes))
+            connection.execute(class_answers.delete().where(class_answers.c.question_id.in_(asked)))
+            connection.execute(class_questions.delete().where(class_questions.c.code.in_(codes)))
             connection.execute(class_members.delete().where(class_members.c.code.in_(codes)))
             return connection.execute(classes.delete().where(classes.c.code.in_(codes))).rowcount
 
@@ -594,6 +660,100 @@ class Storage:
             return list(connection.execute(
                 sa.select(class_members.c.workspace).where(class_members.c.code == code)
                 .order_by(class_members.c.joined_at, class_members.c.workspace)).scalars())
+
+    def set_class_state(self, code: str, state: str) -> int | None:
+        """Move the class to the lesson address ``state``; its new state version (the old one when the state was
+        this already), or None when there is no such class."""
+        with self._writing() as connection:
+            connection.execute(classes.update().where(classes.c.code == code, classes.c.state != state).values(
+                state=state, state_version=classes.c.state_version + 1))
+            return connection.execute(
+                sa.select(classes.c.state_version).where(classes.c.code == code)).scalar_one_or_none()
+
+    def is_member(self, code: str, student: str) -> bool:
+        with self.engine.connect() as connection:
+            return connection.execute(sa.select(class_members.c.code).where(
+                class_members.c.code == code, class_members.c.workspace == student)).first() is not None
+
+    def ask_question(self, code: str, *, kind: str, address: str, goal: str | None = None, target: str | None = None,
+                     answer: str | None = None, now: datetime | None = None) -> QuestionRecord:
+        """Add the class's next question (numbered after its last)."""
+        now = now or _now()
+        with self._writing() as connection:
+            last = connection.execute(sa.select(sa.func.max(class_questions.c.number))
+                                      .where(class_questions.c.code == code)).scalar_one()
+            row = connection.execute(class_questions.insert().values(
+                code=code, number=(last or 0) + 1, kind=kind, goal=goal, target=target, address=address,
+                answer=answer, asked_at=now, revealed_at=None).returning(*class_questions.c)).one()
+        return _question(row)
+
+    def question(self, code: str, number: int) -> QuestionRecord | None:
+        with self.engine.connect() as connection:
+            row = connection.execute(sa.select(class_questions).where(
+                class_questions.c.code == code, class_questions.c.number == number)).one_or_none()
+        return None if row is None else _question(row)
+
+    def questions(self, code: str) -> list[QuestionRecord]:
+        """The class's questions, first asked first."""
+        with self.engine.connect() as connection:
+            rows = connection.execute(sa.select(class_questions).where(class_questions.c.code == code)
+                                      .order_by(class_questions.c.number)).all()
+        return [_question(row) for row in rows]
+
+    def reveal_question(self, question_id: int, now: datetime | None = None) -> bool:
+        """Reveal the question's answers (once); False when it was revealed already."""
+        with self._writing() as connection:
+            return connection.execute(class_questions.update().where(
+                class_questions.c.id == question_id, class_questions.c.revealed_at.is_(None)),
+                {"revealed_at": now or _now()}).rowcount == 1
+
+    def answer_question(self, question_id: int, student: str, answer: str, *, success: bool | None = None,
+                        score: float | None = None, now: datetime | None = None) -> None:
+        """Store the student's answer, replacing their earlier one: one row per student and question, also when
+        answers of the same student arrive at once."""
+        values = {"question_id": question_id, "student": student, "answer": answer, "success": success,
+                  "score": score, "hidden": False, "answered_at": now or _now()}
+        with self._writing() as connection:
+            dialect = connection.dialect.name
+            insert = (sa.dialects.postgresql.insert if dialect == "postgresql" else sa.dialects.sqlite.insert)(
+                class_answers).values(values)
+            connection.execute(insert.on_conflict_do_update(
+                index_elements=["question_id", "student"],
+                set_={name: insert.excluded[name] for name in ("answer", "success", "score", "hidden", "answered_at")}))
+
+    def answers(self, question: QuestionRecord) -> list[AnswerRecord]:
+        """Every answer to the question, numbered by student (their order of joining the class), first answered
+        first."""
+        numbers = (sa.select(class_members.c.workspace, sa.func.row_number().over(
+            order_by=(class_members.c.joined_at, class_members.c.workspace)).label("number"))
+            .where(class_members.c.code == question.code).subquery())
+        with self.engine.connect() as connection:
+            rows = connection.execute(
+                sa.select(numbers.c.number, class_answers).select_from(
+                    class_answers.join(numbers, numbers.c.workspace == class_answers.c.student))
+                .where(class_answers.c.question_id == question.id)
+                .order_by(class_answers.c.answered_at, numbers.c.number)).all()
+        return [AnswerRecord(row.number, row.answer, row.success, row.score, row.hidden, _utc(row.answered_at))
+                for row in rows]
+
+    def own_answer(self, question_id: int, student: str) -> AnswerRecord | None:
+        """The student's own answer (numbered 0: a student is never told their number)."""
+        with self.engine.connect() as connection:
+            row = connection.execute(sa.select(class_answers).where(
+                class_answers.c.question_id == question_id, class_answers.c.student == student)).one_or_none()
+        return None if row is None else AnswerRecord(0, row.answer, row.success, row.score, row.hidden,
+                                                     _utc(row.answered_at))
+
+    def hide_answer(self, question: QuestionRecord, student_number: int) -> bool:
+        """Hide the answer of the class's student ``student_number`` from the question's reveal."""
+        for_number = next((a for a in self.answers(question) if a.student == student_number), None)
+        if for_number is None:
+            return False
+        students = self.class_members(question.code)
+        with self._writing() as connection:
+            return connection.execute(class_answers.update().where(
+                class_answers.c.question_id == question.id,
+                class_answers.c.student == students[student_number - 1]), {"hidden": True}).rowcount == 1
 
     # --- counted data ---------------------------------------------------------------------
 
@@ -1036,6 +1196,11 @@ def _summary(row) -> CorpusSummary:
 
 
 _CLASS_SUMMARY = sa.select(class_corpora).where(class_corpora.c.id == sa.bindparam("corpus_id"))
+
+
+def _question(row) -> QuestionRecord:
+    return QuestionRecord(row.id, row.code, row.number, row.kind, row.goal, row.target, row.address, row.answer,
+                          _utc(row.asked_at), None if row.revealed_at is None else _utc(row.revealed_at))
 
 
 def _class_summary(row) -> ClassCorpusSummary:

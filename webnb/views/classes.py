@@ -5,6 +5,11 @@ Who may start a class: in local mode the app's owner (anyone at the laptop); in 
 operator's instructor key (``WEBNB_INSTRUCTOR_KEY``; without it, hosted mode offers no control). Who leads a class:
 the browser that started it or opened the lecturer's link, whose secret only the lecturer has.
 
+Following the lecturer: each lesson page the lecturer opens while leading a running class becomes the class's state
+(``follow_the_lecturer``, after the request); a student's page polls ``/classes/<code>/follow.json`` (one row read)
+about once a second and opens the new state when its version changed, unless the student chose to explore on their
+own. The projector's theme and zoom stay the lecturer's.
+
 Guessing codes is limited in hosted mode, where the rate limits apply (webnb/ratelimits.py): at most
 ``WRONG_CODES_PER_WORKSPACE`` wrong codes per workspace and ``WRONG_CODES_PER_ADDRESS`` per client address, and
 ``JOINS_PER_ADDRESS`` joins per address in all (a lecture hall of 300 behind one NAT joins within two minutes).
@@ -12,15 +17,18 @@ Guessing codes is limited in hosted mode, where the rate limits apply (webnb/rat
 from __future__ import annotations
 
 import hmac
+import secrets
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from urllib.parse import urlencode
 
 import segno
-from flask import Blueprint, abort, current_app, redirect, render_template, request, session, url_for
+from flask import Blueprint, abort, current_app, jsonify, redirect, render_template, request, session, url_for
 from limits import parse as parse_limit
 from limits.strategies import FixedWindowRateLimiter
 
 from webnb import classes as lectures
+from webnb import pages
 from webnb.admission import address_key
 from webnb.errors import refusal
 from webnb.security import wants_json
@@ -70,6 +78,36 @@ def leads(code: str) -> bool:
 def _make_lecturer(code: str) -> None:
     # At most the last 20 classes: the signed cookie must stay small.
     session["lecturer"] = [c for c in session.get("lecturer", []) if c != code][-19:] + [code]
+    session["leading"] = code  # the class the lecturer's lesson pages move
+
+
+def led_class(code: str):
+    """The class with this code when this browser leads it, else None: what every lecturer-only view asks first."""
+    record = _storage().get_class(code)
+    return record if record is not None and leads(record.code) else None
+
+
+def not_the_lecturer(what: str = "This page belongs to the class's lecturer."):
+    return refusal("Only the lecturer can do this", f"{what} Nothing was changed. To join the class, type its code "
+                   "on the join page.", 403)
+
+
+def student_id() -> str:
+    """Who this browser is in a class: its workspace in hosted mode; in local mode a random name kept in the
+    session (all browsers share the one local workspace). Never shown: answers are numbered instead."""
+    if hosted():
+        return current_workspace()
+    if not session.get("class_student"):
+        session["class_student"] = secrets.token_urlsafe(16)
+    return session["class_student"]
+
+
+def member_of(code: str):
+    """The class with this code when this browser joined it (and is not its lecturer), else None."""
+    if session.get("class") != code:
+        return None
+    record = _storage().get_class(code)
+    return record if record is not None and _storage().is_member(record.code, student_id()) else None
 
 
 # --- guessing codes -------------------------------------------------------------------------------------------------
@@ -145,9 +183,8 @@ def _join(typed: str):
     if not record.running(now()):
         return refusal("This class has ended", f"The class {record.code} has ended, so nobody can join it any more. "
                        "Ask your lecturer for the code of today's class.", 410)
-    if hosted():
-        _storage().join_class(record.code, current_workspace(), now=now())
-    session["class"] = record.code
+    _storage().join_class(record.code, student_id(), now=now())
+    session["class"], session["following"] = record.code, True
     return redirect(request.script_root + record.state, 303)
 
 
@@ -196,10 +233,10 @@ def lead(code: str, secret: str):
 @bp.get("/classes/<code>")
 def slide(code: str):
     """The join slide for the projector: the code in very large type and the QR code of the join address."""
-    record = _storage().get_class(code)
-    if record is None or not leads(record.code):
-        return refusal("Only the lecturer sees this page", "This page belongs to the class's lecturer. To join the "
-                       "class, type its code on the join page.", 403)
+    record = led_class(code)
+    if record is None:
+        return not_the_lecturer()
+    session["leading"] = record.code
     entry = catalog().get(record.corpus_id)
     join_url = request.host_url.rstrip("/") + request.script_root + lectures.join_path(record.code)
     return render_template("classes/slide.html", record=record, entry=entry, join_url=join_url,
@@ -208,12 +245,115 @@ def slide(code: str):
 
 @bp.post("/classes/<code>/end")
 def end(code: str):
-    record = _storage().get_class(code)
-    if record is None or not leads(record.code):
-        return refusal("Only the lecturer can end this class", "Only the class's lecturer can end it; nothing was "
-                       "changed.", 403)
+    record = led_class(code)
+    if record is None:
+        return not_the_lecturer("Only the class's lecturer can end it.")
     _storage().end_class(record.code, now=now())
     return redirect(url_for("classes.slide", code=record.code), 303)
+
+
+# --- following the lecturer -------------------------------------------------------------------------------------
+
+# The projector's own settings: a student's phone keeps its own look.
+NOT_FOLLOWED = frozenset({"theme", "zoom"})
+
+
+def followed_address() -> str:
+    """This request's lesson address as students follow it: its path and query without the projector's settings."""
+    query = urlencode([(k, v) for k, v in request.args.items(multi=True) if k not in NOT_FOLLOWED])
+    return request.path + (f"?{query}" if query else "")
+
+
+def is_lesson_page() -> bool:
+    return any(pages.page_of(kind, request.endpoint) is not None for kind in ("text", "table"))
+
+
+@bp.after_app_request
+def follow_the_lecturer(response):
+    """A lesson page of the class's corpus that its lecturer opened (or swapped in with htmx) becomes the class's
+    state, for its students to follow."""
+    if (request.method != "GET" or response.status_code != 200 or response.mimetype != "text/html"
+            or not is_lesson_page() or not session.get("leading")):
+        return response
+    record = led_class(session["leading"])
+    if record is not None and record.running(now()) and (request.view_args or {}).get("corpus_id") == record.corpus_id:
+        _storage().set_class_state(record.code, followed_address())
+    return response
+
+
+@bp.get("/classes/<code>/follow.json")
+def follow_state(code: str):
+    """What a student's page polls: the class's state and its version (one row read; no page drawn)."""
+    record = _storage().get_class(code)
+    if record is None or (session.get("class") != record.code and not leads(record.code)):
+        return refusal("Not your class", "This browser has not joined this class.", 404)
+    response = jsonify(version=record.state_version, address=request.script_root + record.state,
+                       running=record.running(now()))
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.post("/classes/<code>/follow")
+def follow(code: str):
+    """"Follow the lecturer" (opens the lecturer's state now) or "Explore on my own" (stays, and stops following)."""
+    record = member_of(code)
+    if record is None:
+        return refusal("Not your class", "This browser has not joined this class; join it with its code.", 404)
+    session["following"] = request.form.get("follow") == "1"
+    if session["following"]:
+        return redirect(request.script_root + record.state, 303)
+    back = request.form.get("back", "")
+    return redirect(back if back.startswith("/") and not back.startswith("//") else url_for("home.index"), 303)
+
+
+@dataclass(frozen=True)
+class Room:
+    """What a page shows of the class this browser is in: its lecturer's corner (the code and the join address) or
+    a student's bar (following or exploring, and the state version their page shows)."""
+
+    record: object
+    role: str  # "lecturer" or "student"
+    following: bool
+    join_address: str
+
+    @property
+    def code(self) -> str:
+        return self.record.code
+
+    @property
+    def asks_here(self) -> str | None:
+        """What the lecturer may ask on this page: "any" on Bayes' rule (predict, challenge, tune), "tune" on the
+        lesson's other pages of texts, None elsewhere."""
+        if self.role != "lecturer" or (request.view_args or {}).get("corpus_id") != self.record.corpus_id:
+            return None
+        if request.endpoint == "inference.show":
+            return "any"
+        return "tune" if pages.page_of("text", request.endpoint) is not None else None
+
+    @property
+    def here(self) -> str:
+        return followed_address()
+
+    @property
+    def classes(self) -> tuple[str, ...]:
+        entry = catalog().get(self.record.corpus_id)
+        return () if entry is None or entry.is_table else entry.corpus.classes
+
+
+@bp.app_context_processor
+def room_context():
+    def class_room() -> Room | None:
+        code = session.get("leading") or session.get("class")
+        if not code:
+            return None
+        record = _storage().get_class(code)
+        if record is None or not record.running(now()):
+            return None
+        role = "lecturer" if leads(record.code) else "student"
+        join_address = request.host + request.script_root + "/join"
+        return Room(record, role, bool(session.get("following")), join_address)
+
+    return {"class_room": class_room}
 
 
 def _links(code: str, secret: str) -> dict:

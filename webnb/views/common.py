@@ -132,14 +132,17 @@ class WorkInProgress(Exception):
         self.job = job
 
 
-def load_lesson(corpus_id: str) -> TextLesson:
+def load_lesson(corpus_id: str, args=None) -> TextLesson:
+    """The lesson of ``corpus_id`` with the state in ``args`` (the request's query, unless another lesson address's
+    is given: a question in a class is asked about the slide it was asked from)."""
+    args = request.args if args is None else args
     entry = catalog().get(corpus_id)
     if entry is None:
         abort(404)
     if entry.is_table:
         # A table of numbers has no words: its own pages teach Gaussian Naive Bayes.
         abort(redirect(url_for(TABLE_PAGES.get(request.endpoint, "gaussian.rows"), corpus_id=corpus_id)))
-    state = parse_state(request.args, entry_defaults(entry))
+    state = parse_state(args, entry_defaults(entry))
     try:
         analysis, vocabulary = state.analysis_options(), state.vocabulary_options()
         training = catalog().cached_training_set(entry, analysis, vocabulary)

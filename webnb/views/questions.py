@@ -1,0 +1,339 @@
+"""Questions in a class: the lecturer asks one from a slide, the students answer on their own screens (each answer
+checked by the engine at once), and the projector tallies the answers as they arrive.
+
+A question is asked about the slide it was asked from: its lesson address (model, α, review) is stored with it,
+and every check of an answer builds the lesson from that address. Asking moves the class to the question's page,
+which shows the lecturer the tally and a student the question; revealing moves it again (``?revealed=1``), so that
+the students' pages show the answer too.
+"""
+from __future__ import annotations
+
+import csv
+import io
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+from flask import Blueprint, Response, current_app, redirect, render_template, request, url_for
+from jinja2_fragments.flask import render_block
+from limits import parse as parse_limit
+from limits.storage import MemoryStorage
+from limits.strategies import FixedWindowRateLimiter
+from werkzeug.datastructures import MultiDict
+
+from webnb import classes as lectures
+from webnb.charts import sweep_chart
+from webnb.engine.evaluation.sweep import MarkedSweep
+from webnb.engine.shared.numbers import ExactNumber
+from webnb.errors import refusal
+from webnb.notation import NOTATIONS
+from webnb.security import wants_json
+from webnb.state import parse_alpha
+from webnb.views.classes import led_class, member_of, not_the_lecturer, now, student_id
+from webnb.views.common import catalog, is_htmx, load_lesson
+from webnb.views.evaluation import scored, sweep_for
+from webnb.views.inference import _explained
+
+bp = Blueprint("questions", __name__)
+
+# Attempts of one student at one class's questions: a challenge is tried again and again, but not by a script.
+ANSWERS_PER_STUDENT = "30 per minute"
+# The answers' counts live in the rate limiter's storage when it has one (Redis, shared by every process); a class
+# on the lecturer's own laptop, where the rate limits are off, counts them in this process.
+_LOCAL_COUNTS = MemoryStorage()
+
+
+def _storage():
+    return current_app.extensions["webnb"]["storage"]
+
+
+def question_path(code: str, number: int, revealed: bool = False) -> str:
+    return f"/classes/{code}/questions/{number}" + ("?revealed=1" if revealed else "")
+
+
+# --- the lesson a question is about -------------------------------------------------------------------------------
+
+
+def _address_args(address: str) -> MultiDict:
+    return MultiDict(parse_qsl(urlsplit(address).query, keep_blank_values=True))
+
+
+def _lesson_at(record, address: str, **changes):
+    """The lesson of the class's corpus at the lesson address ``address``, with ``changes`` to its parameters."""
+    args = _address_args(address)
+    for name, value in changes.items():
+        args.setlist(name, [value])
+    return load_lesson(record.corpus_id, args)
+
+
+def decision_address(address: str) -> str:
+    """The slide's address at the step that decides (where the reveal of a prediction sends the class)."""
+    args = _address_args(address)
+    args.setlist("step", ["decision"])
+    return f"{urlsplit(address).path}?{urlencode(list(args.items(multi=True)))}"
+
+
+def _verdicts(record, question, review: str):
+    """The verdicts a challenge checks a review by: at the question's settings, at α = 0 (no floor) and at α = 1."""
+    at_question = _explained(_lesson_at(record, question.address, text=review))
+    at_one = _explained(_lesson_at(record, question.address, text=review, alpha="1", floor=""))
+    if at_question is None or at_one is None:
+        return None
+    return at_question.verdict, at_question.at_zero, at_one.verdict
+
+
+def _is_slide_of(record, address: str, page: str | None = None) -> bool:
+    path = urlsplit(address).path
+    corpus = f"/corpora/{record.corpus_id}"
+    return path == f"{corpus}/{page}" if page else path == corpus or path.startswith(corpus + "/")
+
+
+# --- asking -------------------------------------------------------------------------------------------------------
+
+
+@bp.post("/classes/<code>/questions")
+def ask(code: str):
+    record = led_class(code)
+    if record is None:
+        return not_the_lecturer("Only the class's lecturer asks its questions.")
+    if not record.running(now()):
+        return refusal("This class has ended", "The class has ended, so it takes no more questions.", 410)
+    kind, challenge = request.form.get("kind", ""), request.form.get("challenge", "")
+    # A challenge is one choice: "class:<label>", "cannot-decide" or "flips".
+    goal, _, target = challenge.partition(":")
+    address = request.form.get("address", "")
+    if kind not in lectures.KINDS or not _is_slide_of(record, address, None if kind == "tune" else "inference"):
+        return refusal("No such question", "A question is asked from a slide of Bayes' rule (to predict or to "
+                       "challenge) or from any slide of the lesson (to tune α); nothing was asked.", 400)
+    lesson = _lesson_at(record, address)
+    if lesson.entry.is_table or lesson.training is None:
+        return refusal("No question here", "Questions are asked about a lesson of texts with words counted; "
+                       "nothing was asked.", 400)
+    answer = None
+    if kind == "predict":
+        explained = _explained(lesson)
+        if explained is None or not lesson.state.text.strip():
+            return refusal("Type a review first", "A prediction is asked about the review on the slide: type one, "
+                           "then ask. Nothing was asked.", 400)
+        answer = lectures.predicted(explained.verdict)
+    if kind == "challenge":
+        classes = lesson.training.statistics.classes
+        if goal not in lectures.GOALS or (goal == "class" and target not in classes):
+            return refusal("No such challenge", "A challenge asks for a review of one of the corpus's classes, one "
+                           "the model cannot decide, or one whose decision α changes. Nothing was asked.", 400)
+    question = _storage().ask_question(
+        record.code, kind=kind, address=address, goal=goal if kind == "challenge" else None,
+        target=target if kind == "challenge" and goal == "class" else None, answer=answer, now=now())
+    _storage().set_class_state(record.code, question_path(record.code, question.number))
+    return redirect(url_for("questions.show", code=record.code, number=question.number), 303)
+
+
+# --- the question's page: the tally for the lecturer, the question for a student ---------------------------------
+
+
+def _tally(record, question):
+    lesson = _lesson_at(record, question.address)
+    classes = lesson.training.statistics.classes if lesson.training is not None else ()
+    return lectures.tally(question, _storage().answers(question), classes, lesson.state.text), lesson
+
+
+def _sweep(record, question, tally):
+    """A tuning's sweep chart with the students' answers on it, or None when the settings cannot be scored."""
+    lesson = _lesson_at(record, question.address)
+    score = scored(lesson) if lesson.training is not None else None
+    if score is None:
+        return None
+    marked = MarkedSweep(sweep_for(lesson, score.held), score)
+    marks = [(parse_alpha(alpha), accuracy) for alpha, accuracy in tally.points]
+    return {"sweep": marked.sweep, "chart": sweep_chart(marked.sweep, marks=marks),
+            "notation": NOTATIONS[lesson.state.notation]}
+
+
+def _question(record, number: int):
+    question = _storage().question(record.code, number)
+    if question is None:
+        return None, refusal("No such question", "This class has no question with this number.", 404)
+    return question, None
+
+
+@bp.get("/classes/<code>/questions/<int:number>")
+def show(code: str, number: int):
+    lecturer = led_class(code)
+    record = lecturer or member_of(code)
+    if record is None:
+        return refusal("Not your class", "This browser has not joined this class; join it with its code.", 404)
+    question, refused = _question(record, number)
+    if refused:
+        return refused
+    if lecturer is not None:
+        return _lecturer_page(record, question)
+    own = _storage().own_answer(question.id, student_id())
+    tally, lesson = _tally(record, question)
+    if wants_json():
+        mine = None if own is None else {"answer": own.answer, "success": own.success, "accuracy": own.score}
+        data = {"number": question.number, "kind": question.kind, "prompt": lectures.prompt(question),
+                "review": tally.review, "options": list(tally.options) if question.kind == "predict" else [],
+                "revealed": tally.revealed, "own_answer": mine}
+        if tally.revealed and question.kind == "predict":
+            data["model_answer"] = question.answer
+        return data
+    return render_template("classes/question.html", record=record, question=question, tally=tally, own=own,
+                           prompt=lectures.prompt(question), lesson=lesson, lecturer=False,
+                           max_length=lectures.MAX_ANSWER_LENGTH, running=record.running(now()))
+
+
+def _lecturer_context(record, question) -> dict:
+    tally, lesson = _tally(record, question)
+    return dict(record=record, question=question, tally=tally, prompt=lectures.prompt(question), lesson=lesson,
+                lecturer=True, sweep=_sweep(record, question, tally) if question.kind == "tune" else None,
+                running=record.running(now()), decision_address=decision_address(question.address))
+
+
+def _lecturer_page(record, question):
+    if wants_json():
+        tally, _ = _tally(record, question)
+        return {"class": record.code, "question": tally.to_dict(),
+                "questions": [_summary(record, q) for q in _storage().questions(record.code)]}
+    if is_htmx():
+        return render_block("classes/question.html", "tally", **_lecturer_context(record, question))
+    return render_template("classes/question.html", **_lecturer_context(record, question))
+
+
+def _summary(record, question) -> dict:
+    answers = _storage().answers(question)
+    return {"number": question.number, "kind": question.kind, "prompt": lectures.prompt(question),
+            "answers": len(answers), "revealed": question.revealed_at is not None}
+
+
+@bp.get("/classes/<code>/questions/<int:number>/tally")
+def tally(code: str, number: int):
+    """The tally alone, which the projector's page polls (htmx, once a second)."""
+    record = led_class(code)
+    if record is None:
+        return not_the_lecturer()
+    question, refused = _question(record, number)
+    if refused:
+        return refused
+    return render_block("classes/question.html", "tally", **_lecturer_context(record, question))
+
+
+# --- answering ----------------------------------------------------------------------------------------------------
+
+
+def _too_many_answers() -> bool:
+    limiter = current_app.extensions.get("webnb_limiter")
+    storage = limiter.limiter.storage if limiter is not None and limiter.enabled else _LOCAL_COUNTS
+    return not FixedWindowRateLimiter(storage).hit(parse_limit(ANSWERS_PER_STUDENT), "webnb-answer", student_id())
+
+
+@bp.post("/classes/<code>/questions/<int:number>/answers")
+def answer(code: str, number: int):
+    record = member_of(code)
+    if record is None:
+        return refusal("Not your class", "This browser has not joined this class; join it with its code.", 404)
+    if not record.running(now()):
+        return refusal("This class has ended", "The class has ended, so it takes no more answers.", 410)
+    question, refused = _question(record, number)
+    if refused:
+        return refused
+    if question.revealed_at is not None:
+        return refusal("This question is closed", "The lecturer has shown the answers to this question, so it takes "
+                       "no more. Your answer was not stored.", 409)
+    if _too_many_answers():
+        response = refusal("Too many answers", "You sent many answers in the last minute. Wait a moment, then send "
+                           "your best one.", 429)
+        response.headers["Retry-After"] = "60"
+        return response
+    given = request.form.get("answer", "")
+    if len(given) > lectures.MAX_ANSWER_LENGTH:
+        return refusal("This answer is too long", f"An answer has at most {lectures.MAX_ANSWER_LENGTH:,} "
+                       f"characters; this one has {len(given):,}. Shorten it and send it again.", 400)
+    success = score = None
+    if question.kind == "predict":
+        tally, _ = _tally(record, question)
+        if given not in tally.options:
+            return refusal("Choose one of the answers", "Choose one of the classes, or that the model cannot "
+                           "decide. Your answer was not stored.", 400)
+    elif question.kind == "challenge":
+        if not given.strip():
+            return refusal("Type a review", "Type a review, then send it. Nothing was stored.", 400)
+        verdicts = _verdicts(record, question, given)
+        if verdicts is None:
+            return refusal("This review cannot be checked", "The model cannot be trained with this slide's "
+                           "settings. Nothing was stored.", 400)
+        verdict, at_zero, at_one = verdicts
+        success = lectures.challenge_met(question, verdict=verdict, at_zero=at_zero, at_one=at_one)
+    else:
+        try:
+            alpha = parse_alpha(given.strip())
+        except ValueError as problem:
+            return refusal("Not a value of α", f"{problem}. Your answer was not stored.", 400)
+        if alpha > 1000:
+            return refusal("Not a value of α", "Try an α between 0 and 1000. Your answer was not stored.", 400)
+        given = str(ExactNumber(alpha))
+        lesson = _lesson_at(record, question.address, alpha=given)
+        result = scored(lesson)
+        if result is None:
+            return refusal("No score at this α", f"{lesson.error or 'The model cannot be scored at this α.'} "
+                           "Your answer was not stored.", 400)
+        score = result.result.accuracy
+    _storage().answer_question(question.id, student_id(), given, success=success, score=score, now=now())
+    if wants_json():
+        return {"answer": given, "success": success, "accuracy": score}
+    return redirect(url_for("questions.show", code=record.code, number=question.number), 303)
+
+
+# --- revealing, hiding, after class ---------------------------------------------------------------------------------
+
+
+@bp.post("/classes/<code>/questions/<int:number>/reveal")
+def reveal(code: str, number: int):
+    record = led_class(code)
+    if record is None:
+        return not_the_lecturer()
+    question, refused = _question(record, number)
+    if refused:
+        return refused
+    _storage().reveal_question(question.id, now=now())
+    if record.running(now()):
+        _storage().set_class_state(record.code, question_path(record.code, question.number, revealed=True))
+    return redirect(url_for("questions.show", code=record.code, number=question.number), 303)
+
+
+@bp.post("/classes/<code>/questions/<int:number>/hide")
+def hide(code: str, number: int):
+    """Take one review off the projector: the next successful one takes its place."""
+    record = led_class(code)
+    if record is None:
+        return not_the_lecturer()
+    question, refused = _question(record, number)
+    if refused:
+        return refused
+    try:
+        student = int(request.form.get("student", ""))
+    except ValueError:
+        student = 0
+    if not _storage().hide_answer(question, student):
+        return refusal("No such answer", "This question has no answer to hide by that number.", 404)
+    return redirect(url_for("questions.show", code=record.code, number=question.number), 303)
+
+
+@bp.get("/classes/<code>/questions/<int:number>/answers.csv")
+def answers_csv(code: str, number: int):
+    """A question's answers, for after class: a number per student (their order of joining), never who they are."""
+    record = led_class(code)
+    if record is None:
+        return not_the_lecturer()
+    question, refused = _question(record, number)
+    if refused:
+        return refused
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["student", "answer", "success", "accuracy", "answered_at"])
+    for a in _storage().answers(question):
+        # A cell that a spreadsheet would run as a formula is quoted with a leading apostrophe.
+        text = "'" + a.answer if a.answer[:1] in ("=", "+", "-", "@", "\t", "\r") else a.answer
+        writer.writerow([a.student, text, "" if a.success is None else str(a.success).lower(),
+                         "" if a.score is None else repr(a.score), a.answered_at.isoformat()])
+    response = Response(out.getvalue(), mimetype="text/csv")
+    response.headers["Content-Disposition"] = (
+        f'attachment; filename="class-{record.code}-question-{question.number}.csv"')
+    return response
