@@ -81,7 +81,11 @@ def _verdicts(record, question, review: str):
 
 
 def _is_slide_of(record, address: str, page: str | None = None) -> bool:
-    path = urlsplit(address).path
+    """Whether ``address`` is a lesson page of the class's corpus on this site (``page`` of it, when given)."""
+    parts = urlsplit(address)
+    if parts.scheme or parts.netloc or not address.startswith("/"):
+        return False
+    path = parts.path
     corpus = f"/corpora/{record.corpus_id}"
     return path == f"{corpus}/{page}" if page else path == corpus or path.startswith(corpus + "/")
 
