@@ -91,7 +91,8 @@ def test_a_student_polls_the_state_and_follows_or_explores(app):
     assert bar["data-follow-url"] == f"/classes/{lecture.code}/follow.json"
     assert bar["data-follow-version"] == str(version) and "following the lecturer" in bar.get_text()
     # Explore on my own: the page stays, and stops polling.
-    away = student.post(f"/classes/{lecture.code}/follow", data={"follow": "0", "back": "/corpora/match-reviews/matrix"})
+    away = student.post(f"/classes/{lecture.code}/follow",
+                        data={"follow": "0", "back": "/corpora/match-reviews/matrix"})
     assert away.status_code == 303 and away.location == "/corpora/match-reviews/matrix"
     bar = soup_of(student.get(away.location)).select_one(".class-bar")
     assert not bar.has_attr("data-follow-url") and "exploring on my own" in bar.get_text()
@@ -141,7 +142,8 @@ def test_predict_from_ask_to_reveal(app):
     page = soup_of(first.get(f"/classes/{lecture.code}/questions/{number}"))
     assert [i["value"] for i in page.select("input[name=answer]")] == ["negative", "positive", "cannot decide"]
     assert page.select_one(".question-review q").get_text() == "brilliant match"
-    for student, choice in zip([first, *others], ["positive", "negative", "positive", "cannot decide", "positive"]):
+    for student, choice in zip([first, *others], ["positive", "negative", "positive", "cannot decide", "positive"],
+                              strict=True):
         answer(student, lecture.code, number, choice)
     answer(others[0], lecture.code, number, "positive")  # a new answer replaces the old
     answer(first, lecture.code, number, "spam", status=400)
@@ -385,3 +387,17 @@ def test_300_students_answering_at_once_are_counted_exactly(database_url):
                 expected[choices[(k + i + 1) % 3]] += 1
         tally = lectures.tally(question, answers, ("negative", "positive"), "brilliant match")
         assert tally.counts == expected and sum(tally.counts.values()) == 300
+
+
+def test_the_deck_starts_a_class_on_the_slide_it_shows(app, client):
+    set_clock(app, T0)
+    form = soup_of(client.get(SLIDE)).select_one("form.deck-start-class")
+    fields = {i["name"]: i["value"] for i in form.select("input[type=hidden]") if i["name"] != "csrf_token"}
+    assert fields == {"corpus": "match-reviews", "address": SLIDE}
+    started_page = soup_of(client.post(form["action"], data=fields))
+    code = started_page.select_one("#class-code").get_text()
+    assert storage_of(app).get_class(code).state == SLIDE
+    # While the class runs, the deck offers no second one; its slide shows the code instead.
+    page = soup_of(client.get(SLIDE))
+    assert page.select_one("form.deck-start-class") is None
+    assert page.select_one(".class-corner-code").get_text() == code

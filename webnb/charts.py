@@ -5,6 +5,7 @@ left of a break in the axis; an infinite log loss is drawn at the top edge with 
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import sys
 from dataclasses import dataclass
@@ -184,6 +185,13 @@ def sweep_chart(sweep: AlphaSweep, current_alpha: float | None = None, current_a
         best_alpha=sweep.best.alpha,
         current_alpha=current_alpha,
     )
+
+
+def accuracy_only(chart: SweepChart) -> SweepChart:
+    """The sweep chart's accuracy panel alone (a class's tuning question, on the projector: half the height, so
+    that its type stays large)."""
+    accuracy = chart.panels[0]
+    return dataclasses.replace(chart, panels=(accuracy,), height=accuracy.top + accuracy.height + BOTTOM + 28)
 
 
 # -- the overconfidence of repeated evidence ------------------------------------------------------------------------

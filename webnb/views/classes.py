@@ -214,6 +214,10 @@ def start():
                        "there. No class was started.", 400)
     started = lectures.start_class(_storage(), entry.id, now=now())
     _make_lecturer(started.code)
+    # Started from a slide of the deck: the class opens on that slide.
+    address = request.form.get("address", "")
+    if address.startswith(f"/corpora/{entry.id}") and not address.startswith("//"):
+        _storage().set_class_state(started.code, address)
     return render_template("classes/started.html", record=started.record, entry=entry,
                            links=_links(started.code, started.secret))
 
@@ -272,8 +276,11 @@ def is_lesson_page() -> bool:
 def follow_the_lecturer(response):
     """A lesson page of the class's corpus that its lecturer opened (or swapped in with htmx) becomes the class's
     state, for its students to follow."""
+    # A browser without a session cookie leads nothing; its session is not looked at, since looking marks a
+    # response "Vary: Cookie" (a fragment's content does not depend on the cookie).
     if (request.method != "GET" or response.status_code != 200 or response.mimetype != "text/html"
-            or not is_lesson_page() or not session.get("leading")):
+            or not is_lesson_page() or current_app.config["SESSION_COOKIE_NAME"] not in request.cookies
+            or not session.get("leading")):
         return response
     record = led_class(session["leading"])
     if record is not None and record.running(now()) and (request.view_args or {}).get("corpus_id") == record.corpus_id:
@@ -340,20 +347,21 @@ class Room:
         return () if entry is None or entry.is_table else entry.corpus.classes
 
 
-@bp.app_context_processor
-def room_context():
-    def class_room() -> Room | None:
-        code = session.get("leading") or session.get("class")
-        if not code:
-            return None
-        record = _storage().get_class(code)
-        if record is None or not record.running(now()):
-            return None
-        role = "lecturer" if leads(record.code) else "student"
-        join_address = request.host + request.script_root + "/join"
-        return Room(record, role, bool(session.get("following")), join_address)
+@bp.app_template_global()
+def class_room() -> Room | None:
+    """The class this browser leads or joined, while it runs (None for everyone else, without a database read)."""
+    code = session.get("leading") or session.get("class")
+    if not code:
+        return None
+    record = _storage().get_class(code)
+    if record is None or not record.running(now()):
+        return None
+    role = "lecturer" if leads(record.code) else "student"
+    return Room(record, role, bool(session.get("following")), request.host + request.script_root + "/join")
 
-    return {"class_room": class_room}
+
+bp.add_app_template_global(may_start, "may_start_class")
+bp.add_app_template_global(followed_address)
 
 
 def _links(code: str, secret: str) -> dict:

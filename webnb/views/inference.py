@@ -54,7 +54,7 @@ class InferencePage:
         return data
 
 
-def _explained(lesson) -> Lesson | None:
+def lesson_explained(lesson) -> Lesson | None:
     """The lesson of the review typed, each part computed when first read (see ``Lesson``); None with
     ``lesson.error`` set when the settings cannot make one."""
     if lesson.training is None:
@@ -81,7 +81,7 @@ def _explained(lesson) -> Lesson | None:
 def show(corpus_id):
     lesson = load_lesson(corpus_id)
     document_note = _open_document(lesson)
-    explained = _explained(lesson)
+    explained = lesson_explained(lesson)
     state = lesson.state
     return respond(
         "inference/show.html",

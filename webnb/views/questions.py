@@ -20,7 +20,7 @@ from limits.strategies import FixedWindowRateLimiter
 from werkzeug.datastructures import MultiDict
 
 from webnb import classes as lectures
-from webnb.charts import sweep_chart
+from webnb.charts import accuracy_only, sweep_chart
 from webnb.engine.evaluation.sweep import MarkedSweep
 from webnb.engine.shared.numbers import ExactNumber
 from webnb.errors import refusal
@@ -28,9 +28,9 @@ from webnb.notation import NOTATIONS
 from webnb.security import wants_json
 from webnb.state import parse_alpha
 from webnb.views.classes import led_class, member_of, not_the_lecturer, now, student_id
-from webnb.views.common import catalog, is_htmx, load_lesson
+from webnb.views.common import is_htmx, load_lesson
 from webnb.views.evaluation import scored, sweep_for
-from webnb.views.inference import _explained
+from webnb.views.inference import lesson_explained
 
 bp = Blueprint("questions", __name__)
 
@@ -73,8 +73,8 @@ def decision_address(address: str) -> str:
 
 def _verdicts(record, question, review: str):
     """The verdicts a challenge checks a review by: at the question's settings, at α = 0 (no floor) and at α = 1."""
-    at_question = _explained(_lesson_at(record, question.address, text=review))
-    at_one = _explained(_lesson_at(record, question.address, text=review, alpha="1", floor=""))
+    at_question = lesson_explained(_lesson_at(record, question.address, text=review))
+    at_one = lesson_explained(_lesson_at(record, question.address, text=review, alpha="1", floor=""))
     if at_question is None or at_one is None:
         return None
     return at_question.verdict, at_question.at_zero, at_one.verdict
@@ -113,7 +113,7 @@ def ask(code: str):
                        "nothing was asked.", 400)
     answer = None
     if kind == "predict":
-        explained = _explained(lesson)
+        explained = lesson_explained(lesson)
         if explained is None or not lesson.state.text.strip():
             return refusal("Type a review first", "A prediction is asked about the review on the slide: type one, "
                            "then ask. Nothing was asked.", 400)
@@ -147,7 +147,7 @@ def _sweep(record, question, tally):
         return None
     marked = MarkedSweep(sweep_for(lesson, score.held), score)
     marks = [(parse_alpha(alpha), accuracy) for alpha, accuracy in tally.points]
-    return {"sweep": marked.sweep, "chart": sweep_chart(marked.sweep, marks=marks),
+    return {"sweep": marked.sweep, "chart": accuracy_only(sweep_chart(marked.sweep, marks=marks)),
             "notation": NOTATIONS[lesson.state.notation]}
 
 
@@ -228,6 +228,39 @@ def _too_many_answers() -> bool:
     return not FixedWindowRateLimiter(storage).hit(parse_limit(ANSWERS_PER_STUDENT), "webnb-answer", student_id())
 
 
+def _checked(record, question, given: str):
+    """The answer as stored, whether it succeeded (a challenge) and its held-out accuracy (a tuning); or a refusal
+    that says why it cannot be taken."""
+    if question.kind == "predict":
+        tally, _ = _tally(record, question)
+        if given not in tally.options:
+            return refusal("Choose one of the answers", "Choose one of the classes, or that the model cannot "
+                           "decide. Your answer was not stored.", 400)
+        return given, None, None
+    if question.kind == "challenge":
+        if not given.strip():
+            return refusal("Type a review", "Type a review, then send it. Nothing was stored.", 400)
+        verdicts = _verdicts(record, question, given)
+        if verdicts is None:
+            return refusal("This review cannot be checked", "The model cannot be trained with this slide's "
+                           "settings. Nothing was stored.", 400)
+        verdict, at_zero, at_one = verdicts
+        return given, lectures.challenge_met(question, verdict=verdict, at_zero=at_zero, at_one=at_one), None
+    try:
+        alpha = parse_alpha(given.strip())
+    except ValueError as problem:
+        return refusal("Not a value of α", f"{problem}. Your answer was not stored.", 400)
+    if alpha > 1000:
+        return refusal("Not a value of α", "Try an α between 0 and 1000. Your answer was not stored.", 400)
+    given = str(ExactNumber(alpha))
+    lesson = _lesson_at(record, question.address, alpha=given)
+    result = scored(lesson)
+    if result is None:
+        return refusal("No score at this α", f"{lesson.error or 'The model cannot be scored at this α.'} "
+                       "Your answer was not stored.", 400)
+    return given, None, result.result.accuracy
+
+
 @bp.post("/classes/<code>/questions/<int:number>/answers")
 def answer(code: str, number: int):
     record = member_of(code)
@@ -250,35 +283,10 @@ def answer(code: str, number: int):
     if len(given) > lectures.MAX_ANSWER_LENGTH:
         return refusal("This answer is too long", f"An answer has at most {lectures.MAX_ANSWER_LENGTH:,} "
                        f"characters; this one has {len(given):,}. Shorten it and send it again.", 400)
-    success = score = None
-    if question.kind == "predict":
-        tally, _ = _tally(record, question)
-        if given not in tally.options:
-            return refusal("Choose one of the answers", "Choose one of the classes, or that the model cannot "
-                           "decide. Your answer was not stored.", 400)
-    elif question.kind == "challenge":
-        if not given.strip():
-            return refusal("Type a review", "Type a review, then send it. Nothing was stored.", 400)
-        verdicts = _verdicts(record, question, given)
-        if verdicts is None:
-            return refusal("This review cannot be checked", "The model cannot be trained with this slide's "
-                           "settings. Nothing was stored.", 400)
-        verdict, at_zero, at_one = verdicts
-        success = lectures.challenge_met(question, verdict=verdict, at_zero=at_zero, at_one=at_one)
-    else:
-        try:
-            alpha = parse_alpha(given.strip())
-        except ValueError as problem:
-            return refusal("Not a value of α", f"{problem}. Your answer was not stored.", 400)
-        if alpha > 1000:
-            return refusal("Not a value of α", "Try an α between 0 and 1000. Your answer was not stored.", 400)
-        given = str(ExactNumber(alpha))
-        lesson = _lesson_at(record, question.address, alpha=given)
-        result = scored(lesson)
-        if result is None:
-            return refusal("No score at this α", f"{lesson.error or 'The model cannot be scored at this α.'} "
-                           "Your answer was not stored.", 400)
-        score = result.result.accuracy
+    checked = _checked(record, question, given)
+    if not isinstance(checked, tuple):
+        return checked  # refused
+    given, success, score = checked
     _storage().answer_question(question.id, student_id(), given, success=success, score=score, now=now())
     if wants_json():
         return {"answer": given, "success": success, "accuracy": score}

@@ -1,0 +1,153 @@
+"""A class in the room in two real browsers: a student who joined by the QR code's address follows the lecturer
+through three slides, steps away to explore and comes back; the lecturer asks each kind of question from a slide,
+the projector's tally counts the student's answer as it arrives, and the reveal reaches both screens. The tally
+and the question pages are checked by axe at 1024 × 768 and on a 390 × 844 phone.
+
+No fixed waits: each step waits for what the other browser must show (Playwright's expect retries until its
+timeout, which is generous so that a slow machine does not fail a test; the 2 s of following is measured by the
+load benchmark, not here)."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from accessibility import axe_violations
+from playwright.sync_api import expect
+
+from .conftest import PROJECTOR
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+FOLLOWING = 15_000  # ms: at most this long for a student's page to catch up (it polls once a second)
+SLIDE = "/corpora/match-reviews/inference?text=brilliant+match&model=multinomial&alpha=1&presenter=1"
+
+
+def start_class(page, server_url: str) -> str:
+    page.goto(server_url + "/")
+    page.select_option("#class-corpus", "match-reviews")
+    page.click("#start-class")
+    return page.locator("#class-code").inner_text()
+
+
+def path_and_query(url: str, server_url: str) -> str:
+    return url.removeprefix(server_url)
+
+
+def no_sideways_scroll(page) -> bool:
+    return page.evaluate("() => document.scrollingElement.scrollWidth <= window.innerWidth")
+
+
+def test_a_student_follows_the_lecturer_steps_away_and_comes_back(browsing, new_browsing, server_url, shot):
+    lecturer = browsing.new_page()
+    code = start_class(lecturer, server_url)
+    lecturer.goto(server_url + SLIDE + "&theme=dark")
+    expect(lecturer.locator(".class-corner-code")).to_have_text(code)
+
+    student = new_browsing().new_page()
+    student.set_viewport_size(PHONE)
+    student.goto(f"{server_url}/join/{code}")  # the QR code's address
+    expect(student).to_have_url(server_url + SLIDE)  # the lecturer's slide, in the student's own theme
+    expect(student.locator(".class-bar")).to_contain_text("following the lecturer")
+    assert "theme-dark" not in (student.locator("body").get_attribute("class") or "")
+
+    for _ in range(3):  # three slides on: → clicks the deck's next link
+        lecturer.keyboard.press("ArrowRight")
+        lecturer.wait_for_load_state()
+        expected = re.sub(r"[&?]theme=dark", "", path_and_query(lecturer.url, server_url))
+        expect(student).to_have_url(server_url + expected, timeout=FOLLOWING)
+    shot(student, "class-student-following")
+
+    student.click("#explore")
+    expect(student.locator(".class-bar")).to_contain_text("exploring on my own")
+    assert student.locator(".class-bar").get_attribute("data-follow-url") is None  # it no longer polls
+    explored = student.url
+    lecturer.keyboard.press("ArrowRight")
+    lecturer.wait_for_load_state()
+    assert student.url == explored
+    student.click("#follow")
+    expected = re.sub(r"[&?]theme=dark", "", path_and_query(lecturer.url, server_url))
+    expect(student).to_have_url(server_url + expected)
+    expect(student.locator(".class-bar")).to_contain_text("following the lecturer")
+    assert browsing.errors == []
+
+
+def answer_count(page):
+    return page.locator("#answer-count")
+
+
+def test_each_kind_of_question_from_ask_to_reveal(browsing, new_browsing, server_url, shot):
+    lecturer = browsing.new_page()
+    code = start_class(lecturer, server_url)
+    lecturer.goto(server_url + SLIDE)
+    student = new_browsing().new_page()
+    student.goto(f"{server_url}/join/{code}")
+    phone = new_browsing().new_page()
+    phone.set_viewport_size(PHONE)
+    phone.goto(server_url + "/join")
+    phone.fill("#class-code", code)
+    phone.get_by_role("button", name="Join").click()
+    expect(phone.locator(".class-bar")).to_contain_text(code)
+
+    # Predict.
+    lecturer.click(".ask-class summary")
+    assert axe_violations(lecturer) == []
+    shot(lecturer, "class-ask", full_page=False)
+    lecturer.click("#ask-predict")
+    expect(lecturer.locator("h1")).to_contain_text("Which class will the model choose")
+    for browser in (student, phone):
+        expect(browser.locator("h1")).to_contain_text("Which class will the model choose", timeout=FOLLOWING)
+    student.check("input[value=positive]")
+    student.click("#send-answer")
+    expect(student.locator("#own-answer")).to_contain_text("positive")
+    phone.check("input[value='cannot decide']")
+    phone.click("#send-answer")
+    assert no_sideways_scroll(phone) and axe_violations(phone) == []
+    shot(phone, "class-phone-predict")
+    expect(answer_count(lecturer)).to_have_text("2", timeout=FOLLOWING)  # the tally polls by itself
+    expect(lecturer.locator(".tally-n[data-option=positive]")).to_have_text("1")
+    assert axe_violations(lecturer) == []
+    assert lecturer.evaluate("() => document.scrollingElement.scrollHeight") <= PROJECTOR["height"]
+    shot(lecturer, "class-tally-predict", full_page=False)
+    lecturer.click("#reveal")
+    expect(lecturer.locator("#model-answer")).to_have_text("positive")
+    expect(student.locator(".tally-answer")).to_contain_text("you were right", timeout=FOLLOWING)
+    expect(phone.locator(".tally-answer")).to_contain_text("you were wrong", timeout=FOLLOWING)
+    shot(lecturer, "class-reveal-predict", full_page=False)
+
+    # Challenge: a review the model cannot decide at α = 0.
+    lecturer.click("#back-to-slide")
+    lecturer.click(".ask-class summary")
+    lecturer.select_option("#ask-challenge-goal", "cannot-decide")
+    lecturer.click("#ask-challenge")
+    expect(student.locator("#answer-text")).to_be_visible(timeout=FOLLOWING)
+    student.fill("#answer-text", "brilliant match")
+    student.click("#send-answer")
+    expect(student.locator(".answer-failure")).to_be_visible()
+    student.fill("#answer-text", "brilliant not <b>bold</b>")
+    student.click("#send-answer")
+    expect(student.locator(".answer-success")).to_be_visible()
+    expect(lecturer.locator("#succeeded")).to_have_text("1", timeout=FOLLOWING)
+    assert "brilliant not" not in lecturer.content()  # no text before the reveal
+    lecturer.click("#reveal")
+    review = lecturer.locator(".revealed-reviews q")
+    expect(review).to_have_text("brilliant not <b>bold</b>")  # as typed, not as markup
+    assert lecturer.locator(".revealed-reviews b").count() == 0
+    assert axe_violations(lecturer) == []
+    shot(lecturer, "class-reveal-challenge", full_page=False)
+    lecturer.click(".hide-review")
+    expect(lecturer.locator(".revealed-reviews")).to_have_count(0)
+
+    # Tune: the student's α on the sweep.
+    lecturer.click("#back-to-slide")
+    lecturer.click(".ask-class summary")
+    lecturer.click("#ask-tune")
+    expect(phone.locator("#answer-alpha")).to_be_visible(timeout=FOLLOWING)
+    phone.fill("#answer-alpha", "0.5")
+    phone.click("#send-answer")
+    expect(phone.locator("#own-answer")).to_contain_text("held-out accuracy")
+    expect(lecturer.locator(".sweep-chart .student-mark")).to_have_count(1, timeout=FOLLOWING)
+    assert axe_violations(lecturer) == []
+    assert lecturer.evaluate("() => document.scrollingElement.scrollHeight") <= PROJECTOR["height"]
+    shot(lecturer, "class-tally-tune", full_page=False)
+    assert browsing.errors == []
