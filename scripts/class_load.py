@@ -148,16 +148,30 @@ class Class:
         self.code = code
         self.stop = threading.Event()
         self.lock = threading.Lock()
-        self.moved_at: dict[str, float] = {}  # address -> when the lecturer's move to it was stored
-        self.arrivals: dict[str, list[float]] = {}  # address -> when each student had opened it
+        self.moves: list[tuple[str, float]] = []  # (address, when the lecturer's move to it was stored)
+        self.arrivals: list[tuple[str, float]] = []  # (address, when a following student had opened it)
+        self.joined = 0
         self.answers: dict[int, dict[str, tuple[float, str, bool | None]]] = {}  # question -> student -> last
         self.questions: dict[str, int] = {}  # question page address -> number
         self.kinds: dict[int, str] = {}
         self.options: dict[int, list[str]] = {}
 
+    def moved(self, address: str) -> None:
+        with self.lock:
+            self.moves.append((address, time.monotonic()))
+
     def arrived(self, address: str, moment: float) -> None:
         with self.lock:
-            self.arrivals.setdefault(address, []).append(moment)
+            self.arrivals.append((address, moment))
+
+    def lags(self) -> list[float]:
+        """For each page a student opened because the lecturer moved, the time since that move."""
+        lags = []
+        for address, moment in self.arrivals:
+            before = [at for moved, at in self.moves if moved == address and at <= moment]
+            if before:
+                lags.append(moment - max(before))
+        return lags
 
     def answered(self, number: int, student: str, moment: float, answer: str, success) -> None:
         with self.lock:
@@ -174,7 +188,10 @@ def student(index: int, room: Class, ports: list[int], timings: Timings, join_at
     address = urlsplit(response.headers["Location"]).path + (
         "?" + urlsplit(response.headers["Location"]).query if urlsplit(response.headers["Location"]).query else "")
     version = None
-    page = open_page(client, room, address, "follow page")
+    response, page = client.get("join page", address)
+    if response is not None and response.status == 200:
+        with room.lock:
+            room.joined += 1
     polled = client.get("follow poll", f"/classes/{room.code}/follow.json", Accept="application/json")
     if polled[0] is not None and polled[0].status == 200:
         version = json.loads(polled[1])["version"]
@@ -287,28 +304,29 @@ def run(args, folder: Path) -> dict:
         for thread in threads:
             thread.start()
         time.sleep(max(0.0, begin + args.join_seconds + 3 - time.monotonic()))
-        joined = len(room.arrivals.get(slide, []))
+        joined = room.joined
         print(f"{joined} of {args.students} students joined and opened the slide", flush=True)
 
         for step in STEPS[1:args.steps + 1]:
             address = f"/corpora/{CORPUS_ID}/inference?" + urlencode({"text": REVIEW, "presenter": "1", "step": step})
             lecturer.get("lecturer", address)
-            room.moved_at[address] = time.monotonic()
+            room.moved(address)
             time.sleep(10)
         slide = address
 
         figures_questions = {}
         for kind, extra, seconds in (("predict", {}, 12), ("challenge", {"challenge": f"class:{TARGET}"}, 62)):
             _, page = lecturer.get("lecturer", slide)
+            room.moved(slide)
             response, _ = lecturer.post("lecturer", f"/classes/{room.code}/questions",
                                         {"csrf_token": csrf_of(page), "kind": kind, "address": slide, **extra})
             number = int(response.headers["Location"].rsplit("/", 1)[1])
+            room.moved(f"/classes/{room.code}/questions/{number}")
             room.kinds[number] = kind
             twin_path = f"/classes/{room.code}/questions/{number}?format=json"
             twin_before = json.loads(lecturer.get("lecturer", twin_path)[1])
             room.options[number] = list(twin_before["question"]["counts"]) if kind == "predict" else []
             room.questions[f"/classes/{room.code}/questions/{number}"] = number
-            room.moved_at[f"/classes/{room.code}/questions/{number}"] = time.monotonic()
             done, seen = threading.Event(), []
             watcher = threading.Thread(target=projector, args=(lecturer, room, number, done, seen), daemon=True)
             watcher.start()
@@ -330,20 +348,16 @@ def run(args, folder: Path) -> dict:
                 "tally lag s": summary(lags, scale=1.0) if lags else None}
             lecturer.post("lecturer", f"/classes/{room.code}/questions/{number}/reveal",
                           {"csrf_token": csrf_of(page)})
+            room.moved(f"/classes/{room.code}/questions/{number}?revealed=1")
+            time.sleep(5)  # the students see the reveal
         room.stop.set()
         cpu = sum(server.cpu_seconds() for server in servers) - cpu_before
-        lags = {}
-        for address, moved in room.moved_at.items():
-            arrivals = [moment - moved for moment in room.arrivals.get(address, []) if moment >= moved]
-            if arrivals:
-                lags[address] = arrivals
-        all_lags = [lag for values in lags.values() for lag in values]
+        all_lags = room.lags()
         return {
             "database": database.kind, "servers": len(servers), "workers": args.workers, "threads": args.threads,
             "students": args.students, "joined": joined, "requests": timings.figures(),
             "follow lag s": summary(all_lags, scale=1.0) if all_lags else None,
-            "follow moves": {a.split("?")[0] + ("?" + a.split("step=")[-1] if "step=" in a else ""): len(v)
-                             for a, v in lags.items()},
+            "lecturer's moves": len(room.moves), "pages opened by following": len(all_lags),
             "questions": figures_questions, "errors": len(timings.errors), "first errors": timings.errors[:10],
             "server cpu s": round(cpu, 1), "memory": memory.stop(),
         }
