@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import threading
 from datetime import timedelta
 
@@ -401,3 +402,41 @@ def test_the_deck_starts_a_class_on_the_slide_it_shows(app, client):
     page = soup_of(client.get(SLIDE))
     assert page.select_one("form.deck-start-class") is None
     assert page.select_one(".class-corner-code").get_text() == code
+
+
+def test_followers_share_one_drawing_of_the_slide_each_with_their_own_token(hosted_app):
+    app = hosted_app()
+    set_clock(app, T0)
+    lecture, lecturer, first = lecture_on(app)
+    lecturer.get(SLIDE)
+    second = browser_from(app)
+    second.get(f"/join/{lecture.code}")
+    kept = app.extensions["webnb"]["followed_pages"]
+    pages = [first.get(SLIDE).get_data(as_text=True), second.get(SLIDE).get_data(as_text=True)]
+    assert len(kept) == 1
+    tokens = []
+    for browser, page in zip((first, second), pages, strict=True):
+        token = json.loads(soup_of_text(page).body["hx-headers"])["X-CSRFToken"]
+        with browser.session_transaction() as session:
+            assert session["workspace"] not in page
+        tokens.append(token)
+    assert tokens[0] != tokens[1] and pages[0].replace(tokens[0], "") == pages[1].replace(tokens[1], "")
+    # What is not the same for every student is drawn for each: the evaluation page (its test choices list the
+    # student's own corpora), an address that is not the class's state, and an explorer's page.
+    first.get("/corpora/match-reviews/evaluation?presenter=1")
+    lecturer.get("/corpora/match-reviews/evaluation?presenter=1")
+    second.get("/corpora/match-reviews/evaluation?presenter=1")
+    second.get(SLIDE.replace("alpha=1", "alpha=2"))
+    assert len(kept) == 1
+    second.post(f"/classes/{lecture.code}/follow", data={"follow": "0"})
+    lecturer.get(SLIDE.replace("step=decision", "step=zero"))
+    second.get(SLIDE.replace("step=decision", "step=zero"))
+    assert len(kept) == 1
+    first.get(SLIDE.replace("step=decision", "step=zero"))
+    assert len(kept) == 2
+
+
+def soup_of_text(text: str):
+    from bs4 import BeautifulSoup
+
+    return BeautifulSoup(text, "html.parser")

@@ -91,6 +91,7 @@ def create_app(test_config=None, *, instance_path=None):
         "comparisons": Cache(max_entries=compare.COMPARISONS_KEPT),
         "sweeps": Cache(max_entries=evaluation.SWEEPS_KEPT),
         "parameter_tables": Cache(max_entries=parameters.PARAMETER_TABLES_KEPT),
+        "followed_pages": Cache(max_entries=classes.FOLLOWED_PAGES_KEPT),
     }
     work.init_app(app)  # the memory cap per piece of work and the heavy computations at once (webnb/work.py)
     CSRFProtect(app)

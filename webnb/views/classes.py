@@ -23,7 +23,20 @@ from datetime import datetime, timezone
 from urllib.parse import urlencode
 
 import segno
-from flask import Blueprint, abort, current_app, jsonify, redirect, render_template, request, session, url_for
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    g,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+from flask_wtf.csrf import generate_csrf
 from limits import parse as parse_limit
 from limits.strategies import FixedWindowRateLimiter
 
@@ -32,7 +45,7 @@ from webnb import pages
 from webnb.admission import address_key
 from webnb.errors import refusal
 from webnb.security import wants_json
-from webnb.views.common import catalog
+from webnb.views.common import catalog, is_htmx
 from webnb.workspaces import current_workspace, hosted
 
 bp = Blueprint("classes", __name__)
@@ -285,6 +298,64 @@ def follow_the_lecturer(response):
     record = led_class(session["leading"])
     if record is not None and record.running(now()) and (request.view_args or {}).get("corpus_id") == record.corpus_id:
         _storage().set_class_state(record.code, followed_address())
+    return response
+
+
+# --- a followed page, drawn once per process -------------------------------------------------------------------------
+#
+# When the lecturer moves, every following student opens the same address within about a second: 300 students would
+# draw the same slide 300 times at once. Each process draws it once, for the first student, and keeps it with that
+# student's CSRF token taken out; the others get a copy with their own token. Only what is the same for every student
+# is kept: a lesson page of the class's corpus (shared by every workspace), never the evaluation page (its test
+# choices list the student's own corpora) nor a page that names another corpus or document of one.
+
+FOLLOWED_PAGES_KEPT = 32
+CSRF_PLACEHOLDER = "webnb-followed-page-csrf-token"
+NOT_SHARED_ENDPOINTS = frozenset({"evaluation.show"})
+NOT_SHARED_PARAMETERS = frozenset({"document", "from"})
+
+
+def _followed_page_key():
+    """The key of this request's page in the followed pages, or None when it is not a page every follower shares."""
+    if (request.method != "GET" or wants_json() or not is_lesson_page() or request.endpoint in NOT_SHARED_ENDPOINTS
+            or current_app.config["SESSION_COOKIE_NAME"] not in request.cookies):
+        return None
+    code = session.get("class")
+    if not code or not session.get("following") or leads(code):
+        return None
+    if NOT_SHARED_PARAMETERS & request.args.keys() or request.args.get("test", "") not in ("split", "training", ""):
+        return None
+    record = _storage().get_class(code)
+    if (record is None or not record.running(now()) or record.state != followed_address()
+            or (request.view_args or {}).get("corpus_id") != record.corpus_id):
+        return None
+    return (record.code, record.state_version, record.state, is_htmx())
+
+
+@bp.before_app_request
+def shared_followed_page():
+    key = g.followed_page_key = _followed_page_key()
+    if key is None:
+        return None
+    kept = current_app.extensions["webnb"]["followed_pages"].get(key)
+    if kept is None:
+        return None
+    body, headers = kept
+    return Response(body.replace(CSRF_PLACEHOLDER, generate_csrf()), mimetype="text/html", headers=headers)
+
+
+@bp.after_app_request
+def keep_followed_page(response):
+    key = g.pop("followed_page_key", None)
+    if key is None or response.status_code != 200 or response.mimetype != "text/html" or response.direct_passthrough:
+        return response
+    pages_kept = current_app.extensions["webnb"]["followed_pages"]
+    if key not in pages_kept:
+        token = generate_csrf()
+        body = response.get_data(as_text=True)
+        if token in body:
+            vary = response.headers.get("Vary")
+            pages_kept.put(key, (body.replace(token, CSRF_PLACEHOLDER), {"Vary": vary} if vary else {}))
     return response
 
 
