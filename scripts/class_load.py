@@ -32,6 +32,7 @@ import http.client
 import json
 import os
 import random
+import resource
 import re
 import subprocess
 import sys
@@ -303,6 +304,7 @@ def run(args, folder: Path) -> dict:
         for _ in range(2 * len(ports)):  # every server counts the corpus once before the students arrive (untimed)
             lecturer.get("lecturer", slide)
         cpu_before = sum(server.cpu_seconds() for server in servers)
+        client_before = resource.getrusage(resource.RUSAGE_SELF)
         rng = random.Random(args.seed)
         begin = time.monotonic() + 1.0
         threads = [threading.Thread(target=student, daemon=True, args=(
@@ -359,6 +361,8 @@ def run(args, folder: Path) -> dict:
             time.sleep(5)  # the students see the reveal
         room.stop.set()
         cpu = sum(server.cpu_seconds() for server in servers) - cpu_before
+        client_after = resource.getrusage(resource.RUSAGE_SELF)
+        client_cpu = (client_after.ru_utime + client_after.ru_stime) - (client_before.ru_utime + client_before.ru_stime)
         all_lags = room.lags()
         return {
             "database": database.kind, "servers": len(servers), "workers": args.workers, "threads": args.threads,
@@ -366,7 +370,8 @@ def run(args, folder: Path) -> dict:
             "follow lag s": summary(all_lags, scale=1.0) if all_lags else None,
             "lecturer's moves": len(room.moves), "pages opened by following": len(all_lags),
             "questions": figures_questions, "errors": len(timings.errors), "first errors": timings.errors[:10],
-            "server cpu s": round(cpu, 1), "memory": memory.stop(),
+            "server cpu s": round(cpu, 1), "students' cpu s (this script, on the same cores)": round(client_cpu, 1),
+            "memory": memory.stop(),
         }
     finally:
         memory.stop()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hmac
 import secrets
+import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from urllib.parse import urlencode
@@ -230,7 +231,7 @@ def start():
     # Started from a slide of the deck: the class opens on that slide.
     address = request.form.get("address", "")
     if address.startswith(f"/corpora/{entry.id}") and not address.startswith("//"):
-        _storage().set_class_state(started.code, address)
+        move_class(started.code, address)
     return render_template("classes/started.html", record=started.record, entry=entry,
                            links=_links(started.code, started.secret))
 
@@ -266,6 +267,7 @@ def end(code: str):
     if record is None:
         return not_the_lecturer("Only the class's lecturer can end it.")
     _storage().end_class(record.code, now=now())
+    _polled_states().pop(record.code, None)
     return redirect(url_for("classes.slide", code=record.code), 303)
 
 
@@ -297,7 +299,7 @@ def follow_the_lecturer(response):
         return response
     record = led_class(session["leading"])
     if record is not None and record.running(now()) and (request.view_args or {}).get("corpus_id") == record.corpus_id:
-        _storage().set_class_state(record.code, followed_address())
+        move_class(record.code, followed_address())
     return response
 
 
@@ -359,10 +361,36 @@ def keep_followed_page(response):
     return response
 
 
+# A poll may read a class this many seconds old (kept per process): 300 students poll 300 times a second, and the
+# state changes every few seconds. This process forgets it at once when it moves or ends the class itself.
+STATE_KEPT_SECONDS = 0.25
+
+
+def _polled_states() -> dict:
+    return current_app.extensions.setdefault("webnb_polled_classes", {})
+
+
+def move_class(code: str, address: str) -> None:
+    """Move the class to the lesson address ``address``: its followers open it at their next poll."""
+    _storage().set_class_state(code, address)
+    _polled_states().pop(code, None)
+
+
+def _polled_class(code: str):
+    kept = _polled_states().get(code)
+    if kept is not None and time.monotonic() - kept[0] < STATE_KEPT_SECONDS:
+        return kept[1]
+    record = _storage().get_class(code)
+    if record is not None:
+        _polled_states()[code] = (time.monotonic(), record)
+    return record
+
+
 @bp.get("/classes/<code>/follow.json")
 def follow_state(code: str):
-    """What a student's page polls: the class's state and its version (one row read; no page drawn)."""
-    record = _storage().get_class(code)
+    """What a student's page polls: the class's state and its version (one row read at most every
+    ``STATE_KEPT_SECONDS`` per process; no page drawn)."""
+    record = _polled_class(code)
     if record is None or (session.get("class") != record.code and not leads(record.code)):
         return refusal("Not your class", "This browser has not joined this class.", 404)
     response = jsonify(version=record.state_version, address=request.script_root + record.state,

@@ -27,7 +27,7 @@ from webnb.errors import refusal
 from webnb.notation import NOTATIONS
 from webnb.security import wants_json
 from webnb.state import parse_alpha
-from webnb.views.classes import led_class, member_of, not_the_lecturer, now, student_id
+from webnb.views.classes import led_class, member_of, move_class, not_the_lecturer, now, student_id
 from webnb.views.common import is_htmx, load_lesson
 from webnb.views.evaluation import scored, sweep_for
 from webnb.views.inference import lesson_explained
@@ -126,7 +126,7 @@ def ask(code: str):
     question = _storage().ask_question(
         record.code, kind=kind, address=address, goal=goal if kind == "challenge" else None,
         target=target if kind == "challenge" and goal == "class" else None, answer=answer, now=now())
-    _storage().set_class_state(record.code, question_path(record.code, question.number))
+    move_class(record.code, question_path(record.code, question.number))
     return redirect(url_for("questions.show", code=record.code, number=question.number), 303)
 
 
@@ -306,7 +306,7 @@ def reveal(code: str, number: int):
         return refused
     _storage().reveal_question(question.id, now=now())
     if record.running(now()):
-        _storage().set_class_state(record.code, question_path(record.code, question.number, revealed=True))
+        move_class(record.code, question_path(record.code, question.number, revealed=True))
     return redirect(url_for("questions.show", code=record.code, number=question.number), 303)
 
 
