@@ -51,19 +51,23 @@ def test_a_student_follows_the_lecturer_steps_away_and_comes_back(browsing, new_
     expect(student.locator(".class-bar")).to_contain_text("following the lecturer")
     assert "theme-dark" not in (student.locator("body").get_attribute("class") or "")
 
-    for _ in range(3):  # three slides on: → clicks the deck's next link
-        lecturer.keyboard.press("ArrowRight")
-        lecturer.wait_for_load_state()
+    seen = {lecturer.url}
+    for _ in range(3):  # three slides on, by the deck's next link
+        with lecturer.expect_navigation():
+            lecturer.click(".deck-bar [data-step=next]")
+        assert lecturer.url not in seen
+        seen.add(lecturer.url)
         expected = re.sub(r"[&?]theme=dark", "", path_and_query(lecturer.url, server_url))
         expect(student).to_have_url(server_url + expected, timeout=FOLLOWING)
+    expect(student.locator(".deck-position")).to_contain_text("4/10")
     shot(student, "class-student-following")
 
     student.click("#explore")
     expect(student.locator(".class-bar")).to_contain_text("exploring on my own")
     assert student.locator(".class-bar").get_attribute("data-follow-url") is None  # it no longer polls
     explored = student.url
-    lecturer.keyboard.press("ArrowRight")
-    lecturer.wait_for_load_state()
+    with lecturer.expect_navigation():
+        lecturer.click(".deck-bar [data-step=next]")
     assert student.url == explored
     student.click("#follow")
     expected = re.sub(r"[&?]theme=dark", "", path_and_query(lecturer.url, server_url))

@@ -133,10 +133,13 @@ def ask(code: str):
 # --- the question's page: the tally for the lecturer, the question for a student ---------------------------------
 
 
-def _tally(record, question):
+def _tally(record, question, *, counted: bool = True):
+    """The question's tally and the lesson it was asked about. ``counted=False`` leaves the answers out: a student's
+    page and the check of an answer need the options only, not the room's 300 answers."""
     lesson = _lesson_at(record, question.address)
     classes = lesson.training.statistics.classes if lesson.training is not None else ()
-    return lectures.tally(question, _storage().answers(question), classes, lesson.state.text), lesson
+    answers = _storage().answers(question) if counted else ()
+    return lectures.tally(question, answers, classes, lesson.state.text), lesson
 
 
 def _sweep(record, question, tally):
@@ -170,7 +173,7 @@ def show(code: str, number: int):
     if lecturer is not None:
         return _lecturer_page(record, question)
     own = _storage().own_answer(question.id, student_id())
-    tally, lesson = _tally(record, question)
+    tally, lesson = _tally(record, question, counted=False)
     if wants_json():
         mine = None if own is None else {"answer": own.answer, "success": own.success, "accuracy": own.score}
         data = {"number": question.number, "kind": question.kind, "prompt": lectures.prompt(question),
@@ -232,7 +235,7 @@ def _checked(record, question, given: str):
     """The answer as stored, whether it succeeded (a challenge) and its held-out accuracy (a tuning); or a refusal
     that says why it cannot be taken."""
     if question.kind == "predict":
-        tally, _ = _tally(record, question)
+        tally, _ = _tally(record, question, counted=False)
         if given not in tally.options:
             return refusal("Choose one of the answers", "Choose one of the classes, or that the model cannot "
                            "decide. Your answer was not stored.", 400)
