@@ -32,8 +32,8 @@ import http.client
 import json
 import os
 import random
-import resource
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -172,13 +172,13 @@ class Class:
         with self.lock:
             self.arrivals.append((address, moment))
 
-    def lags(self) -> list[float]:
-        """For each page a student opened because the lecturer moved, the time since that move."""
+    def lags(self) -> list[tuple[str, float]]:
+        """For each page a student opened because the lecturer moved: (the page, the time since that move)."""
         lags = []
         for address, moment in self.arrivals:
             before = [at for moved, at in self.moves if moved == address and at <= moment]
             if before:
-                lags.append(moment - max(before))
+                lags.append((address, moment - max(before)))
         return lags
 
     def answered(self, number: int, student: str, moment: float, answer: str, success) -> None:
@@ -363,12 +363,18 @@ def run(args, folder: Path) -> dict:
         cpu = sum(server.cpu_seconds() for server in servers) - cpu_before
         client_after = resource.getrusage(resource.RUSAGE_SELF)
         client_cpu = (client_after.ru_utime + client_after.ru_stime) - (client_before.ru_utime + client_before.ru_stime)
-        all_lags = room.lags()
+        lags_by_page: dict[str, list[float]] = {}
+        for address, lag in room.lags():
+            page = re.sub(r"^/classes/\w+/", "/classes/CODE/", address.split("&")[0] if "step=" not in address
+                          else address.split("?")[0] + "?step=" + address.split("step=")[1].split("&")[0])
+            lags_by_page.setdefault(page, []).append(lag)
+        all_lags = [lag for lags in lags_by_page.values() for lag in lags]
         return {
             "database": database.kind, "servers": len(servers), "workers": args.workers, "threads": args.threads,
             "students": args.students, "joined": joined, "requests": timings.figures(),
             "follow lag s": summary(all_lags, scale=1.0) if all_lags else None,
             "lecturer's moves": len(room.moves), "pages opened by following": len(all_lags),
+            "follow lag by page s": {page: summary(lags, scale=1.0) for page, lags in lags_by_page.items()},
             "questions": figures_questions, "errors": len(timings.errors), "first errors": timings.errors[:10],
             "server cpu s": round(cpu, 1), "students' cpu s (this script, on the same cores)": round(client_cpu, 1),
             "memory": memory.stop(),

@@ -327,7 +327,7 @@ def _followed_page_key():
         return None
     if NOT_SHARED_PARAMETERS & request.args.keys() or request.args.get("test", "") not in ("split", "training", ""):
         return None
-    record = _storage().get_class(code)
+    record = _polled_class(code)  # a state a moment old at most: an older version only means drawing the page
     if (record is None or not record.running(now()) or record.state != followed_address()
             or (request.view_args or {}).get("corpus_id") != record.corpus_id):
         return None

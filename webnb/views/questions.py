@@ -12,7 +12,7 @@ import csv
 import io
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from flask import Blueprint, Response, current_app, redirect, render_template, request, url_for
+from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, url_for
 from jinja2_fragments.flask import render_block
 from limits import parse as parse_limit
 from limits.storage import MemoryStorage
@@ -155,10 +155,19 @@ def _sweep(record, question, tally):
 
 
 def _question(record, number: int):
+    """The class's question ``number``; answered with a 404 page when it has none."""
     question = _storage().question(record.code, number)
     if question is None:
-        return None, refusal("No such question", "This class has no question with this number.", 404)
-    return question, None
+        abort(refusal("No such question", "This class has no question with this number.", 404))
+    return question
+
+
+def _lecturers_question(code: str, number: int):
+    """The class this browser leads and its question ``number``; answered with a refusal for anyone else."""
+    record = led_class(code)
+    if record is None:
+        abort(not_the_lecturer())
+    return record, _question(record, number)
 
 
 @bp.get("/classes/<code>/questions/<int:number>")
@@ -167,9 +176,7 @@ def show(code: str, number: int):
     record = lecturer or member_of(code)
     if record is None:
         return refusal("Not your class", "This browser has not joined this class; join it with its code.", 404)
-    question, refused = _question(record, number)
-    if refused:
-        return refused
+    question = _question(record, number)
     if lecturer is not None:
         return _lecturer_page(record, question)
     own = _storage().own_answer(question.id, student_id())
@@ -213,12 +220,7 @@ def _summary(record, question) -> dict:
 @bp.get("/classes/<code>/questions/<int:number>/tally")
 def tally(code: str, number: int):
     """The tally alone, which the projector's page polls (htmx, once a second)."""
-    record = led_class(code)
-    if record is None:
-        return not_the_lecturer()
-    question, refused = _question(record, number)
-    if refused:
-        return refused
+    record, question = _lecturers_question(code, number)
     return render_block("classes/question.html", "tally", **_lecturer_context(record, question))
 
 
@@ -271,9 +273,7 @@ def answer(code: str, number: int):
         return refusal("Not your class", "This browser has not joined this class; join it with its code.", 404)
     if not record.running(now()):
         return refusal("This class has ended", "The class has ended, so it takes no more answers.", 410)
-    question, refused = _question(record, number)
-    if refused:
-        return refused
+    question = _question(record, number)
     if question.revealed_at is not None:
         return refusal("This question is closed", "The lecturer has shown the answers to this question, so it takes "
                        "no more. Your answer was not stored.", 409)
@@ -301,12 +301,7 @@ def answer(code: str, number: int):
 
 @bp.post("/classes/<code>/questions/<int:number>/reveal")
 def reveal(code: str, number: int):
-    record = led_class(code)
-    if record is None:
-        return not_the_lecturer()
-    question, refused = _question(record, number)
-    if refused:
-        return refused
+    record, question = _lecturers_question(code, number)
     _storage().reveal_question(question.id, now=now())
     if record.running(now()):
         move_class(record.code, question_path(record.code, question.number, revealed=True))
@@ -316,12 +311,7 @@ def reveal(code: str, number: int):
 @bp.post("/classes/<code>/questions/<int:number>/hide")
 def hide(code: str, number: int):
     """Take one review off the projector: the next successful one takes its place."""
-    record = led_class(code)
-    if record is None:
-        return not_the_lecturer()
-    question, refused = _question(record, number)
-    if refused:
-        return refused
+    record, question = _lecturers_question(code, number)
     try:
         student = int(request.form.get("student", ""))
     except ValueError:
@@ -334,12 +324,7 @@ def hide(code: str, number: int):
 @bp.get("/classes/<code>/questions/<int:number>/answers.csv")
 def answers_csv(code: str, number: int):
     """A question's answers, for after class: a number per student (their order of joining), never who they are."""
-    record = led_class(code)
-    if record is None:
-        return not_the_lecturer()
-    question, refused = _question(record, number)
-    if refused:
-        return refused
+    record, question = _lecturers_question(code, number)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["student", "answer", "success", "accuracy", "answered_at"])
