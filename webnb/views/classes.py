@@ -97,8 +97,9 @@ def _make_lecturer(code: str) -> None:
 
 def led_class(code: str):
     """The class with this code when this browser leads it, else None: what every lecturer-only view asks first."""
-    record = _storage().get_class(code)
-    return record if record is not None and leads(record.code) else None
+    if not leads(code):  # the session first: a student's requests read no class for this
+        return None
+    return _storage().get_class(code)
 
 
 def not_the_lecturer(what: str = "This page belongs to the class's lecturer."):
@@ -120,7 +121,7 @@ def member_of(code: str):
     """The class with this code when this browser joined it (and is not its lecturer), else None."""
     if session.get("class") != code:
         return None
-    record = _storage().get_class(code)
+    record = _polled_class(code)
     return record if record is not None and _storage().is_member(record.code, student_id()) else None
 
 
@@ -452,7 +453,7 @@ def class_room() -> Room | None:
     code = session.get("leading") or session.get("class")
     if not code:
         return None
-    record = _storage().get_class(code)
+    record = _polled_class(code)
     if record is None or not record.running(now()):
         return None
     role = "lecturer" if leads(record.code) else "student"
