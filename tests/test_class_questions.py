@@ -440,3 +440,21 @@ def soup_of_text(text: str):
     from bs4 import BeautifulSoup
 
     return BeautifulSoup(text, "html.parser")
+
+
+def test_an_open_question_is_drawn_once_for_the_students_who_have_not_answered(app):
+    set_clock(app, T0)
+    lecture, lecturer, first = lecture_on(app)
+    second = browser_from(app)
+    second.get(f"/join/{lecture.code}")
+    number = ask(lecturer, lecture.code, "challenge", challenge="class:positive")
+    kept = app.extensions["webnb"]["followed_pages"]
+    address = f"/classes/{lecture.code}/questions/{number}"
+    pages = [first.get(address).get_data(as_text=True), second.get(address).get_data(as_text=True)]
+    assert len(kept) == 1 and "Your answer" not in pages[1]
+    # An answer makes the page the student's own: their text never goes to the others' copies.
+    answer(first, lecture.code, number, "brilliant <i>match</i>")
+    own = first.get(address).get_data(as_text=True)
+    assert "brilliant &lt;i&gt;match&lt;/i&gt;" in own
+    assert "brilliant" not in second.get(address).get_data(as_text=True)
+    assert len(kept) == 1

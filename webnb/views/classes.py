@@ -319,8 +319,11 @@ NOT_SHARED_PARAMETERS = frozenset({"document", "from"})
 
 
 def _followed_page_key():
-    """The key of this request's page in the followed pages, or None when it is not a page every follower shares."""
-    if (request.method != "GET" or wants_json() or not is_lesson_page() or request.endpoint in NOT_SHARED_ENDPOINTS
+    """The key of this request's page in the followed pages, or None when it is not a page every follower shares:
+    a lesson page of the class's corpus, or a question not yet answered by this student nor revealed."""
+    question_page = request.endpoint == "questions.show"
+    if (request.method != "GET" or wants_json() or not (is_lesson_page() or question_page)
+            or request.endpoint in NOT_SHARED_ENDPOINTS
             or current_app.config["SESSION_COOKIE_NAME"] not in request.cookies):
         return None
     code = session.get("class")
@@ -329,10 +332,20 @@ def _followed_page_key():
     if NOT_SHARED_PARAMETERS & request.args.keys() or request.args.get("test", "") not in ("split", "training", ""):
         return None
     record = _polled_class(code)  # a state a moment old at most: an older version only means drawing the page
-    if (record is None or not record.running(now()) or record.state != followed_address()
-            or (request.view_args or {}).get("corpus_id") != record.corpus_id):
+    if record is None or not record.running(now()) or record.state != followed_address():
+        return None
+    if question_page and not _unanswered(record, request.view_args["number"]):
+        return None
+    if not question_page and request.view_args.get("corpus_id") != record.corpus_id:
         return None
     return (record.code, record.state_version, record.state, is_htmx())
+
+
+def _unanswered(record, number: int) -> bool:
+    """Whether this student (a member of the class) has not answered its open question ``number``."""
+    question = _storage().question(record.code, number)
+    return (question is not None and question.revealed_at is None and _storage().is_member(record.code, student_id())
+            and _storage().own_answer(question.id, student_id()) is None)
 
 
 @bp.before_app_request
