@@ -289,6 +289,11 @@ def test_tune_scores_each_alpha_as_the_evaluation_page_does_and_draws_it_on_the_
     assert len(page.select(".sweep-chart .student-mark")) == 2
     own = soup_of(student.get(f"/classes/{lecture.code}/questions/{number}")).select_one("#own-answer")
     assert "0.5" in own.get_text() and "held-out accuracy" in own.get_text()
+    # Revealed: the marks stay on the sweep, and the question takes no more answers.
+    assert lecturer.post(f"/classes/{lecture.code}/questions/{number}/reveal").status_code == 303
+    assert len(soup_of(lecturer.get(f"/classes/{lecture.code}/questions/{number}")).select(".student-mark")) == 2
+    assert twin(lecturer, lecture.code, number)["question"]["revealed"] is True
+    answer(student, lecture.code, number, "1", status=409)
 
 
 # --- who may do what --------------------------------------------------------------------------------------------------

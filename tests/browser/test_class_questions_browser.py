@@ -154,4 +154,7 @@ def test_each_kind_of_question_from_ask_to_reveal(browsing, new_browsing, server
     assert axe_violations(lecturer) == []
     assert lecturer.evaluate("() => document.scrollingElement.scrollHeight") <= PROJECTOR["height"]
     shot(lecturer, "class-tally-tune", full_page=False)
+    lecturer.click("#reveal")
+    expect(lecturer.locator("#reveal")).to_have_count(0)
+    expect(phone.locator(".class-question")).to_contain_text("takes no more", timeout=FOLLOWING)
     assert browsing.errors == []
