@@ -158,3 +158,23 @@ def test_each_kind_of_question_from_ask_to_reveal(browsing, new_browsing, server
     expect(lecturer.locator("#reveal")).to_have_count(0)
     expect(phone.locator(".class-question")).to_contain_text("takes no more", timeout=FOLLOWING)
     assert browsing.errors == []
+
+
+def test_the_code_stays_on_every_slide_of_the_lecture_and_nothing_overflows(browsing, server_url):
+    lecturer = browsing.new_page()
+    code = start_class(lecturer, server_url)
+    lecturer.goto(server_url + "/corpora/match-reviews?presenter=1&text=brilliant+match")
+    slides = 0
+    while True:
+        slides += 1
+        expect(lecturer.locator(".class-corner-code")).to_have_text(code)
+        corner = lecturer.locator(".class-corner").bounding_box()
+        assert corner["y"] == 0 and corner["height"] <= 40, (lecturer.url, corner)
+        assert lecturer.evaluate("() => document.scrollingElement.scrollHeight") <= PROJECTOR["height"], lecturer.url
+        following = lecturer.locator(".deck-bar [data-step=next]")
+        if following.count() == 0:
+            break
+        with lecturer.expect_navigation():
+            following.click()
+    assert slides == 25
+    assert browsing.errors == []
