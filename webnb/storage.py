@@ -745,11 +745,11 @@ class Storage:
                                                      _utc(row.answered_at))
 
     def hide_answer(self, question: QuestionRecord, student_number: int) -> bool:
-        """Hide the answer of the class's student ``student_number`` from the question's reveal."""
-        for_number = next((a for a in self.answers(question) if a.student == student_number), None)
-        if for_number is None:
-            return False
+        """Hide the answer of the class's student ``student_number`` from the question's reveal; False when that
+        student did not answer it."""
         students = self.class_members(question.code)
+        if not 1 <= student_number <= len(students):
+            return False
         with self._writing() as connection:
             return connection.execute(class_answers.update().where(
                 class_answers.c.question_id == question.id,

@@ -299,8 +299,10 @@ def follow_the_lecturer(response):
             or not session.get("leading")):
         return response
     record = led_class(session["leading"])
-    if record is not None and record.running(now()) and (request.view_args or {}).get("corpus_id") == record.corpus_id:
-        move_class(record.code, followed_address())
+    address = followed_address()
+    if (record is not None and record.running(now()) and record.state != address
+            and (request.view_args or {}).get("corpus_id") == record.corpus_id):
+        move_class(record.code, address)  # a write only when the lecturer moved, not on every page they open
     return response
 
 

@@ -28,7 +28,7 @@ from webnb.notation import NOTATIONS
 from webnb.security import wants_json
 from webnb.state import parse_alpha
 from webnb.views.classes import led_class, member_of, move_class, not_the_lecturer, now, student_id
-from webnb.views.common import is_htmx, load_lesson
+from webnb.views.common import load_lesson
 from webnb.views.evaluation import scored, sweep_for
 from webnb.views.inference import lesson_explained
 
@@ -206,8 +206,6 @@ def _lecturer_page(record, question):
         tally, _ = _tally(record, question)
         return {"class": record.code, "question": tally.to_dict(),
                 "questions": [_summary(record, q) for q in _storage().questions(record.code)]}
-    if is_htmx():
-        return render_block("classes/question.html", "tally", **_lecturer_context(record, question))
     return render_template("classes/question.html", **_lecturer_context(record, question))
 
 
