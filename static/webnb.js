@@ -163,6 +163,54 @@
     target.click();
   });
 
+  // A folded line of settings (details.fold: the model, the steps) that the user opened stays open when htmx
+  // redraws the part of the page it is in, as changing α in it does.
+  var openFolds = [];
+  document.body.addEventListener("htmx:beforeSwap", function (event) {
+    var target = event.detail.target;
+    openFolds = target instanceof Element ? Array.prototype.map.call(
+      target.querySelectorAll("details.fold[open]"), function (fold) { return fold.className; }) : [];
+  });
+  document.body.addEventListener("htmx:afterSwap", function () {
+    openFolds.forEach(function (name) {
+      var fold = document.querySelector('details[class="' + name + '"]');
+      if (fold) fold.open = true;
+    });
+    openFolds = [];
+  });
+
+  // The address pushed into the history after a form was sent through htmx: the server's short one
+  // (X-Webnb-Address: only what differs from the corpus's defaults), not every field of the form.
+  document.body.addEventListener("htmx:beforeHistoryUpdate", function (event) {
+    var xhr = event.detail.xhr;
+    var short = xhr && xhr.getResponseHeader("X-Webnb-Address");
+    if (short && short.charAt(0) === "/") event.detail.history.path = short;
+  });
+
+  // A refusal (429 too many requests, 403, 404, …) of an htmx request: htmx swaps nothing for an error, so the
+  // server's message (X-Webnb-Refusal, escaped HTML of webnb's own) goes above the part of the page that asked,
+  // which keeps what it showed. After a 429 a GET is asked again once, when Retry-After says it may be.
+  document.body.addEventListener("htmx:responseError", function (event) {
+    var xhr = event.detail.xhr, target = event.detail.target;
+    if (!xhr || !xhr.getResponseHeader("X-Webnb-Refusal") || !(target instanceof Element)) return;
+    var template = document.createElement("template");
+    template.innerHTML = xhr.responseText;
+    var note = template.content.querySelector(".refusal-note");
+    if (!note) return;
+    var old = target.querySelector(":scope > .refusal-note");
+    if (old) old.remove();
+    target.insertBefore(note, target.firstChild);
+    var wait = parseInt(xhr.getResponseHeader("Retry-After") || "", 10);
+    var info = event.detail.requestConfig;
+    if (xhr.status === 429 && wait > 0 && info && info.verb === "get" && event.detail.pathInfo) {
+      window.setTimeout(function () {
+        if (!note.isConnected) return; // something else was shown since
+        // The same element asks again (a form sends its fields as they are now), with its own hx-swap.
+        htmx.ajax("GET", event.detail.pathInfo.requestPath, {source: event.detail.elt, target: target});
+      }, wait * 1000);
+    }
+  });
+
   // A student following the lecturer (.class-bar[data-follow-url], webnb/views/classes.py): the class's state
   // version is asked for about once a second, and the lecturer's page opened when it changed. Each page starts at
   // its own moment, so that a room's requests spread over the second instead of arriving together.

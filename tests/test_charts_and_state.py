@@ -62,7 +62,7 @@ def test_digits_other_than_0_to_9_are_refused_not_crashed_on(name):
 
 def _query_by_the_rule(state: LessonState, defaults: LessonState | None, **changes) -> str:
     """The documented rule, written plainly: every field in order, left out when it equals the default, except
-    model, α and the review, each value as the URL writes it."""
+    model and α, each value as the URL writes it."""
     from dataclasses import fields, replace
     from urllib.parse import urlencode
 
@@ -70,7 +70,7 @@ def _query_by_the_rule(state: LessonState, defaults: LessonState | None, **chang
     pairs = []
     for f in fields(state):
         value = getattr(state, f.name)
-        if f.name == "errors" or (value == getattr(defaults, f.name) and f.name not in ("model", "alpha", "text")):
+        if f.name == "errors" or (value == getattr(defaults, f.name) and f.name not in ("model", "alpha")):
             continue
         pairs.append((f.name, "1" if value is True else "0" if value is False else
                       ",".join(value) if isinstance(value, tuple) else str(value)))

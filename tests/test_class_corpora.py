@@ -127,6 +127,7 @@ def test_every_workspace_sees_it_with_its_description_and_presets(hosted_app, we
             "class_counts": {"comp.graphics": 10, "rec.autos": 10, "sci.space": 10},
             "presets": {"model": "bernoulli", "alpha": "0.5", "binary": "1", "max_features": "6", "floor": "1",
                         "text": "OpenGL on the GPU is fast"},
+            "test_set": None,
         }]
 
         listing = soup_of(client.get("/corpora"))
@@ -283,7 +284,8 @@ def test_a_two_part_archive_publishes_its_test_part_as_the_test_set(hosted_app, 
     (["--alpha", "5000"], "--alpha: α above 1000 drowns every count; use a value between 0 and 1000."),
     (["--model", "gaussian"], "--model: The model is Bernoulli or multinomial."),
     (["--ngram-range", "1,3"], "--ngram-range: Words can be single words (1-1), words and pairs (1-2) or pairs (2-2)."),
-    (["--max-features", "0"], "--max-features: max_features is a whole number of words, from 1 to 10,000,000."),
+    (["--max-features", "-4"], "--max-features: max_features is a whole number of words, from 1 to 10,000,000, or all "
+                               "for no limit."),
     (["--min-df", "2.5"], "--min-df: min_df: a whole number of documents or a fraction between 0 and 1"),
     (["--stop-words", "french"], "--stop-words: Unknown stop words option."),
     (["--labels", "comp.graphics,alt.atheism"], "has no class 'alt.atheism'; its classes are comp.graphics, rec.autos"),

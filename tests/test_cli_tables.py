@@ -79,6 +79,18 @@ def test_iris_split_scores_and_bells_equal_scikit_learns(var_smoothing, uniform)
     assert [m["predicted"] for m in report["mistakes"]] == predicted[wrong].tolist()
 
 
+def test_evaluate_json_has_the_shape_of_the_texts_one():
+    from test_cli import SHARED_SCORES, SHARED_TOP_LEVEL
+
+    table = run_json("evaluate", "--train", IRIS, "--model", "gaussian", "--test-size", "0.25")
+    texts = run_json("evaluate", "--train", MATCH, "--model", "bernoulli")
+    assert SHARED_TOP_LEVEL <= set(table) and SHARED_TOP_LEVEL <= set(texts)
+    assert set(table["evaluation"]) == set(texts["evaluation"]) >= SHARED_SCORES
+    assert "accuracy" not in table and "accuracy" not in texts  # the scores are in one place, "evaluation"
+    assert table["evaluation"]["accuracy"] == table["evaluation"]["correct"] / table["n_test"]
+    assert table["train"] == IRIS and texts["train"] == MATCH
+
+
 def test_training_accuracy_is_on_every_row():
     iris = load_example_table("iris")
     report = run_json("evaluate", "--train", IRIS, "--model", "gaussian")

@@ -1,7 +1,8 @@
 """The schema's migrations (webnb/migrations), on SQLite and on PostgreSQL: a database written by the release before
 Alembic, with its data, upgrades in place and every corpus reads back unchanged; identical corpora end up sharing
 one content; a database at revision 0002 (content-addressed, counted) gains the class corpora's table with every row
-kept; a fresh database reaches the same schema; upgrading is a no-op the second time and safe from several processes
+kept; a database at revision 0006 gains when each job started (``jobs.started_at``, none for the rows before it);
+a fresh database reaches the same schema; upgrading is a no-op the second time and safe from several processes
 at once.
 
 Today's schema is frozen here (not imported from webnb.storage, which moves on with the migrations).
@@ -19,7 +20,7 @@ from alembic import command
 
 from webnb import migrations
 
-HEAD = "0006"
+HEAD = "0007"
 
 # --- the schema of the release before Alembic, as webnb/storage.py defined it ----------------------------------------
 
@@ -129,7 +130,8 @@ EXPECTED_SCHEMA = {
     "jobs": {
         "columns": {"id": (TEXT, False), "workspace": (TEXT, True), "title": (TEXT, False), "unit": (TEXT, False),
                     "done": (INT, False), "total": (INT, False), "state": (TEXT, False),
-                    "result_url": (TEXT, True), "error": (TEXT, True), "updated_at": (TIME, False)},
+                    "result_url": (TEXT, True), "error": (TEXT, True), "updated_at": (TIME, False),
+                    "started_at": (TIME, True)},
         "primary_key": ["id"], "foreign_keys": [], "indexes": {},
     },
     "workspaces": {
@@ -297,6 +299,13 @@ def snapshot(engine) -> dict:
                 for table in sa.inspect(connection).get_table_names()}
 
 
+def without_started_at(rows_of: dict) -> dict:
+    """A snapshot taken at 0007 or later as it would have been before: every job's row gained ``started_at`` (its
+    last column), which is None for the jobs written before it."""
+    assert [row[-1] for row in rows_of["jobs"]] == [None] * len(rows_of["jobs"])
+    return {**rows_of, "jobs": [row[:-1] for row in rows_of["jobs"]]}
+
+
 def documents_of(connection, corpus_id: str) -> list[tuple]:
     found = connection.execute(sa.text(
         "SELECT d.position, d.doc_id, d.label, d.text FROM corpora c JOIN documents d ON d.content = c.content "
@@ -346,7 +355,7 @@ def test_todays_database_upgrades_in_place_and_every_corpus_reads_back_unchanged
 
     assert migrations.current(engine) == HEAD
     assert describe(engine) == EXPECTED_SCHEMA  # the same schema as a fresh database's (test above)
-    after = snapshot(engine)
+    after = without_started_at(snapshot(engine))
     with engine.connect() as connection:
         for corpus_id, (records, *_) in CORPORA.items():
             assert documents_of(connection, corpus_id) == records, corpus_id
@@ -487,7 +496,7 @@ def test_a_database_at_0002_gains_class_corpora_in_place(engine):
     migrations.upgrade(engine)
     assert migrations.current(engine) == HEAD
     assert describe(engine) == EXPECTED_SCHEMA
-    after = snapshot(engine)
+    after = without_started_at(snapshot(engine))
     assert after.pop("class_corpora") == [] and after.pop("classes") == [] and after.pop("class_members") == []
     assert after.pop("class_questions") == [] and after.pop("class_answers") == []
     assert after.pop("alembic_version") == [(HEAD,)] and before.pop("alembic_version") == [("0002",)]
@@ -507,7 +516,7 @@ def test_a_database_at_0002_gains_class_corpora_in_place(engine):
 def test_0003_goes_back_to_0002_without_the_class_corpora(engine):
     write_todays_database(engine)
     migrations.upgrade(engine)
-    upgraded = snapshot(engine)
+    upgraded = without_started_at(snapshot(engine))  # 0007's column
     migrate(engine, "0002", command.downgrade)
     assert migrations.current(engine) == "0002"
     downgraded = snapshot(engine)
@@ -545,7 +554,7 @@ def test_0005_adds_the_classes_in_the_room_and_goes_back(engine):
     assert "classes" not in before and "class_members" not in before
     migrations.upgrade(engine)
     assert describe(engine) == EXPECTED_SCHEMA
-    after = snapshot(engine)
+    after = without_started_at(snapshot(engine))
     assert after.pop("classes") == [] and after.pop("class_members") == []
     assert after.pop("class_questions") == [] and after.pop("class_answers") == []
     assert after.pop("alembic_version") == [(HEAD,)]
@@ -578,7 +587,7 @@ def test_0006_adds_the_questions_of_a_class_and_goes_back(engine):
     before = snapshot(engine)
     migrations.upgrade(engine)
     assert describe(engine) == EXPECTED_SCHEMA
-    after = snapshot(engine)
+    after = without_started_at(snapshot(engine))
     assert after.pop("class_questions") == [] and after.pop("class_answers") == []
     assert after.pop("alembic_version") == [(HEAD,)] and before.pop("alembic_version") == [("0005",)]
     assert after == before
@@ -599,6 +608,43 @@ def test_0006_adds_the_questions_of_a_class_and_goes_back(engine):
     migrate(engine, "0005", command.downgrade)
     downgraded = snapshot(engine)
     assert downgraded.pop("alembic_version") == [("0005",)]
+    assert downgraded == before
+    migrations.upgrade(engine)
+    assert describe(engine) == EXPECTED_SCHEMA
+
+
+def test_0007_adds_when_each_job_started_and_goes_back(engine):
+    write_todays_database(engine)
+    migrate(engine, "0006")
+    with engine.begin() as connection:  # a job still running when the server was upgraded
+        connection.execute(old_jobs.insert(), {
+            "id": "job-3", "workspace": "w1", "title": "Counting big", "unit": "documents", "done": 500,
+            "total": 1234, "state": "running", "result_url": None, "error": None, "updated_at": T0})
+    before = snapshot(engine)
+    migrations.upgrade(engine)
+    assert describe(engine) == EXPECTED_SCHEMA
+    after = snapshot(engine)
+    assert [row[0] for row in after["jobs"]] == ["job-1", "job-2", "job-3"]
+    after = without_started_at(after)  # every job of before: no start known, so no estimate
+    assert after.pop("alembic_version") == [(HEAD,)] and before.pop("alembic_version") == [("0006",)]
+    assert after == before
+    # A job's start as webnb/storage.py writes it, read back at the same moment.
+    started = T0 + timedelta(seconds=8, microseconds=250)
+    with engine.begin() as connection:
+        at = sa.bindparam("at", type_=sa.DateTime(timezone=True))
+        connection.execute(sa.text(
+            "INSERT INTO jobs (id, workspace, title, unit, done, total, state, updated_at, started_at) "
+            "VALUES ('job-4', 'w2', 'Fitting', 'fitting steps', 3, 12, 'running', :at, :started)"
+        ).bindparams(at, sa.bindparam("started", type_=sa.DateTime(timezone=True))), {"at": T0, "started": started})
+        read = connection.execute(sa.select(sa.column("started_at", sa.DateTime(timezone=True))).select_from(
+            sa.table("jobs")).where(sa.column("id") == "job-4")).scalar_one()
+    assert utc(read) == started
+    migrate(engine, "0006", command.downgrade)
+    downgraded = snapshot(engine)
+    assert downgraded.pop("alembic_version") == [("0006",)]
+    job_4 = downgraded["jobs"].pop()
+    assert job_4[:3] == ("job-4", "w2", "Fitting")  # kept, without its start
+    assert len(job_4) == len(old_jobs.columns)
     assert downgraded == before
     migrations.upgrade(engine)
     assert describe(engine) == EXPECTED_SCHEMA

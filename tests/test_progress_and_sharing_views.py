@@ -32,7 +32,8 @@ def test_progress_is_one_reading_of_a_job():
     progress = Progress.of(job)
     job.done, job.state = 2000, "done"  # the worker goes on; the reading does not
     assert progress.to_dict() == {"id": "abc", "title": "Counting", "state": "running", "unit": "documents",
-                                  "done": 500, "total": 2000, "fraction": 0.25, "error": None}
+                                  "done": 500, "total": 2000, "fraction": 0.25, "error": None, "waiting": False,
+                                  "elapsed_seconds": None, "remaining_seconds": None, "estimate": None}
     assert Progress.of(Job(id="x", title="Starting")).fraction is None  # nothing counted yet: no fraction
 
 
@@ -57,8 +58,11 @@ def test_a_running_job_as_page_fragment_and_json(app, client):
         assert part.find("html") is None and part.section["id"] == "job"
         assert part.section["hx-get"] == f"/jobs/{job.id}" and "HX-Request" in fragment.headers["Vary"]
         data = client.get(f"/jobs/{job.id}", query_string={"format": "json"}).get_json()
+        elapsed, remaining = data.pop("elapsed_seconds"), data.pop("remaining_seconds")
+        assert data.pop("estimate").startswith(("About", "Less than a second"))
         assert data == {"id": job.id, "title": "Waiting for the test", "state": "running", "unit": "steps", "done": 3,
-                        "total": 12, "fraction": 0.25, "error": None}
+                        "total": 12, "fraction": 0.25, "error": None, "waiting": False}
+        assert elapsed >= 0 and remaining == pytest.approx(elapsed * (12 - 3) / 3)  # three times as long again
     finally:
         release.set()
     jobs.wait(job.id, timeout=30)

@@ -373,7 +373,7 @@ def test_invalid_utf8_in_csv_names_the_line():
 
 
 def test_a_spreadsheet_file_is_refused_with_a_hint():
-    with pytest.raises(CorpusError, match=r"spreadsheet or zip file.*Export it as CSV"):
+    with pytest.raises(CorpusError, match=r"^This file is a ZIP archive \(a spreadsheet such as \.xlsx.*as CSV"):
         read_corpus_bytes(b"PK\x03\x04\x14\x00\x06\x00\x08\x00\xff\xfe", filename="mail.xlsx")
 
 

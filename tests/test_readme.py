@@ -23,3 +23,60 @@ def test_ci_runs_the_readme_test_command():
     ci_lines = [line.strip() for line in (REPO_ROOT / ".ci" / "run").read_text().splitlines()]
     assert test in ci_lines
     assert re.search(r"^export CI=true$", "\n".join(ci_lines), re.M)
+
+
+# -- where each lecture file comes from (webnb/lessons.py's ARCHIVES: the home page's hint and the CLI's help) ------
+
+
+def test_every_publishable_lesson_says_where_its_file_comes_from():
+    from webnb.lessons import ARCHIVES, RECIPES, SEED_LESSONS, get_recipe
+
+    for lesson in SEED_LESSONS:
+        if lesson.recipe is None:
+            assert lesson.origin is None  # a built-in corpus: nothing to publish
+            continue
+        origin = lesson.origin
+        assert origin is not None, f"{lesson.id}: its recipe's file has no entry in ARCHIVES"
+        assert origin.file == get_recipe(lesson.recipe).source and origin.lesson == lesson.recipe
+        assert origin.name and origin.distributor and origin.url.startswith(("http://", "https://"))
+    assert {recipe.source for recipe in RECIPES} <= {archive.file for archive in ARCHIVES}
+    for archive in ARCHIVES:  # an archive with a lesson is that recipe's file
+        assert archive.lesson is None or get_recipe(archive.lesson).source == archive.file
+
+
+def test_the_readme_names_each_file_its_dataset_distributor_and_address():
+    from webnb.lessons import ARCHIVES
+
+    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    section = " ".join(text.split("**Where each file comes from.**", 1)[1].split("**An id in use.**", 1)[0].split())
+    for archive in ARCHIVES:
+        for part in (f"`{archive.file}`", archive.name, archive.distributor, archive.url):
+            assert part in section, f"the README's list of sources lacks {part!r}"
+        if archive.lesson:
+            assert f"--lesson {archive.lesson}" in section
+
+
+def test_the_publish_hint_and_the_help_say_where_each_file_comes_from(client, capsys):
+    import pytest
+    from bs4 import BeautifulSoup
+
+    from webnb.cli import main
+    from webnb.lessons import ARCHIVES, SEED_LESSONS
+
+    home = BeautifulSoup(client.get("/").get_data(as_text=True), "html.parser")
+    hinted = set()
+    for lesson in SEED_LESSONS:
+        item = home.select_one(f"#lesson-{lesson.id}")
+        source = item.select_one(".lesson-source")
+        if item.select_one(".lesson-needs code") is None:  # built in, or its command was told above
+            assert source is None
+            continue
+        assert " ".join(source.get_text().split()) == lesson.origin.credit
+        hinted.add(lesson.origin.file)
+    assert hinted == {archive.file for archive in ARCHIVES if archive.lesson}
+
+    with pytest.raises(SystemExit):
+        main(["corpora", "add", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    for archive in ARCHIVES:
+        assert archive.credit in help_text

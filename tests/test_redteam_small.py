@@ -224,14 +224,18 @@ def test_a_notebook_that_cannot_be_made_says_why_on_webnbs_page(client):
     assert message.startswith("The notebook holds one corpus")
 
 
-@pytest.mark.parametrize("url", ["/no/such/page", "/corpora/no-such-corpus/parameters",
-                                 "/corpora/no-such-table/gaussian"])
-def test_an_unknown_address_answers_404_on_webnbs_page(client, url):
+@pytest.mark.parametrize("url, said", [
+    ("/no/such/page", "There is no page at this address"),
+    # An unknown corpus says it may be another workspace's, and how a corpus is shared.
+    ("/corpora/no-such-corpus/parameters", "There is no corpus “no-such-corpus” here"),
+    ("/corpora/no-such-table/gaussian", "There is no corpus “no-such-table” here"),
+])
+def test_an_unknown_address_answers_404_on_webnbs_page(client, url, said):
     soup, message = webnb_page(client.get(url), 404)
-    assert "There is no page at this address" in message and "list of corpora" in message
+    assert said in message and "list of corpora" in message
     assert soup.h1.get_text(strip=True) == "Page not found"
     twin = client.get(url, headers={"Accept": "application/json"})
-    assert twin.status_code == 404 and "There is no page at this address" in twin.get_json()["error"]
+    assert twin.status_code == 404 and said in twin.get_json()["error"]
 
 
 def test_a_wrong_method_answers_405_on_webnbs_page_and_keeps_allow(client):

@@ -136,6 +136,12 @@ def test_the_sweep_slide_draws_the_chart_and_names_the_best_and_the_current_alph
     assert chart.find("desc").get_text().count(";") == len(record["points"]) - 1
     best, current = record["best"], record["current"]
     assert text_of(section.find(id="slide-best-alpha")) == probability(best["alpha"])
+    # What the slide says of the best α is the record's: named only when no other value is within its interval.
+    tied = section.find(id="slide-tied-alphas")
+    if record["best_is_clear"]:
+        assert tied is None and "the best is the most accurate" in text_of(section)
+    else:
+        assert text_of(tied) == f"{len(record['tied_alphas'])} values"
     numbers = text_of(section.find("dl", class_="slide-sweep-numbers"))
     assert f"{percent(best['accuracy'])} right" in numbers and f"{percent(current['accuracy'])} right" in numbers
     assert f"log loss {loss(current['log_loss'])}" in numbers

@@ -257,3 +257,76 @@ def test_default_url_is_a_file_in_the_instance_folder(tmp_path):
         opened.create_schema()
         opened.add_corpus(numbered_corpus(2), name="file", source="paste")
     assert (tmp_path / "webnb.sqlite3").stat().st_size > 0
+
+
+# -- class corpora, published and replaced ---------------------------------------------------------------------------
+
+CLASS_FIRST = Corpus(texts=("great match", "dull match", "brilliant goal"), labels=("pos", "neg", "pos"),
+                     ids=("1", "2", "3"))
+CLASS_SECOND = Corpus(texts=("splendid final", "awful replay"), labels=("pos", "neg"), ids=("a", "b"))
+
+
+def class_corpus(corpus_id: str, corpus: Corpus, name: str = "Matches"):
+    from webnb.storage import PublishedCorpus
+
+    return PublishedCorpus(corpus_id, name, "for the class", "test", (("alpha", "2"),), corpus)
+
+
+def test_a_class_corpus_id_in_use_is_refused_without_replace(store):
+    store.add_class_corpora([class_corpus("matches", CLASS_FIRST)])
+    before = store.class_corpus("matches")
+    with pytest.raises(CorpusError, match=r"^The id 'matches' is taken already\. Nothing was stored\.$"):
+        store.add_class_corpora([class_corpus("other", CLASS_SECOND), class_corpus("matches", CLASS_SECOND)])
+    assert store.class_corpora() == [before]
+
+
+def test_replace_keeps_the_place_in_the_list_and_drops_the_unused_records(store):
+    from webnb.storage import contents
+
+    store.add_class_corpora([class_corpus("matches", CLASS_FIRST)])
+    store.add_class_corpora([class_corpus("later", CLASS_SECOND, "Later")])
+    old = store.class_corpus("matches")
+    store.add_class_corpora([class_corpus("matches", CLASS_SECOND, "Replayed"), class_corpus("fresh", CLASS_FIRST)],
+                            replace=True)
+    new = store.class_corpus("matches")
+    assert (new.name, new.n_documents, new.created_at, new.content) == (
+        "Replayed", 2, old.created_at, content_hash(CLASS_SECOND))
+    assert [entry.id for entry in store.class_corpora()] == ["matches", "later", "fresh"]
+    # The first records stay while "fresh" uses them; replaced once more, nothing uses them and they go.
+    assert store.content_corpus(old.content) == CLASS_FIRST
+    store.add_class_corpora([class_corpus("fresh", CLASS_SECOND)], replace=True)
+    assert store.content_corpus(old.content) is None
+    assert count_rows(store, contents) == 1
+
+
+def test_replace_never_replaces_a_stored_corpus(store):
+    from webnb.storage import StoredCorpusId, corpora
+
+    corpus_id = store.add_corpus(CLASS_FIRST, name="mine", source="paste")
+    with store.engine.begin() as connection:
+        connection.execute(corpora.update().where(corpora.c.id == corpus_id).values(id="mine"))
+    with pytest.raises(StoredCorpusId) as refused:
+        store.add_class_corpora([class_corpus("mine", CLASS_SECOND)], replace=True)
+    assert refused.value.corpus_id == "mine"
+    assert store.class_corpora() == [] and store.summary("mine").name == "mine"
+
+
+def test_a_replace_that_fails_before_its_commit_leaves_the_old_corpora_whole(store, monkeypatch):
+    from webnb.storage import contents
+
+    store.add_class_corpora([class_corpus("matches", CLASS_FIRST), class_corpus("matches-test", CLASS_SECOND)])
+    before = store.class_corpora()
+
+    def fail(point):  # every old row and record deleted by now, every new one written, nothing committed
+        if point == "class-corpora-write":
+            raise sa.exc.OperationalError("COMMIT", {}, Exception("disk I/O error"))
+
+    monkeypatch.setattr(storage_module, "pause_at", fail)
+    replacement = Corpus(texts=("new one", "new two"), labels=("x", "y"), ids=("n1", "n2"))
+    with pytest.raises(sa.exc.OperationalError):
+        store.add_class_corpora([class_corpus("matches", replacement, "New"),
+                                 class_corpus("matches-test", replacement, "New")], replace=True)
+    assert store.class_corpora() == before
+    assert store.content_corpus(before[0].content) == CLASS_FIRST
+    assert store.content_corpus(before[1].content) == CLASS_SECOND
+    assert store.content_corpus(content_hash(replacement)) is None and count_rows(store, contents) == 2

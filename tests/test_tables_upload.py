@@ -147,7 +147,7 @@ def _iris_with(line: int, column: int, value: str, copies: int = 1):
         (_iris_with(7, 0, "1,5"), "line 7: 6 fields, but the table has 5 columns"),
         (_iris_with(9, 4, " "), "line 9: the 'species' column is empty"),
         (iris_text(",", [row[:4] + ["setosa"] for row in iris_rows()]).encode(), "Every row has the label 'setosa'"),
-        (b"species\nsetosa\nversicolor\n", "Choose the column that holds the labels"),  # only a label column
+        (b"species\nsetosa\nversicolor\n", "one field only"),  # only a label column
         (",".join(IRIS_HEADER).encode() + b"\n", "at least two classes"),  # a header and no rows
     ]),
 )

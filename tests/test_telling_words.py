@@ -163,3 +163,158 @@ def test_word_pairs_compared_on_the_same_documents():
         ("single words", "1-1", 98), ("words and word pairs", "1-2", 224)]
     pairs_now = compare_pairs(held, options, current=(1, 2), positive="ham", negative="spam", k=20)
     assert [r.current for r in pairs_now.rows] == [False, True]
+
+
+# -- the fast ranking against a plain one ----------------------------------------------------------------------------
+# The lists are read off the model's class tables with numpy (a cutoff, then only the words above it and the few
+# needed from its tie group are ordered). Here they are compared with the plainest computation there is: every word
+# sorted by Python, ties alphabetical, on corpora full of ties.
+
+
+def _reference(model, positive, negative, *, k, top, by, threshold=1e-4):
+    """(top words, unique words with how many there were, both discriminative lists), as (word, probability) pairs
+    and (word, P(w|positive), P(w|negative), score) rows, by a full Python sort of every word."""
+    table, vocabulary = model.feature_prob_, model.vocabulary
+    n_classes, n_words = table.shape
+
+    def ranked(c):
+        return sorted(range(n_words), key=lambda j: (-float(table[c, j]), vocabulary[j]))
+
+    orders = [ranked(c) for c in range(n_classes)]
+    most = [[(vocabulary[j], float(table[c, j])) for j in orders[c][:k]] for c in range(n_classes)]
+    tops = [orders[c][:top] for c in range(n_classes)]
+    unique = []
+    for c in range(n_classes):
+        others = set().union(*(set(tops[o]) for o in range(n_classes) if o != c))
+        kept = [j for j in tops[c] if j not in others]
+        unique.append(([(vocabulary[j], float(table[c, j])) for j in kept[:k]], len(kept)))
+    p = [float(v) for v in table[model.classes.index(positive)]]
+    q = [float(v) for v in table[model.classes.index(negative)]]
+
+    def direction(favoured, other):
+        rows = []
+        for j in range(n_words):
+            if (p[j] > threshold or q[j] > threshold) and favoured[j] > other[j]:
+                if by == "ratio":
+                    score = math.inf if other[j] == 0 else favoured[j] / other[j]
+                else:
+                    score = favoured[j] - other[j]
+                rows.append((-score, -favoured[j], vocabulary[j], j, score))
+        rows.sort()
+        return [(vocabulary[j], p[j], q[j], score) for *_, j, score in rows[:k]]
+
+    considered = sum(1 for j in range(n_words) if p[j] > threshold or q[j] > threshold)
+    return most, unique, (direction(p, q), direction(q, p)), considered
+
+
+def _assert_equal_to_reference(model, positive, negative, *, k, top, by):
+    from webnb.engine.pages.telling_words import forget_told
+
+    forget_told()
+    told = telling_words(model, positive, negative, k=k, top=top, by=by)
+    most, unique, (toward_positive, toward_negative), considered = _reference(
+        model, positive, negative, k=k, top=top, by=by)
+    assert [[(w.word, w.probability) for w in c.words] for c in told.most_probable.per_class] == most
+    assert [([(w.word, w.probability) for w in c.words], c.available) for c in told.unique.per_class] == unique
+    found = told.found
+    assert found.considered == considered
+    for listed, expected in ((found.toward_positive, toward_positive), (found.toward_negative, toward_negative)):
+        assert [(w.word, w.positive_probability, w.negative_probability, w.score) for w in listed] == expected
+    # The page's rows and columns are the same lists.
+    assert [w.word for w in told.toward_positive] == [row[0] for row in toward_positive]
+    assert [[w.word for w in c.words] for c in told.most_probable_columns] == [[w for w, _ in c] for c in most]
+
+
+@pytest.mark.parametrize("kind, alpha, options", [
+    ("multinomial", 1, {}), ("multinomial", 0, {}), ("bernoulli", 1, {}), ("bernoulli", 0, {}),
+    ("multinomial", "0.5", {"binary": True}), ("bernoulli", 0, {"epsilon": 1e-14}),
+])
+@pytest.mark.parametrize("by", ["ratio", "difference"])
+def test_the_lists_equal_a_plain_sort_on_a_small_corpus(kind, alpha, options, by):
+    training = TrainingSet.build(load_example_corpus("spam-ham"))
+    model = training.model(kind, alpha, **options)
+    for k, top in ((5, 31), (10, 5), (50, 125), (3, 200)):
+        _assert_equal_to_reference(model, "ham", "spam", k=k, top=top, by=by)
+        _assert_equal_to_reference(model, "spam", "ham", k=k, top=top, by=by)
+
+
+def _random_counts(seed: int, *, sorted_vocabulary: bool):
+    """A sparse count matrix of 4 classes full of ties: small counts (mostly 0 and 1), a class of two short documents
+    (so a top of 40 reaches into the words it never saw, which all share one probability), and a vocabulary that is
+    alphabetical or shuffled."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    from webnb.engine.text.statistics import ClassStatistics
+
+    rng = np.random.default_rng(seed)
+    n_words = 400
+    words = set()
+    while len(words) < n_words:
+        words.add("".join(rng.choice(list("abcdeé"), size=int(rng.integers(1, 6)))))
+    vocabulary = sorted(words)
+    if not sorted_vocabulary:
+        rng.shuffle(vocabulary)
+    sizes = (30, 25, 20, 2)
+    class_index = np.repeat(np.arange(len(sizes)), sizes)
+    rows = []
+    for c in class_index:
+        density = 0.003 if c == 3 else 0.05
+        row = sp.random(1, n_words, density=density, random_state=rng, data_rvs=lambda n: rng.integers(1, 3, n))
+        rows.append(row)
+    matrix = sp.vstack(rows).tocsr().astype(np.int64)
+    return ClassStatistics.from_matrix(matrix, class_index, ("a", "b", "c", "d"), tuple(vocabulary))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("sorted_vocabulary", [True, False])
+def test_the_lists_equal_a_plain_sort_on_random_counts_with_ties(seed, sorted_vocabulary):
+    from webnb.engine.text.models import fit_naive_bayes
+
+    statistics = _random_counts(seed, sorted_vocabulary=sorted_vocabulary)
+    assert (statistics.document_count_[3] > 0).sum() < 40  # class d's top of 40 reaches its unseen words
+    for kind, alpha, options in (("multinomial", 1, {}), ("bernoulli", 0, {}), ("multinomial", 0, {}),
+                                 ("bernoulli", "0.5", {}), ("multinomial", 0, {"epsilon": 1e-14})):
+        model = fit_naive_bayes(statistics, kind, alpha, **options)
+        for by in ("ratio", "difference"):
+            for positive, negative in (("a", "b"), ("d", "a"), ("c", "d")):
+                for k, top in ((10, 40), (5, 400), (50, 3)):
+                    _assert_equal_to_reference(model, positive, negative, k=k, top=top, by=by)
+
+
+def test_the_lists_are_kept_per_model_and_settings(match_reviews):
+    import gc
+    import weakref
+
+    from webnb.engine.pages import telling_words as module
+
+    model = match_reviews.model("multinomial", 1)
+    module.forget_told()
+    first = telling_words(model, "positive", "negative", k=5, top=3)
+    again = telling_words(model, "positive", "negative", k=5, top=3)
+    assert again.found is first.found and again.model is model  # kept, not ranked again
+    other = telling_words(model, "positive", "negative", k=6, top=3, by="difference")
+    assert other.found is not first.found and other.found.by == "difference" and other.found.k == 6
+    telling_words(model, "positive", "negative", k=1, top=3)
+    with pytest.raises(ValueError):  # True is not a k, even where 1 was kept
+        telling_words(model, "positive", "negative", k=True, top=3)
+    # The kept lists never keep their model alive.
+    fresh = match_reviews.model("multinomial", "0.37")
+    telling_words(fresh, "positive", "negative")
+    watch = weakref.ref(fresh)
+    match_reviews._models.clear()
+    del fresh
+    gc.collect()
+    assert watch() is None
+
+
+def test_the_ranking_never_reads_the_documents(match_reviews):
+    """Made from the kept counts alone: a training set whose documents and rows cannot be loaded still ranks."""
+    def unavailable():
+        raise AssertionError("the telling words read the documents")
+
+    kept_only = TrainingSet.deferred(
+        match_reviews.bag, match_reviews.statistics, documents=unavailable, rows=unavailable)
+    told = telling_words(kept_only.model("multinomial", 1), "positive", "negative", k=5)
+    reference = telling_words(match_reviews.model("multinomial", 1), "positive", "negative", k=5)
+    assert told.to_dict() == reference.to_dict()

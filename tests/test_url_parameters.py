@@ -29,8 +29,8 @@ LESSON_DEFAULTS = {
     "step": "tokens", "notation": "phi-psi", "presenter": False, "slide": "", "theme": "", "zoom": "",
     "repeats": "", "lowercase": True,
     "tokens": "default", "accents": "", "stop_words": "", "stemmer": "", "normalize": (), "ngrams": "1-1",
-    "min_df": "1", "max_df": "1.0", "max_features": "", "test": "split", "test_size": ExactNumber("0.25"), "seed": "0",
-    "train": "all",
+    "min_df": "1", "max_df": "1.0", "max_features": "all", "test": "split", "test_size": ExactNumber("0.25"),
+    "seed": "0", "train": "all",
 }
 TABLE_DEFAULTS = {
     "var_smoothing": "1e-9", "prior": "learned", "values": (), "step": "densities", "presenter": False, "slide": "",
@@ -70,11 +70,11 @@ LESSON_REFUSED = {
     "text": ("x" * 5001, "The review is 5,001 characters long; the limit is 5,000."),
     "repeats": ("0", "Repeat the review between 1 and 5,000 times."),
     "normalize": ("url,dates", "Placeholders are chosen from url, email, money, phone, number."),
-    "min_df": ("1.5", "min_df: a whole number of documents or a fraction between 0 and 1 (min_df as a fraction "
-                      "must be between 0 and 1, not 1.5)."),
-    "max_df": ("half", "max_df: a whole number of documents or a fraction between 0 and 1 (write it as 2 "
-                       "(documents) or 0.5 (a fraction of them))."),
-    "max_features": ("²", "max_features is a whole number of words, from 1 to 10,000,000."),
+    "min_df": ("1.5", "min_df: a whole number of documents or a fraction between 0 and 1, or all for no limit "
+                      "(min_df as a fraction must be between 0 and 1, not 1.5)."),
+    "max_df": ("half", "max_df: a whole number of documents or a fraction between 0 and 1, or all for no limit "
+                       "(write it as 2 (documents) or 0.5 (a fraction of them))."),
+    "max_features": ("²", "max_features is a whole number of words, from 1 to 10,000,000, or all for no limit."),
     "test": ("../x", "The test documents are a split of the corpus, its training documents, or another corpus."),
     "train": ("some", "The model is trained on all documents or on the training part of the split."),
     "test_size": ("1", "The held-out share is a fraction between 0 and 1, such as 0.25."),
@@ -173,7 +173,7 @@ RANDOM_LESSON = {
     "lowercase": [True, False], "tokens": ["default", "words", "whitespace"], "accents": ["", "ascii", "unicode"],
     "stop_words": ["", "english"], "stemmer": ["", "porter", "snowball"],
     "normalize": [(), ("url",), ("email", "money", "number")], "ngrams": ["1-1", "1-2", "2-2"],
-    "min_df": ["1", "2", "0.1"], "max_df": ["1.0", "0.8", "30"], "max_features": ["", "100"],
+    "min_df": ["1", "2", "0.1"], "max_df": ["1.0", "0.8", "30"], "max_features": ["all", "100"],
     "test": ["split", "training", "other-corpus"], "test_size": [ExactNumber("0.25"), ExactNumber("0.5")],
     "seed": ["0", "123"],
     "train": ["all", "split"],

@@ -135,11 +135,18 @@ def test_corpus_page_previews_tokens_and_dropped_words(client):
 
 
 def test_state_survives_in_links(client):
-    query = {"alpha": "0.5", "text": "match was sharp", "step": "factors", "notation": "pi-theta"}
+    query = {"alpha": "0.5", "text": "sharp match", "step": "factors", "notation": "pi-theta"}
     soup = soup_of(client.get("/corpora/match-reviews/inference", query_string=query))
     next_link = soup.find("a", attrs={"data-step": "next"})["href"]
     assert "alpha=0.5" in next_link and "step=product" in next_link and "notation=pi-theta" in next_link
-    assert "text=match+was+sharp" in next_link
+    assert "text=sharp+match" in next_link
+    # The corpus's own review is its default: links leave it out, and an empty review is written as one.
+    for review, written in (("match was sharp", None), ("", "text=&")):
+        soup = soup_of(client.get("/corpora/match-reviews/inference", query_string={**query, "text": review}))
+        next_link = soup.find("a", attrs={"data-step": "next"})["href"]
+        assert ("text=" in next_link) == (written is not None), next_link
+        if written:
+            assert written in next_link + "&"
 
 
 # -- bad input -----------------------------------------------------------------------------------------

@@ -336,6 +336,44 @@ def test_large_corpus_counts_pairs_in_the_background(app, client, shared_corpora
     assert again.find("table") is not None and not again.has_attr("hx-get")
 
 
+
+def test_on_a_large_corpus_neither_the_page_nor_its_twin_waits_for_word_pairs(app, client, monkeypatch):
+    """Past LARGE_CORPUS documents the word pairs are counted in the background for the JSON twin too: it answers at
+    once with the telling words and a job to poll. The finished comparison is kept, so the page shows it even once the
+    counts with pairs are gone from the cache (20 Newsgroups' never fit), without counting again."""
+    import webnb.views.words as words_view
+
+    monkeypatch.setattr(words_view, "LARGE_CORPUS", 5)  # spam-ham's 16 messages count as a large corpus
+    started, start_job = [], words_view.start_job
+    monkeypatch.setattr(words_view, "start_job", lambda *args, **kwargs: started.append(args[0]) or start_job(
+        *args, **kwargs))
+    query = {"model": "multinomial", "alpha": "1", "k": "20"}
+    data = words_json(client, "spam-ham", **query)
+    assert data["top_words"]["per_class"] and data["discriminative"]["toward_positive"]  # did not wait
+    running = data["bigrams"]
+    assert running["state"] == "running" and running["error"] is None and running["job"]
+    assert "format=json" in running["poll"] and f"bigram_job={running['job']}" in running["poll"]
+    jobs = app.extensions["webnb"]["jobs"]
+    jobs.wait(running["job"], timeout=60)
+
+    done = client.get(running["poll"]).get_json()["bigrams"]
+    expected = _expected_comparison(load_example_corpus("spam-ham"), kind="multinomial", alpha="1")
+    assert done["state"] == "done" and _shown_comparison(done) == expected
+
+    catalog = app.extensions["webnb"]["catalog"]
+    for key in catalog.cache.keys():
+        if key[0] == "held out":
+            catalog.cache.discard(key)
+    assert len(started) == 1
+    assert words_json(client, "spam-ham", **query)["bigrams"] == done
+    section = soup_of(client.get("/corpora/spam-ham/words", query_string=query)).find(id="bigrams")
+    assert section.find("table") is not None and not section.has_attr("hx-get")
+    assert len(started) == 1  # nothing counted again
+    # Other settings are another comparison: counted in the background again.
+    assert words_json(client, "spam-ham", **{**query, "by": "difference"})["bigrams"]["state"] == "running"
+    assert len(started) == 2
+
+
 # -- bad page parameters and hostile text ------------------------------------------------------------------------------
 
 

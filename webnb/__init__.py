@@ -78,6 +78,7 @@ def create_app(test_config=None, *, instance_path=None):
 
     storage = Storage(database_url)
     storage.create_schema()
+    workspaces.check_database(app, storage)  # local mode refuses a database of hosted workspaces, unless allowed
     # What one process keeps of counted corpora (documents, statistics, matrices), in megabytes (webnb/cache.py).
     cache_mb = float(app.config.setdefault("WEBNB_CACHE_MB", float(os.environ.get("WEBNB_CACHE_MB", DEFAULT_CACHE_MB))))
     # Every cache lives here, made with the app, so a new app starts with empty ones. One per purpose, each with the

@@ -148,7 +148,7 @@ def _preset_phrase(name: str, text: str) -> str:
         "model": lambda: f"{text} model",
         "alpha": lambda: f"α = {text}",
         "binary": lambda: "binary features" if text in ("1", "true", "on", "yes") else "counts",
-        "max_features": lambda: f"the {int(text):,} most frequent words",
+        "max_features": lambda: f"the {int(text):,} most frequent words" if text.isdigit() else "every word",
         "min_df": lambda: f"words in at least {text} documents" if "." not in text else f"min_df {text}",
         "stop_words": lambda: f"{text} stop words left out",
         "ngrams": lambda: NGRAM_WORDS.get(text, text),
@@ -303,18 +303,20 @@ class Catalog:
         return corpus_id
 
     def publish(self, published: list[PublishedCorpus],
-                options: list[tuple[AnalysisOptions, VocabularyOptions]]) -> None:
+                options: list[tuple[AnalysisOptions, VocabularyOptions]], *, replace: bool = False) -> None:
         """Publish class corpora to every workspace (a training part and its test part together, or one corpus),
         each counted now under its ``options`` (those of its presets: ``state.counting_options`` checks them),
         once for every process, so that no student waits for it. Refuses (storing nothing) an id written otherwise
-        than a built-in's or taken, and a corpus that cannot be trained on."""
+        than a built-in's or taken, and a corpus that cannot be trained on. ``replace``: the class corpora under
+        these ids are replaced in the same transaction instead (``Storage.add_class_corpora``); an id a user's
+        stored corpus has is still refused."""
         ids = [entry.id for entry in published]
         if len(set(ids)) != len(ids):
             raise CorpusError("The training part and the test part need two different ids. Nothing was stored.")
         for entry in published:
             check_class_corpus_id(entry.id)
             entry.corpus.require_trainable()
-        self.storage.add_class_corpora(published)
+        self.storage.add_class_corpora(published, replace=replace)
         for entry, (analysis, vocabulary) in zip(published, options, strict=True):
             self.training_set(self.get(entry.id), analysis, vocabulary)
 
@@ -643,7 +645,9 @@ class ScopedCatalog:
         return self._catalog.get(corpus_id, self.workspace)
 
     def stored(self):
-        return self._catalog.stored(self.workspace)
+        """The workspace's own stored corpora; in local mode (ANY_WORKSPACE) those stored in local mode, never a
+        hosted workspace's, should the database hold some (webnb/workspaces.py)."""
+        return self._catalog.stored(None if self.workspace is ANY_WORKSPACE else self.workspace)
 
     def add(self, corpus: Corpus | NumericTable, *, name: str, source: str, progress=None) -> str:
         """Every corpus a user stores comes through here (paste, upload, a kept addition): the limits per address

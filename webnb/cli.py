@@ -3,10 +3,12 @@ classification."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import math
 import sys
+import textwrap
 from fractions import Fraction
 from pathlib import Path
 
@@ -28,7 +30,7 @@ from webnb.engine.io.uploads import inspect_table, read_numeric_table
 from webnb.engine.shared.numbers import is_plain_decimal, is_whole, parse_decimal, parse_whole
 from webnb.engine.shared.plain import fraction_text, ratio_text
 from webnb.engine.text.analysis import PLACEHOLDERS, STEMMERS, STRIP_ACCENTS, TOKEN_PATTERNS
-from webnb.lessons import RECIPES, ClassCorpusRecipe, get_recipe
+from webnb.lessons import ARCHIVES, RECIPES, ClassCorpusRecipe, get_recipe
 from webnb.state import MAX_FEATURES, MAX_SEED, MAX_VAR_SMOOTHING, counting_options, document_bound, preset_state
 
 # -- argument parsing ---------------------------------------------------------------------------
@@ -186,7 +188,12 @@ def _var_smoothing(text: str) -> float:
 
 EVALUATE_EXAMPLES = """examples:
   webnb evaluate --train reviews.jsonl --model bernoulli --alpha 1 --test-size 0.25
-  webnb evaluate --train iris.csv --model gaussian --test-size 0.25 --seed 0 --json"""
+  webnb evaluate --train iris.csv --model gaussian --test-size 0.25 --seed 0 --json
+
+--json, for texts and tables alike: n_train, n_test, test (what was tested on, in words), classes,
+class_prior and settings at the top, and the scores under evaluation (accuracy, correct, undecidable,
+confusion, per_class, log_loss, ...); texts add vocabulary_size, tables their bells (parameters) and
+the rows got wrong (mistakes)."""
 
 EXPLAIN_EXAMPLES = """examples:
   webnb explain --train reviews.jsonl --model bernoulli --text "match was sharp"
@@ -203,6 +210,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=_whole(0, 65535), default=5000)
     serve.add_argument("--debug", action="store_true", help="reload on code changes (development only)")
+    serve.add_argument(
+        "--allow-workspaces", action="store_true",
+        help="start in local mode on a database that holds hosted workspaces' corpora (refused otherwise); they stay "
+             "unlisted. The same as WEBNB_ALLOW_WORKSPACES=1, for flask run and gunicorn",
+    )
 
     evaluate_parser = commands.add_parser(
         "evaluate", help="accuracy, confusion matrix, precision/recall/F1 (and the bell curves of a table)",
@@ -261,6 +273,11 @@ CORPORA_EXAMPLES = """examples:
   webnb corpora list
   webnb corpora remove film-reviews"""
 
+# Where each original file webnb can publish comes from (webnb/lessons.py), for the help of ``corpora add``.
+ARCHIVE_SOURCES = "where the original files come from (webnb does not ship them):\n" + "\n".join(
+    textwrap.fill(archive.credit, width=100, initial_indent="  ", subsequent_indent="    ", break_long_words=False,
+                  break_on_hyphens=False) for archive in ARCHIVES)
+
 # The lesson presets of ``corpora add``: option, the address parameter it sets, and its help.
 PRESETS = (
     ("--model", "model", "bernoulli or multinomial (default: multinomial)"),
@@ -285,7 +302,8 @@ def _add_corpora_commands(commands) -> None:
     )
     actions = corpora.add_subparsers(dest="action", required=True)
     add = actions.add_parser(
-        "add", help="publish a corpus", epilog=CORPORA_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        "add", help="publish a corpus", epilog=CORPORA_EXAMPLES + "\n\n" + ARCHIVE_SOURCES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Publish the corpus in PATH, read as an upload is (CSV, TSV, JSON Lines, label<TAB>text lines,\n"
                     "gzipped too, or an archive with one folder per class). An archive with a training part and a\n"
                     "test part (20 Newsgroups by date) publishes its training part as ID; give --test-id to publish\n"
@@ -294,7 +312,7 @@ def _add_corpora_commands(commands) -> None:
     add.add_argument("--lesson", choices=[recipe.id for recipe in RECIPES], default=None,
                      help="publish a lecture's corpus with the lecture's id, title, description, classes and presets "
                           "(" + "; ".join(f"{recipe.id}: from {recipe.source}" for recipe in RECIPES) + "); the "
-                          "options below change what they name")
+                          "options below change what they name; where each file comes from is said below)")
     add.add_argument("--id", dest="corpus_id", default=None,
                      help="its id in page addresses: lowercase letters, digits and hyphens, as the built-ins' "
                           "(required without --lesson)")
@@ -303,6 +321,9 @@ def _add_corpora_commands(commands) -> None:
     add.add_argument("--test-id", default=None, help="the id of the archive's test part, published as well")
     add.add_argument("--labels", type=_word_list, default=None, metavar="A,B,C",
                      help="keep only these classes' documents")
+    add.add_argument("--replace", action="store_true",
+                     help="replace the class corpus already published under this id (and under the test part's id) "
+                          "in one step: students see the old one or the new one, never a part of either")
     presets = add.add_argument_group("lesson presets (what its pages open with, as in their addresses)")
     for option, parameter, text in PRESETS:
         if option in FLAG_PRESETS:
@@ -525,9 +546,19 @@ def _address(text: str) -> str:
 
 
 def run_serve(args) -> int:
+    import os
+
     from webnb import create_app
 
-    create_app().run(host=args.host, port=args.port, debug=args.debug)
+    if args.allow_workspaces:
+        # Through the environment, so that the reloader's process (--debug) is allowed as well.
+        os.environ["WEBNB_ALLOW_WORKSPACES"] = "1"
+    try:
+        app = create_app()
+    except RuntimeError as error:  # hosted without a secret; local mode on hosted workspaces' database
+        print(f"webnb serve: {error}", file=sys.stderr)
+        return 2
+    app.run(host=args.host, port=args.port, debug=args.debug)
     return 0
 
 
@@ -550,7 +581,9 @@ def _on_the_served_database(command: str, work, args, out, *, nothing_done: str,
     from webnb import create_app
 
     try:
-        app = create_app()
+        # Not a server: nothing is listed to anyone, so a hosted database is no reason to refuse (webnb/workspaces.py).
+        with _allowing_workspaces():
+            app = create_app()
     except (RuntimeError, sa.exc.SQLAlchemyError) as error:  # hosted without a secret; no database
         print(f"webnb {command}: {error} {nothing_done}", file=sys.stderr)
         return 2
@@ -562,6 +595,23 @@ def _on_the_served_database(command: str, work, args, out, *, nothing_done: str,
         return 1
     finally:
         storage.dispose()
+
+
+@contextlib.contextmanager
+def _allowing_workspaces():
+    """WEBNB_ALLOW_WORKSPACES=1 while the app of a maintenance command (cleanup, corpora, class) is made: it may
+    open the server's database in local mode even when hosted workspaces stored in it."""
+    import os
+
+    before = os.environ.get("WEBNB_ALLOW_WORKSPACES")
+    os.environ["WEBNB_ALLOW_WORKSPACES"] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("WEBNB_ALLOW_WORKSPACES", None)
+        else:
+            os.environ["WEBNB_ALLOW_WORKSPACES"] = before
 
 
 def _clean_up(storage, config, args, out) -> int:
@@ -697,18 +747,46 @@ def _only_labels(corpus, labels: tuple[str, ...], path: str | None = None):
 
 def _publish(app, args, out, *, published) -> int:
     from webnb.catalog import check_class_corpus_id
+    from webnb.storage import StoredCorpusId
 
+    catalog = app.extensions["webnb"]["catalog"]
     for entry in published:
         check_class_corpus_id(entry.id)
         if _route_of(app, entry.id):
             raise CorpusError(f"/corpora/{entry.id} is the address of another page, not a free corpus id. Choose "
                               "another.")
+        if catalog.storage.summary(entry.id) is not None:
+            raise CorpusError(users_corpus(entry.id))
+    in_use = [entry.id for entry in published if catalog.storage.class_corpus(entry.id) is not None]
+    if in_use and not args.replace:
+        raise CorpusError(id_in_use(in_use))
     options = [counting_options(entry.presets, len(entry.corpus)) for entry in published]
-    app.extensions["webnb"]["catalog"].publish(published, options)
+    try:
+        catalog.publish(published, options, replace=args.replace)
+    except StoredCorpusId as refused:  # stored meanwhile: refused in the transaction, in the same words
+        raise CorpusError(users_corpus(refused.corpus_id)) from None
     for entry in published:
-        print(f"Published {entry.id}: {entry.name}, {_count(len(entry.corpus), 'document')} in "
+        verb = "Replaced" if entry.id in in_use else "Published"
+        print(f"{verb} {entry.id}: {entry.name}, {_count(len(entry.corpus), 'document')} in "
               f"{_count(len(entry.corpus.classes), 'class', 'classes')}, for every workspace.", file=out)
     return 0
+
+
+def id_in_use(ids: list[str]) -> str:
+    """The refusal of ``corpora add`` when class corpora are published under ``ids`` already, saying both ways on."""
+    named = " and ".join(repr(corpus_id) for corpus_id in ids)
+    removes = " and then ".join(f"`webnb corpora remove {corpus_id}`" for corpus_id in ids)
+    if len(ids) == 1:
+        return (f"The id {named} is taken already. Nothing was stored. It is in use by a class corpus: to replace "
+                f"that, run the same command with --replace, or remove it first with {removes}.")
+    return (f"The ids {named} are taken already. Nothing was stored. They are in use by class corpora: to replace "
+            f"those, run the same command with --replace, or remove them first with {removes}.")
+
+
+def users_corpus(corpus_id: str) -> str:
+    """The refusal of an id that a corpus stored by a user has (whatever the options: --replace never replaces one)."""
+    return (f"The id {corpus_id!r} is taken already. Nothing was stored. It is in use by a corpus a user stored, not "
+            "a class corpus, which --replace never replaces: choose another id.")
 
 
 def _route_of(app, corpus_id: str) -> bool:
@@ -773,6 +851,7 @@ def run_evaluate(args, out) -> int:
 
     if args.json:
         report = {
+            "train": args.train,
             "n_train": len(train),
             "n_test": result.n_test,
             "test": source,
@@ -782,7 +861,8 @@ def run_evaluate(args, out) -> int:
             "settings": {
                 **model.to_dict(), **_analysis_options(args).to_dict(), **_vocabulary_options(args).to_dict()
             },
-            **result.to_dict(),
+            # The scores under "evaluation", as for a table of numbers (and on the Gaussian evaluation page).
+            "evaluation": result.to_dict(),
         }
         _print_json(report, out)
         return 0
@@ -863,7 +943,8 @@ def run_evaluate_table(args, out) -> int:
     evaluated = evaluate_table(held, *_gaussian_settings(args))
     model = evaluated.score.model
     if args.json:
-        # The parameters page's and the evaluation page's JSON twins, beside the same context as for texts.
+        # The parameters page's and the evaluation page's JSON twins, beside the same context as for texts: the
+        # scores under "evaluation", as for texts.
         _print_json({"train": args.train, "test": tested_on, "class_prior": [float(p) for p in model.class_prior_],
                      "settings": model.to_dict(), **gaussian_parameters(model).to_dict(), **evaluated.to_dict()},
                     out)

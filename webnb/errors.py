@@ -13,16 +13,20 @@ Flask's bare page, never an exception's text (the log keeps it).
 """
 from __future__ import annotations
 
+import math
+import time
+
 from flask import current_app, jsonify, make_response, render_template, request
 from flask_limiter.errors import RateLimitExceeded
 from flask_wtf.csrf import CSRFError
+from jinja2_fragments.flask import render_block
 from werkzeug.exceptions import HTTPException
 
 from webnb import outages, security
 from webnb.engine.shared.budget import WorkTooLarge
 from webnb.views import corpus as corpus_views
 from webnb.views import jobs as job_views
-from webnb.views.common import WorkInProgress
+from webnb.views.common import WorkInProgress, is_htmx
 from webnb.work import RETRY_AFTER_SECONDS, Busy
 
 
@@ -41,9 +45,18 @@ def init_app(app) -> None:
 
 def refusal(title: str, message: str, status: int, template: str = "refused.html"):
     """``message`` on webnb's own page (``template``, which shows ``title`` and ``message``), or as
-    ``{"error": message}`` for a client that asked for JSON: how every error a request meets is answered."""
+    ``{"error": message}`` for a client that asked for JSON: how every error a request meets is answered.
+
+    An htmx request gets the message alone (the ``refusal`` block), marked ``X-Webnb-Refusal``: static/webnb.js
+    shows it at the top of the part of the page that asked, which keeps what it showed (htmx swaps no error)."""
     if security.wants_json():
         return make_response(jsonify({"error": message}), status)
+    if is_htmx():
+        response = make_response(render_block("refused.html", "refusal", title=title, message=message, fragment=True),
+                                 status)
+        response.headers["X-Webnb-Refusal"] = "1"
+        response.headers["Vary"] = "HX-Request"
+        return response
     return make_response(render_template(template, title=title, message=message), status)
 
 
@@ -100,13 +113,25 @@ def too_large(_error):
 
 
 def too_many(error: RateLimitExceeded):
-    message = (f"Too many requests from your workspace ({error.description}). Wait a moment and try again; "
-               "nothing was changed.")
+    retry = retry_after_seconds()
+    wait = f"Wait {retry} second{'s' if retry != 1 else ''}" if retry else "Wait a moment"
+    message = (f"Your workspace sent more requests than this server takes ({error.description}), so this one was "
+               f"not answered and nothing was changed. {wait} and try again"
+               f"{'; this page tries again by itself then' if is_htmx() and request.method == 'GET' else ''}.")
     response = refusal("Too many requests", message, 429)
-    retry = error.limit and getattr(error, "retry_after", None)
     if retry:
-        response.headers["Retry-After"] = str(int(retry))
+        response.headers["Retry-After"] = str(retry)
     return response
+
+
+def retry_after_seconds() -> int | None:
+    """When the workspace may ask again, in whole seconds (at least 1), from the limit the request broke."""
+    limiter = current_app.extensions.get("webnb_limiter")
+    reset = getattr(limiter, "current_limit", None)
+    if reset is None or not getattr(reset, "reset_at", None):
+        return None
+    window = reset.limit.get_expiry()  # the reset is whole seconds away at most a window's length
+    return max(1, min(window, math.ceil(reset.reset_at - time.time())))
 
 
 # -- the server's limits and faults -------------------------------------------------------------------------------

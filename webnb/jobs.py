@@ -24,6 +24,13 @@ for heavy work, webnb/work.py) is free. Waiting, it costs nothing but its place,
 - A waiting job's row is written again every ``REFRESH_WAITING_SECONDS``, so that no other process takes it for
   the work of a stopped server while it waits.
 
+**When a job started.** ``started_at`` is the wall-clock time (UTC) at which a worker took the job, not when it was
+asked for: the time a job waited for a free slot says nothing of how long its work takes. Its row is written at that
+moment, so that a progress page served by any process estimates the time left from it (webnb/views/jobs.py) and
+knows the job is no longer waiting. A running job's row without ``started_at`` (nor progress) is one still waiting; one
+with progress but no ``started_at`` was written by a release before 0007: its start is unknown, its page gives no
+estimate.
+
 **Memory goes back after each job.** A job's work, its exception's frames and its future are let go when it ends,
 and the worker then collects reference cycles (``gc.collect()``) and, with glibc, returns freed memory to the
 system (``malloc_trim``), still holding its heavy-work slot: the next computation starts from the same footprint.
@@ -87,7 +94,9 @@ class Job:
     state: str = "running"  # "running", "done" or "failed"
     result_url: str | None = None
     error: str | None = None
-    started: float = field(default_factory=time.monotonic)
+    started: float = field(default_factory=time.monotonic)  # when it was asked for (this process's clock)
+    started_at: datetime | None = None  # when a worker took it (UTC wall clock; None: not yet, or not known)
+    waiting: bool = False  # asked for, not started: waiting for a free worker (or slot for heavy work)
 
     saved: float = 0.0  # when the progress was last written to the database
     on_change: Callable | None = field(default=None, repr=False, compare=False)
@@ -101,6 +110,11 @@ class Job:
     @property
     def fraction(self) -> float | None:
         return self.done / self.total if self.total else None
+
+
+def utc_now() -> datetime:
+    """The wall clock, in UTC (a function of its own, so that tests can fix it)."""
+    return datetime.now(timezone.utc)
 
 
 @dataclass(eq=False)
@@ -150,7 +164,8 @@ class Jobs:
                 for job in self._jobs.values():
                     if job.key == key and job.workspace == workspace and job.state == "running":
                         return job
-            job = Job(id=secrets.token_urlsafe(16), title=title, key=key, unit=unit, workspace=workspace)
+            job = Job(id=secrets.token_urlsafe(16), title=title, key=key, unit=unit, workspace=workspace,
+                      waiting=True)
             if self._storage is not None:
                 job.on_change = self._storage.save_job
             waiting = _Waiting(job, work, budget.current_limit(), address, next(self._turns))
@@ -201,7 +216,7 @@ class Jobs:
         self._waiting.remove(waiting)
         waiting.work = None
         job = waiting.job
-        job.state, job.error = "failed", reason
+        job.state, job.error, job.waiting = "failed", reason, False
         self._futures.pop(job.id).set_result(None)
         return job
 
@@ -257,6 +272,10 @@ class Jobs:
     def _run(self, waiting: _Waiting) -> None:
         job, work, cap = waiting.job, waiting.work, waiting.cap
         waiting.work = None
+        job.started_at = utc_now()
+        job.waiting = False
+        job.saved = time.monotonic()
+        self._save_quietly(job)  # started: other processes' progress pages can estimate from now on
         result_url = error = None
         try:
             with budget.limit(cap):
@@ -319,6 +338,9 @@ class Jobs:
             if saved is not None:
                 updated_at = saved.pop("updated_at")
                 job = Job(**saved)
+                # Started jobs have a start, and only started jobs report progress; a row with progress but no
+                # start was written by a release before 0007: running, its start unknown.
+                job.waiting = job.state == "running" and job.started_at is None and not (job.done or job.total)
                 silent = (datetime.now(timezone.utc) - updated_at).total_seconds()
                 if job.state == "running" and silent > STALE_AFTER_SECONDS:
                     job.state, job.error = "failed", STOPPED

@@ -4,6 +4,9 @@ A seed lesson is a corpus, a page and the settings and review the notes use, so 
 example exactly as the notes present it. Two of them need a corpus too large to ship with webnb (20 Newsgroups and
 the SMS Spam Collection): the operator publishes it once as a class corpus with its recipe
 (``webnb corpora add PATH --lesson ID``), and the lesson's link appears from then on.
+
+``ARCHIVES`` says where each original file webnb can publish comes from (its official name and who distributes it):
+the home page's hint, ``webnb corpora add --help`` and a test of the README all read it from here.
 """
 from __future__ import annotations
 
@@ -13,6 +16,67 @@ from dataclasses import dataclass
 NEWSGROUPS_4 = ("alt.atheism", "comp.graphics", "sci.med", "soc.religion.christian")
 # What the spam lecture replaces by placeholders before counting words.
 SPAM_PLACEHOLDERS = ("url", "number", "money", "phone")
+
+
+@dataclass(frozen=True)
+class ArchiveSource:
+    """Where one original file comes from: the ``file`` as its distributor names it, the dataset's official
+    ``name``, who distributes it and where (``url``), and what to do with the download first, if anything
+    (``note``). The README's "Class corpora" says the same, written by hand (a test compares them)."""
+
+    file: str
+    name: str
+    distributor: str
+    url: str
+    lesson: str | None = None  # the recipe that publishes it with --lesson; None: published with --id and --name
+    note: str = ""
+
+    @property
+    def credit(self) -> str:
+        """Where it comes from in one or two sentences, for the home page's hint and the command line's help."""
+        return (f"{self.file} is the {self.name}, distributed by {self.distributor} at {self.url}"
+                + (f" ({self.note})." if self.note else "."))
+
+
+# Only the files webnb reads as they come (webnb/engine/io/archives.py and readers.py): the lectures' three, each
+# with its recipe, and Ling-Spam's archive, whose layout the archive reader knows. Enron-Spam and the sentence
+# polarity data are not here: their archives are not laid out as webnb reads them.
+ARCHIVES = (
+    ArchiveSource(
+        file="20news-bydate.tar.gz",
+        name="20 Newsgroups, bydate version",
+        distributor="Jason Rennie",
+        url="http://qwone.com/~jason/20Newsgroups/",
+        lesson="newsgroups-4",
+    ),
+    ArchiveSource(
+        file="SMSSpamCollection",
+        name="SMS Spam Collection v.1",
+        distributor="the UCI Machine Learning Repository (collected by Tiago A. Almeida and José María Gómez Hidalgo)",
+        url="https://archive.ics.uci.edu/dataset/228/sms+spam+collection",
+        lesson="sms-spam",
+        note="the file of that name inside the download",
+    ),
+    ArchiveSource(
+        file="review_polarity.tar.gz",
+        name="Movie Review Data, polarity dataset v2.0",
+        distributor="Bo Pang and Lillian Lee (Cornell University)",
+        url="https://www.cs.cornell.edu/people/pabo/movie-review-data/",
+        lesson="movie-reviews",
+    ),
+    ArchiveSource(
+        file="lingspam_public.tar.gz",
+        name="Ling-Spam corpus",
+        distributor="Ion Androutsopoulos et al. (Athens University of Economics and Business, AUEB)",
+        url="http://www.aueb.gr/users/ion/data/lingspam_public.tar.gz",
+        note="webnb reads its bare version",
+    ),
+)
+
+
+def archive_source(file: str) -> ArchiveSource | None:
+    """Where the original ``file`` comes from, or None for a file webnb knows nothing of."""
+    return next((archive for archive in ARCHIVES if archive.file == file), None)
 
 
 @dataclass(frozen=True)
@@ -27,6 +91,11 @@ class ClassCorpusRecipe:
     presets: tuple[tuple[str, str], ...]
     labels: tuple[str, ...] | None = None
     test_id: str | None = None
+
+    @property
+    def origin(self) -> ArchiveSource | None:
+        """Where ``source`` comes from (``ARCHIVES``); None for a file the operator brought under another name."""
+        return archive_source(self.source)
 
 
 RECIPES = (
@@ -91,6 +160,11 @@ class SeedLesson:
     parameters: tuple[tuple[str, str | tuple[str, ...]], ...]
     endpoint: str = "inference.show"
     recipe: str | None = None
+
+    @property
+    def origin(self) -> ArchiveSource | None:
+        """Where the original file of its class corpus comes from; None for a lesson on a built-in corpus."""
+        return None if self.recipe is None else get_recipe(self.recipe).origin
 
 
 def _presets_of(recipe_id: str) -> tuple[tuple[str, str], ...]:

@@ -49,6 +49,9 @@ def init_app(app) -> None:
     # Only a shared, hosted server limits anyone; the instructor's own laptop never does.
     app.config.setdefault("RATELIMIT_ENABLED", app.config.get("WEBNB_MODE") == "hosted")
     app.config.setdefault("RATELIMIT_HEADERS_ENABLED", True)
+    # Retry-After is webnb's own (webnb/errors.py): the whole seconds its message names, rounded up. Flask-Limiter
+    # would overwrite it with its own, rounded down (0 in the last second of a window).
+    app.config.setdefault("RATELIMIT_HEADER_RETRY_AFTER", "X-RateLimit-Retry-After")
     app.config.setdefault("RATELIMIT_IN_MEMORY_FALLBACK_ENABLED", True)  # a Redis restart must not take the app down
     if storage_uri.startswith(("redis", "rediss", "valkey")):
         # Without timeouts a Redis that hangs would hang every request with it. (Options in the URL win.)

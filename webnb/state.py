@@ -270,12 +270,26 @@ def document_bound(text: str, name: str = "min_df") -> int | float:
     return bound
 
 
+# What a vocabulary limit's field may say for "no limit": cleared, "all" or "0". Typed, it overrides a preset.
+NO_LIMIT_TEXTS = ("", "all", "0")
+NO_LIMIT = {"min_df": "1", "max_df": "1.0", "max_features": "all"}
+
+
 def _document_bound_text(name: str):
     def document_bound_text(text: str) -> str:
+        if text.lower() in NO_LIMIT_TEXTS:
+            return NO_LIMIT[name]
         document_bound(text, name)
         return text
 
     return document_bound_text
+
+
+def _word_limit(text: str) -> str:
+    """max_features: a whole number of words, or no limit ("all", "0" or nothing typed)."""
+    if text.lower() in NO_LIMIT_TEXTS:
+        return NO_LIMIT["max_features"]
+    return str(parse_whole(text, low=1, high=MAX_FEATURES, what="The number"))
 
 
 def _test_source(text: str) -> str:
@@ -383,9 +397,9 @@ class LessonState:
     stemmer: str = ""
     normalize: tuple[str, ...] = ()
     ngrams: str = "1-1"
-    min_df: str = "1"
-    max_df: str = "1.0"
-    max_features: str = ""
+    min_df: str = NO_LIMIT["min_df"]
+    max_df: str = NO_LIMIT["max_df"]
+    max_features: str = NO_LIMIT["max_features"]  # "all", or a whole number of words
     # how the model is scored: a held-out split of the corpus, its own training documents, or another corpus
     test: str = "split"  # "split", "training", or the id of a test corpus
     test_size: ExactNumber = ExactNumber("0.25")
@@ -411,7 +425,7 @@ class LessonState:
         return VocabularyOptions(
             min_df=document_bound(self.min_df, "min_df"),
             max_df=document_bound(self.max_df, "max_df"),
-            max_features=int(self.max_features) if self.max_features else None,
+            max_features=None if self.max_features == NO_LIMIT["max_features"] else int(self.max_features),
             binary=self.binary,
         )
 
@@ -441,8 +455,9 @@ class LessonState:
     # -- the URL -------------------------------------------------------------------------------------
 
     def query(self, defaults: "LessonState | None" = None, **changes) -> str:
-        """The query string for this state with ``changes``, leaving out values equal to ``defaults``
-        except the model, α and review, which every link carries so it means the same thing tomorrow."""
+        """The query string for this state with ``changes``, leaving out values equal to ``defaults`` (the
+        corpus's presets) except the model and α, which every link carries: they say which lesson it is at a
+        glance, and keep meaning the same if the presets change."""
         return LESSON_PARAMETERS.query(self, defaults, changes)
 
     def hidden_fields(self) -> tuple[tuple[str, str], ...]:
@@ -477,17 +492,20 @@ LESSON_PARAMETERS = ParameterTable(LessonState, (
         for name in ("binary", "floor", "presenter", "lowercase")
     ),
     _setting("alpha", _alpha, spaces="blank", in_every_link=True),
-    _setting("text", _review, spaces="keep", unset=(), in_every_link=True),  # an empty review is a review
+    # An empty review is a review: "text=" overrides a preset's review, so links write it when it differs.
+    _setting("text", _review, spaces="keep", unset=()),
     _setting("repeats", _whole_text(1, MAX_REPEATS), f"Repeat the review between 1 and {MAX_REPEATS:,} times."),
     _setting("normalize", _placeholders, f"Placeholders are chosen from {', '.join(PLACEHOLDERS)}.", repeated="all",
              unset=()),
+    # A cleared field is sent as "": it means no limit (``NO_LIMIT_TEXTS``), not the corpus's preset.
     *(
         _setting(name, _document_bound_text(name),
-                 name + ": a whole number of documents or a fraction between 0 and 1 ({error}).")
+                 name + ": a whole number of documents or a fraction between 0 and 1, or all for no limit ({error}).",
+                 unset=())
         for name in ("min_df", "max_df")
     ),
-    _setting("max_features", _whole_text(1, MAX_FEATURES),
-             f"max_features is a whole number of words, from 1 to {MAX_FEATURES:,}."),
+    _setting("max_features", _word_limit,
+             f"max_features is a whole number of words, from 1 to {MAX_FEATURES:,}, or all for no limit.", unset=()),
     _setting("test", _test_source,
              "The test documents are a split of the corpus, its training documents, or another corpus."),
     _setting("train", _one_of(("all", "split")),

@@ -1,7 +1,11 @@
-"""Who owns what. In local mode (the instructor's laptop) there is one user and every corpus is theirs. In hosted
-mode each browser gets an anonymous workspace: a random id of 128 bits in the signed session cookie (Secure,
-HttpOnly, SameSite=Lax). A stored corpus belongs to the workspace that added it, and to no other; the built-in
-corpora are shared, read-only."""
+"""Who owns what. In local mode (the instructor's laptop) there is one user and every corpus stored in local mode is
+theirs. In hosted mode each browser gets an anonymous workspace: a random id of 128 bits in the signed session cookie
+(Secure, HttpOnly, SameSite=Lax). A stored corpus belongs to the workspace that added it, and to no other; the
+built-in corpora are shared, read-only.
+
+A local-mode server refuses to start on a database where hosted workspaces stored corpora (``check_database``),
+unless told to (``WEBNB_ALLOW_WORKSPACES``, ``webnb serve --allow-workspaces``); even then it lists only the corpora
+stored in local mode (``ScopedCatalog.stored``), never a workspace's."""
 from __future__ import annotations
 
 import itertools
@@ -35,6 +39,8 @@ RETENTION_DAYS = 30
 # A workspace's last visit is written at most this often per workspace and process: 300 students must not
 # make a database write each per request, and a day's precision is all that retention needs.
 SEEN_EVERY_SECONDS = 3600
+# How a configuration or the environment says yes (WEBNB_ALLOW_WORKSPACES=1).
+YES = ("1", "true", "yes", "on")
 
 
 def init_app(app) -> None:
@@ -43,6 +49,8 @@ def init_app(app) -> None:
         raise RuntimeError(f"WEBNB_MODE is {mode!r}; it must be one of {', '.join(MODES)}.")
     app.config.setdefault("WEBNB_RETENTION_DAYS", float(os.environ.get("WEBNB_RETENTION_DAYS", RETENTION_DAYS)))
     if mode != "hosted":
+        # Whether local mode may start on a database where hosted workspaces stored corpora (see check_database).
+        app.config.setdefault("WEBNB_ALLOW_WORKSPACES", os.environ.get("WEBNB_ALLOW_WORKSPACES", ""))
         # The laptop's owner decides what to store; a storage budget applies only if they set one.
         if "WEBNB_MAX_STORED_BYTES" in os.environ:
             app.config.setdefault("WEBNB_MAX_STORED_BYTES", int(os.environ["WEBNB_MAX_STORED_BYTES"]))
@@ -79,6 +87,44 @@ def init_app(app) -> None:
     app.before_request(_ensure_workspace)
     app.extensions["webnb_last_seen"] = LastSeen()
     app.before_request(_note_seen)
+
+
+def check_database(app, storage) -> None:
+    """Refuse to start in local mode on a database where hosted workspaces stored corpora (local mode has no
+    workspaces: everything would be one user's), unless WEBNB_ALLOW_WORKSPACES says so. RuntimeError says how many,
+    and the ways on."""
+    if app.config.get("WEBNB_MODE") == "hosted" or _yes(app.config.get("WEBNB_ALLOW_WORKSPACES")):
+        return
+    workspaces, corpora = hosted_contents(storage)
+    if not workspaces:
+        return
+    held = f"{workspaces:,} hosted workspace{'s' if workspaces != 1 else ''}"
+    stored = f"{corpora:,} corpus" if corpora == 1 else f"{corpora:,} corpora"
+    raise RuntimeError(
+        f"This database holds {held} ({stored} that students stored in hosted mode), and webnb is starting in local "
+        "mode, where everything stored would be one user's. Nothing was started. To serve the students, start in "
+        "hosted mode (WEBNB_MODE=hosted, with its WEBNB_SECRET_KEY); to start afresh, give another database "
+        "(WEBNB_DATABASE_URL); to start in local mode on this database anyway, showing only the corpora stored in "
+        "local mode, the built-ins and the class corpora, run `webnb serve --allow-workspaces`, or set "
+        "WEBNB_ALLOW_WORKSPACES=1 in the environment (flask run, gunicorn) or WEBNB_ALLOW_WORKSPACES = True in "
+        "instance/config.py."
+    )
+
+
+def hosted_contents(storage) -> tuple[int, int]:
+    """(workspaces, corpora): how many hosted workspaces hold corpora in ``storage``, and how many corpora they hold
+    (the corpora name their workspace; a workspace's row alone, its corpora gone, holds nothing to show)."""
+    from webnb.storage import corpora
+
+    query = sa.select(sa.func.count(sa.distinct(corpora.c.workspace)), sa.func.count()).where(
+        corpora.c.workspace.is_not(None))
+    with storage.engine.connect() as connection:
+        workspaces, stored = connection.execute(query).one()
+    return int(workspaces), int(stored)
+
+
+def _yes(value) -> bool:
+    return value is True or (isinstance(value, (str, int)) and str(value).strip().lower() in YES)
 
 
 def _ensure_workspace() -> None:

@@ -11,7 +11,7 @@ from webnb.engine import CorpusError
 from webnb.engine.pages.additions import Addition, add_document, corpus_with_document, document_problem
 from webnb.notation import NOTATIONS
 from webnb.state import MAX_TEXT_LENGTH, entry_defaults, parse_state, read_parameter
-from webnb.views.common import LARGE_CORPUS, catalog, load_lesson, respond, start_job, wants_json
+from webnb.views.common import LARGE_CORPUS, catalog, corpus_or_404, load_lesson, respond, start_job, wants_json
 
 bp = Blueprint("additions", __name__)
 
@@ -118,9 +118,7 @@ def show(corpus_id):
 def keep(corpus_id):
     """Store a copy of the corpus with the document appended, as a new corpus, and open its parameters."""
     form = _document_form(request.form)
-    entry = catalog().get(corpus_id)
-    if entry is None:
-        return "There is no such corpus.", 404
+    entry = corpus_or_404(corpus_id)
     problem = document_problem(entry.corpus.classes, form["label"], form["document"], MAX_TEXT_LENGTH) or (
         None if form["submitted"] else "Type the text of the document to add."
     )

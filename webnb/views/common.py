@@ -15,7 +15,7 @@ from webnb.admission import address_key
 from webnb.catalog import CorpusEntry, ScopedCatalog
 from webnb.engine import NaiveBayes, TrainingSet
 from webnb.engine.shared.numbers import ExactNumber
-from webnb.state import LessonState, entry_defaults, parse_state, read_parameter
+from webnb.state import LESSON_PARAMETERS, TABLE_PARAMETERS, LessonState, entry_defaults, parse_state, read_parameter
 from webnb.storage import ANY_WORKSPACE
 from webnb.workspaces import current_workspace, hosted, quota
 
@@ -41,6 +41,17 @@ class Linking:
         if extra:
             query = "&".join(filter(None, [query, urlencode({k: v for k, v in extra.items() if v not in (None, "")})]))
         return f"{path}?{query}" if query else path
+
+    def short_address(self) -> str:
+        """This request's address as a link writes it: the lesson's state without what equals the corpus's defaults
+        and presets, then the page's own parameters that say something (the last of repeated ones, as they are
+        read). What htmx pushes into the history after a form was sent, instead of every field of the form."""
+        lesson_names = {parameter.name for parameter in self.parameter_table().parameters}
+        extra = {name: request.args.getlist(name)[-1] for name in request.args if name not in lesson_names}
+        return self.link(request.path, extra)
+
+    def parameter_table(self):
+        return LESSON_PARAMETERS if self.kind == "text" else TABLE_PARAMETERS
 
     # -- the presenter's deck (webnb/pages.py) --------------------------------------------------------------------
 
@@ -113,6 +124,36 @@ class TextLesson(Linking):
             return None, str(problem)
 
 
+# What an address of a corpus that this browser cannot open says: the corpus was removed, or it is another
+# workspace's (in hosted mode a student's corpora are theirs alone), and how to get a copy of one.
+NO_SUCH_CORPUS = (
+    "There is no corpus {id} here. It was removed, or it belongs to another workspace: in a shared webnb each "
+    "student's corpora are their own, so a link copied from someone else's address bar opens nothing. To give "
+    "someone a corpus, its owner opens it and uses “Share a copy…”, which makes a link that opens a copy of "
+    "their own. The built-in corpora and the class's corpora are on the list of corpora for everyone."
+)
+
+
+def corpus_or_404(corpus_id: str) -> CorpusEntry:
+    """The corpus this request's workspace may open, or a 404 on webnb's page saying why there is none and how to
+    get a copy."""
+    entry = catalog().get(corpus_id)
+    if entry is None:
+        shown = corpus_id if len(corpus_id) <= 40 else corpus_id[:40] + "…"
+        abort(404, NO_SUCH_CORPUS.format(id=f"“{shown}”"))
+    return entry
+
+
+def class_corpora_with_tests(entries) -> tuple[tuple[CorpusEntry, CorpusEntry | None], ...]:
+    """The class corpora among ``entries`` as lists show them: each training corpus with its test part (the corpus
+    its "test" preset names), which is not listed on its own, so that nobody takes it for a lesson to train on."""
+    class_corpora = [entry for entry in entries if entry.class_corpus]
+    by_id = {entry.id: entry for entry in class_corpora}
+    tests = {entry.id: by_id.get(entry.preset("test")) for entry in class_corpora}
+    test_ids = {test.id for test in tests.values() if test is not None}
+    return tuple((entry, tests[entry.id]) for entry in class_corpora if entry.id not in test_ids)
+
+
 # Where a text lesson page sends a table of numbers.
 TABLE_PAGES = {
     "parameters.show": "gaussian.parameters",
@@ -136,9 +177,7 @@ def load_lesson(corpus_id: str, args=None) -> TextLesson:
     """The lesson of ``corpus_id`` with the state in ``args`` (the request's query, unless another lesson address's
     is given: a question in a class is asked about the slide it was asked from)."""
     args = request.args if args is None else args
-    entry = catalog().get(corpus_id)
-    if entry is None:
-        abort(404)
+    entry = corpus_or_404(corpus_id)
     if entry.is_table:
         # A table of numbers has no words: its own pages teach Gaussian Naive Bayes.
         abort(redirect(url_for(TABLE_PAGES.get(request.endpoint, "gaussian.rows"), corpus_id=corpus_id)))
@@ -248,6 +287,10 @@ def respond(template: str, block: str, record=None, *, status: int = 200, **cont
         response = make_response(jsonify(data))
     elif is_htmx():
         response = make_response(render_block(template, block, record=record, **context))
+        lesson = context.get("lesson")
+        if isinstance(lesson, Linking) and request.method == "GET":
+            # static/webnb.js pushes this instead of the form's every field (the address bar is what gets shared).
+            response.headers["X-Webnb-Address"] = lesson.short_address()
     else:
         response = make_response(render_template(template, record=record, **context))
     response.status_code = status

@@ -20,7 +20,7 @@ from webnb.engine.io.uploads import (
 from webnb.engine.pages.document_window import DocumentWindow, document_pages, document_window
 from webnb.state import read_parameter
 from webnb.storage import CorpusSummary
-from webnb.views.common import catalog, load_lesson, page_number, respond, start_job
+from webnb.views.common import catalog, class_corpora_with_tests, load_lesson, page_number, respond, start_job
 
 bp = Blueprint("corpus", __name__)
 
@@ -47,8 +47,15 @@ class CorpusList:
     error: str | None = None
     parts: StoredParts | None = None
 
+    @property
+    def class_corpora(self) -> tuple[tuple[CorpusEntry, CorpusEntry | None], ...]:
+        """The class corpora, each with its test part (listed under it, not on its own)."""
+        return class_corpora_with_tests(self.builtin)
+
     def to_dict(self) -> dict:
-        builtin = [_listed(entry) for entry in self.builtin]
+        test_of = {test.id: entry.id for entry, test in self.class_corpora if test is not None}
+        builtin = [{**_listed(entry), **({"test_set_of": test_of[entry.id]} if entry.id in test_of else {})}
+                   for entry in self.builtin]
         stored = [
             {"id": summary.id, "name": summary.name, "builtin": False, "source": summary.source,
              "documents": summary.n_documents, "features": list(summary.features) if summary.features else None,

@@ -25,7 +25,7 @@ from werkzeug.test import EnvironBuilder
 from webnb import pages
 from webnb.notation import NOTATIONS
 from webnb.state import LESSON_PARAMETERS, TABLE_PARAMETERS, parse_state, parse_table_state
-from webnb.views.common import WorkInProgress, catalog, download, entry_defaults, load_lesson
+from webnb.views.common import WorkInProgress, catalog, corpus_or_404, download, entry_defaults, load_lesson
 from webnb.views.gaussian.lesson import load_table_lesson, table_defaults
 
 bp = Blueprint("handouts", __name__)
@@ -243,9 +243,7 @@ def text_of(html: str) -> str:
 
 def lesson_for(corpus_id: str):
     """The text or table lesson of the corpus, as its own pages load it (the same access checks): (lesson, kind)."""
-    entry = catalog().get(corpus_id)
-    if entry is None:
-        abort(404)
+    entry = corpus_or_404(corpus_id)
     if entry.is_table:
         return load_table_lesson(corpus_id), "table"
     return load_lesson(corpus_id), "text"

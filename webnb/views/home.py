@@ -12,7 +12,7 @@ from webnb.engine.shared.corpus import Corpus
 from webnb.examples import EXAMPLES, TABLE_EXAMPLES, Example, TableExample, load_example_corpus, load_example_table
 from webnb.lessons import SEED_LESSONS, SeedLesson, get_recipe
 from webnb.outages import STORAGE_ERRORS
-from webnb.views.common import catalog, respond
+from webnb.views.common import catalog, class_corpora_with_tests, respond
 
 bp = Blueprint("home", __name__)
 
@@ -34,11 +34,12 @@ class LessonLink:
 @dataclass(frozen=True)
 class HomePage:
     """The built-in examples the home page introduces: each text corpus with its documents, each table of numbers
-    with its size; and the class corpora, each with its size and presets (their documents stay in the database)."""
+    with its size; and the class corpora, each with its size and presets (their documents stay in the database) and
+    its test part, if it has one (listed under it, not as a corpus of its own)."""
 
     examples: tuple[tuple[Example, Corpus], ...]
     tables: tuple[tuple[TableExample, NumericTable], ...]
-    class_corpora: tuple[CorpusEntry, ...] = ()
+    class_corpora: tuple[tuple[CorpusEntry, CorpusEntry | None], ...] = ()
     lessons: tuple[LessonLink, ...] = ()
 
     def to_dict(self) -> dict:
@@ -60,8 +61,10 @@ class HomePage:
             **({"class_corpora": [
                 {"id": entry.id, "name": entry.name, "description": entry.description, "source": entry.source,
                  "documents": entry.n_documents, "class_counts": dict(entry.class_counts),
-                 "presets": dict(entry.presets)}
-                for entry in self.class_corpora
+                 "presets": dict(entry.presets),
+                 "test_set": None if test is None else {"id": test.id, "name": test.name,
+                                                        "documents": test.n_documents}}
+                for entry, test in self.class_corpora
             ]} if self.class_corpora else {}),
         }
 
@@ -98,7 +101,7 @@ def index():
     page = HomePage(
         tuple((example, load_example_corpus(example.id)) for example in EXAMPLES),
         tuple((example, load_example_table(example.id)) for example in TABLE_EXAMPLES),
-        class_corpora,
+        class_corpora_with_tests(class_corpora),
         _lesson_links(class_corpora),
     )
     return respond("home/index.html", "content", page, class_start=_class_start())
@@ -121,7 +124,9 @@ def _class_start() -> ClassStart:
     corpora = ()
     if offered:
         try:
-            corpora = tuple(catalog().builtin())
+            builtin = tuple(catalog().builtin())
+            test_parts = {test.id for _, test in class_corpora_with_tests(builtin) if test is not None}
+            corpora = tuple(entry for entry in builtin if entry.id not in test_parts)  # no class trains on a test set
         except STORAGE_ERRORS:
             corpora = ()
     return ClassStart(offered and bool(corpora), offered and not classes.may_start(), corpora)

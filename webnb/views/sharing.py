@@ -7,7 +7,7 @@ from flask import Blueprint, abort, current_app, redirect, url_for
 
 from webnb.catalog import CorpusEntry
 from webnb.engine import CorpusError
-from webnb.views.common import catalog, respond
+from webnb.views.common import catalog, corpus_or_404, respond
 
 bp = Blueprint("sharing", __name__)
 
@@ -45,9 +45,9 @@ class SharedCorpus:
 @bp.post("/corpora/<corpus_id>/share")
 def share(corpus_id):
     """Make a share link for one of this workspace's corpora (a built-in needs none: everyone has it)."""
-    entry = catalog().get(corpus_id)
-    if entry is None or entry.builtin:
-        abort(404)
+    entry = corpus_or_404(corpus_id)
+    if entry.builtin:
+        abort(404, "A built-in or class corpus needs no share link: everyone who opens webnb has it already.")
     token = _storage().share(corpus_id)
     link = ShareLink(entry, url_for("sharing.shared", token=token, _external=True))
     return respond("sharing/link.html", "content", link, entry=entry, link=link.link)

@@ -19,7 +19,7 @@ from webnb.engine.pages.telling_words import (
 )
 from webnb.notation import NOTATIONS
 from webnb.state import K_RANGE, TOP_RANGE, read_parameter
-from webnb.views.common import LARGE_CORPUS, catalog, find_job, is_htmx, load_lesson, respond, start_job, wants_json
+from webnb.views.common import LARGE_CORPUS, catalog, find_job, is_htmx, load_lesson, respond, start_job
 
 bp = Blueprint("words", __name__)
 
@@ -49,15 +49,19 @@ def page_settings(classes: tuple[str, ...], n_words: int) -> tuple[dict, dict]:
 
 @dataclass(frozen=True)
 class UnfinishedComparison:
-    """The word-pair comparison while it is being counted in the background ("running", with its job), or when
-    it could not be made ("failed", with the reason)."""
+    """The word-pair comparison while it is being counted in the background ("running", with its job and the address
+    that shows it once done), or when it could not be made ("failed", with the reason)."""
 
     state: str
     error: str | None = None
     job: object = None
+    poll: str | None = None
 
     def to_dict(self) -> dict:
-        return {"state": self.state, "error": self.error}
+        data = {"state": self.state, "error": self.error}
+        if self.job is not None:  # a JSON client asks ``poll`` again until the state is "done"
+            data.update(job=self.job.id, progress=self.job.fraction, poll=self.poll)
+        return data
 
 
 def _feature_settings(lesson):
@@ -68,47 +72,85 @@ def _feature_settings(lesson):
     return analyses, vocabulary, state.test, test_size, seed
 
 
+# A finished comparison is a few rows and a few words: kept in the catalog's cache beside the counts it was made
+# from, so that the page asked again (or polled, or its JSON twin) shows it at once, even when the counts with
+# word pairs are too large for the cache (20 Newsgroups: 970,000 words and pairs) and would have to be counted again.
+COMPARISON_BYTES = 16_384
+
+
+def _comparison_key(lesson, settings: dict, analyses, vocabulary, test, test_size, seed, test_entry) -> tuple:
+    """What a comparison is made from, as the catalog keys held-out sets: the corpus, both feature sets, the test
+    documents (the test corpus with its owner), the model's options and the page's own settings."""
+    if test == "split":
+        documents = (test, test_size, seed)
+    elif test_entry is None:
+        documents = (test,)
+    else:
+        documents = ("corpus", test_entry.id, test_entry.workspace)
+    options = tuple(sorted(lesson.state.model_options().items()))
+    page = tuple(settings[name] for name in ("positive", "negative", "k", "by"))
+    return ("words-pairs", lesson.entry.id, tuple(analyses.values()), vocabulary, documents, options, page)
+
+
+def _compare(lesson, settings: dict, held) -> PairComparison:
+    return compare_pairs(
+        held, lesson.state.model_options(), current=lesson.state.analysis_options().ngram_range,
+        positive=settings["positive"], negative=settings["negative"], k=settings["k"], by=settings["by"],
+    )
+
+
 def bigram_comparison(lesson, settings: dict) -> PairComparison | UnfinishedComparison:
     """Single words against words and pairs on the state's held-out documents (see ``compare_pairs``). Counting a
-    large corpus twice takes seconds, so for one it runs as a background job and this says so (state "running");
-    the results then wait in the catalog's cache."""
-    entry, state = lesson.entry, lesson.state
+    large corpus twice takes seconds (20 Newsgroups: about a minute), so unless both counts wait in the catalog's
+    cache it runs as a background job and this says so (state "running"), for the page and its JSON twin alike: the
+    rest of the page never waits for it. The finished comparison waits in the cache."""
+    entry = lesson.entry
     try:
         analyses, vocabulary, test, test_size, seed = _feature_settings(lesson)
         shared = catalog()
+        test_entry = shared.test_corpus(test)  # who may see the test corpus, before any cache
+        key = _comparison_key(lesson, settings, analyses, vocabulary, test, test_size, seed, test_entry)
+        found = shared.cache.get(key)
+        if found is not None:
+            return found
         held = {
             name: shared.cached_held_out(entry, a, vocabulary, test, test_size, seed) for name, a in analyses.items()
         }
         if any(h is None for h in held.values()):
-            if entry.n_documents > LARGE_CORPUS and not wants_json():
-                return _background_comparison(lesson, analyses, vocabulary, test, test_size, seed)
+            if entry.n_documents > LARGE_CORPUS:
+                return _background_comparison(lesson, settings, key, analyses, vocabulary, test, test_size, seed)
             held = {name: shared.held_out(entry, a, vocabulary, test, test_size, seed) for name, a in analyses.items()}
-        return compare_pairs(
-            held, state.model_options(), current=state.analysis_options().ngram_range,
-            positive=settings["positive"], negative=settings["negative"], k=settings["k"], by=settings["by"],
-        )
+        comparison = _compare(lesson, settings, held)
+        shared.cache.put(key, comparison, COMPARISON_BYTES)
+        return comparison
     except ValueError as problem:
         return UnfinishedComparison("failed", str(problem))
 
 
-def _background_comparison(lesson, analyses, vocabulary, test, test_size, seed) -> UnfinishedComparison:
+def _background_comparison(lesson, settings, key, analyses, vocabulary, test, test_size, seed) -> UnfinishedComparison:
     entry = lesson.entry
     job_id = read_parameter(request.args, "bigram_job").value
     job = find_job(job_id) if job_id else None
     if job is not None and job.state == "failed":
         return UnfinishedComparison("failed", job.error)
-    if job is None or job.state == "done":  # done, yet not in the cache: something else pushed it out; count again
+    # Done, yet not in the cache (something else pushed it out), or another job: count again. A job with the same
+    # key still running is the one returned, so reloading or polling never starts the same work twice.
+    if job is None or job.state == "done" or getattr(job, "key", None) != key:
         shared, return_to = catalog(), request.full_path
 
         def count_both(job) -> str:
-            for analysis in analyses.values():
-                shared.held_out(entry, analysis, vocabulary, test, test_size, seed, progress=job.report)
+            held = {
+                name: shared.held_out(entry, analysis, vocabulary, test, test_size, seed, progress=job.report)
+                for name, analysis in analyses.items()
+            }
+            shared.cache.put(key, _compare(lesson, settings, held), COMPARISON_BYTES)
             return return_to
 
         title = f"Counting {entry.n_documents:,} documents with and without word pairs"
-        key = ("words-bigrams", entry.id, tuple(analyses.values()), vocabulary, test, test_size, seed)
         job = start_job(title, count_both, key=key)
-    return UnfinishedComparison("running", job=job)
+    extra = {name: settings[name] for name in ("k", "top", "by", "positive", "negative")}
+    poll = lesson.link(request.path, extra={**extra, "bigram_job": job.id, "format": "json"})
+    return UnfinishedComparison("running", job=job, poll=poll)
 
 
 @dataclass(frozen=True)

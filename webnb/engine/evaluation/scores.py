@@ -6,6 +6,7 @@ against recall. They are never quietly assigned to the first class.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -59,6 +60,28 @@ class ClassScores:
     f1: float | None
 
 
+# Below this many test documents an accuracy says little: the pages say so and give its interval.
+FEW_TEST_DOCUMENTS = 30
+# The normal quantile of a two-sided 95 % interval, Φ⁻¹(0.975).
+Z_95 = 1.959963984540054
+
+
+def wilson_interval(correct: int, n: int, z: float = Z_95) -> tuple[float, float]:
+    """The Wilson score interval for an accuracy of ``correct`` out of ``n`` (95 % by default): the proportions p
+    for which ``correct`` is within z standard errors of n·p. Unlike p̂ ± z·√(p̂(1 − p̂)/n) it stays inside [0, 1]
+    and is not a single point at 0 of n or n of n, which is what a small test set needs."""
+    if n <= 0:
+        raise ValueError("An interval needs at least one test document.")
+    p = correct / n
+    z2 = z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    # Exactly 0 of n (n of n) has its interval start (end) exactly at 0 (1), not a rounding error away.
+    low = 0.0 if correct == 0 else max(0.0, centre - half)
+    high = 1.0 if correct == n else min(1.0, centre + half)
+    return low, high
+
+
 @dataclass(frozen=True)
 class Evaluation:
     classes: tuple[str, ...]
@@ -86,10 +109,23 @@ class Evaluation:
         decided = self.n_test - self.undecidable
         return self.correct / decided if decided else None
 
+    @property
+    def accuracy_interval(self) -> tuple[float, float] | None:
+        """The accuracy's Wilson 95 % interval (None without test documents)."""
+        return wilson_interval(self.correct, self.n_test) if self.n_test else None
+
+    @property
+    def few_test_documents(self) -> bool:
+        """Fewer than ``FEW_TEST_DOCUMENTS``: the pages say the accuracy says little, and show its interval."""
+        return self.n_test < FEW_TEST_DOCUMENTS
+
     def to_dict(self) -> dict:
+        interval = self.accuracy_interval
         return {
             "n_test": self.n_test,
             "accuracy": self.accuracy,
+            "accuracy_interval": None if interval is None else list(interval),
+            "few_test_documents": self.few_test_documents,
             "correct": self.correct,
             "undecidable": self.undecidable,
             "classes": list(self.classes),

@@ -23,7 +23,14 @@ import zipfile
 import zlib
 from dataclasses import dataclass
 
-from webnb.engine.io.readers import GZIP_MAGIC, INFLATE_CHUNK, ZIP_MAGIC
+from webnb.engine.io.readers import (
+    GZIP_MAGIC,
+    INFLATE_CHUNK,
+    ZIP_MAGIC,
+    known_file_kind,
+    not_a_corpus,
+    zip_document_kind,
+)
 from webnb.engine.shared.corpus import Corpus, CorpusError
 
 _LAYOUT = (
@@ -36,6 +43,10 @@ _EOCD = b"PK\x05\x06"
 _ZIP64_END, _ZIP64_LOCATOR, _CENTRAL_RECORD = b"PK\x06\x06", b"PK\x06\x07", b"PK\x01\x02"
 _EOCD_BYTES, _ZIP64_END_BYTES, _ZIP64_LOCATOR_BYTES, _CENTRAL_RECORD_BYTES = 22, 56, 20, 46
 _TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz")
+# Files that hold a whole corpus, as a table or JSON Lines (plain or gzipped).
+_TABLE_SUFFIXES = tuple(
+    suffix + gz for suffix in (".csv", ".tsv", ".tab", ".jsonl", ".ndjson", ".json") for gz in ("", ".gz")
+)
 _USTAR = slice(257, 262)  # where a tar header says "ustar"
 _READABLE_METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflate"}
 # What a tar adds around each entry: a 512-byte header, padding to 512 bytes, and a long name's extra header.
@@ -182,6 +193,14 @@ def _class_folders(files, depth: int, kind: str) -> tuple[tuple[str, str], ...]:
     """The class of a file is the name of the folder directly holding it."""
     top_level = ["/".join(parts) for parts in files if len(parts) == depth + 1]
     if len(top_level) == len(files):
+        tables = [path for path in top_level if path.lower().endswith(_TABLE_SUFFIXES)]
+        if tables:
+            raise CorpusError(
+                f"The {kind} holds the table file {tables[0]!r} but no class folders; nothing was loaded. An archive "
+                f"is read as one folder of text files per class, like pos/review1.txt and neg/review2.txt. Unpack it "
+                f"and upload {tables[0].rsplit('/', 1)[-1]!r} itself (CSV, TSV and JSON Lines files upload as they "
+                "are, gzipped too)."
+            )
         raise CorpusError(f"The {kind} has no folders, so the classes are unknown. {_LAYOUT}")
     if top_level:
         raise CorpusError(
@@ -247,6 +266,12 @@ def _corpora(layout: _Layout, contents, filename: str) -> Upload:
 
 
 def _decode_file(raw: bytes, path: str, encoding: str) -> str:
+    known = known_file_kind(raw)
+    if known is not None:
+        raise CorpusError(
+            f"The file {path!r} is {known[0]}, not text; nothing was loaded. Each document must be a UTF-8 text "
+            "file in its class folder."
+        )
     if encoding != "utf-8":
         return raw.decode(encoding)
     if raw.startswith(codecs.BOM_UTF8):
@@ -309,6 +334,9 @@ def _read_zip(data: bytes, filename: str, limits: ArchiveLimits) -> Upload:
         infos = archive.infolist()
         if len(infos) > limits.max_entries:
             raise _too_many_entries(len(infos), limits.max_entries, "ZIP")
+        document = zip_document_kind(info.filename for info in infos)  # a .docx or .xlsx is a ZIP too
+        if document is not None:
+            raise not_a_corpus(*document)
         total = sum(info.file_size for info in infos)
         if total > limits.max_total_bytes:
             raise _too_large_in_all(total, limits.max_total_bytes, "ZIP")

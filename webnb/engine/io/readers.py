@@ -174,20 +174,23 @@ def _too_large(max_bytes: int, when: str) -> CorpusError:
 
 def decode_text(data: bytes) -> str:
     """The file's text: UTF-8 (a BOM is dropped), or UTF-16 when it starts with a UTF-16 BOM or looks like it
-    (Excel's "Unicode text" export). A NUL character is refused: no text file holds one."""
+    (Excel's "Unicode text" export). A NUL character is refused: no text file holds one. A file that is no text at
+    all (a PDF, an image, a spreadsheet, a program, …; see :func:`known_file_kind`) is refused with a message naming
+    what it is and what webnb reads."""
     if data.startswith(codecs.BOM_UTF8):  # Windows editors put it there; it is not text
         data = data[len(codecs.BOM_UTF8):]
+    known = known_file_kind(data)
+    if known is not None:
+        raise not_a_corpus(*known)
     utf16 = _utf16_encoding(data)
     if utf16 is not None:
         return _without_nul(_decode_utf16(data, utf16))
+    binary = _binary_kind(data)
+    if binary is not None:
+        raise not_a_corpus(*binary)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
-        if data.startswith(ZIP_MAGIC):
-            raise CorpusError(
-                "This looks like a spreadsheet or zip file, not text. "
-                "Export it as CSV (UTF-8) and try again."
-            ) from err
         line_number = data.count(b"\n", 0, err.start) + 1
         raise CorpusError(
             f"line {line_number}: byte 0x{data[err.start]:02x} is not UTF-8 text. "
@@ -242,6 +245,160 @@ def _without_nul(text: str) -> str:
             "one saved in an encoding this app does not read. Save it as UTF-8 text; nothing was loaded."
         )
     return text
+
+
+# --- files that are not text: what they are, and what webnb reads instead -------------------
+
+ACCEPTED_FILES = (
+    "webnb reads only CSV, TSV and JSON Lines files (UTF-8 text, gzipped too) with a label and a text on each line, "
+    "like positive,great film, or a table of numbers under a header row, and archives (.zip, .tar, .tar.gz, .tgz) "
+    "with one folder of text files per class, like pos/review1.txt and neg/review2.txt."
+)
+_DOCUMENT = (
+    "Copy its texts into a spreadsheet, one document per row with its label in the column before it, save that as "
+    "CSV (UTF-8) and upload the .csv file."
+)
+_SPREADSHEET = (
+    "Save it from your spreadsheet program as CSV (UTF-8) (File, Save As or Download) and upload the .csv file."
+)
+_MEDIA = (
+    "Naive Bayes here learns from texts, not from pictures or sound: type the texts into a spreadsheet, one document "
+    "per row with its label in the column before it, save that as CSV (UTF-8) and upload the .csv file."
+)
+_OTHER_ARCHIVE = (
+    "Unpack it, then upload the CSV, TSV or JSON Lines file it holds, or pack its class folders again as .zip or "
+    ".tar.gz."
+)
+_OFFICE = (
+    "Save a spreadsheet as CSV (UTF-8) (File, Save As) and upload the .csv file; from a text document or a "
+    "presentation, copy the texts into a spreadsheet, one document per row with its label in the column before it, "
+    "and save that as CSV."
+)
+_BINARY = (
+    "Upload the corpus file itself; if it is text, save it as UTF-8 (in most editors: Save As, Encoding: UTF-8)."
+)
+_PROGRAM = "Upload the corpus file itself, not a program."
+_PROGRAM_KIND = "a program (an executable file)"
+_AUDIO_VIDEO = "an audio or video file"
+# Bytes no text holds: the control characters but TAB, line feed, vertical tab, form feed, carriage return and ESC.
+_BINARY_BYTES = bytes([*range(0x00, 0x09), *range(0x0E, 0x1B), *range(0x1C, 0x20), 0x7F])
+_BINARY_SAMPLE = 4096
+_BINARY_SHARE = 0.05  # of the sample; text has hardly any such bytes, random bytes about 11 %
+_BINARY_LEAST = 4  # fewer stray bytes are named by their line instead
+_IMAGE_BRANDS = (b"heic", b"heix", b"hevc", b"hevx", b"mif1", b"msf1", b"avif", b"avis")
+
+
+def not_a_corpus(kind: str, advice: str) -> CorpusError:
+    """The refusal of a file that is ``kind`` ("a PDF document"): what it is, what webnb reads, what to do."""
+    return CorpusError(f"This file is {kind}; nothing was loaded. {ACCEPTED_FILES} {advice}")
+
+
+def known_file_kind(data: bytes) -> tuple[str, str] | None:
+    """(what the file is, what to do) when its first bytes are those of a kind of file that is not text (a PDF, an
+    image, an office document, an archive webnb does not read, a program, …), else None. A ZIP is read as an archive
+    before its bytes come here, so a ZIP seen here is one that was not (an office document, say)."""
+    head = data[:64]
+    if data[:1024].lstrip().startswith(b"%PDF-"):
+        return "a PDF document", _DOCUMENT
+    if head.startswith(b"{\\rtf"):
+        return "an RTF document (rich text, as WordPad and TextEdit save)", _DOCUMENT
+    media = _media_kind(head)
+    if media is not None:
+        return media, _MEDIA
+    if head[:4] in (ZIP_MAGIC, b"PK\x05\x06"):
+        return _zip_bytes_kind(data) or (
+            "a ZIP archive (a spreadsheet such as .xlsx is one too)",
+            "If it is a spreadsheet, save it as CSV (UTF-8) and use the .csv file; a ZIP of class folders uploads as "
+            "it is.",
+        )
+    for magic, kind, advice in _OTHER_MAGIC:
+        if head.startswith(magic):
+            return kind, advice
+    if head.startswith(b"BZh") and head[4:10] == b"1AY&SY":
+        return "a bzip2-compressed file (.bz2)", _OTHER_ARCHIVE
+    if head.startswith(b"MZ") and b"\x00" in head:  # Windows
+        return _PROGRAM_KIND, _PROGRAM
+    return None
+
+
+_MACHO = (b"\xfe\xed\xfa\xce", b"\xfe\xed\xfa\xcf", b"\xce\xfa\xed\xfe", b"\xcf\xfa\xed\xfe", b"\xca\xfe\xba\xbe")
+# (first bytes, what the file is, what to do)
+_OTHER_MAGIC = (
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Microsoft Office file (.doc, .xls or .ppt)", _OFFICE),
+    (b"Rar!\x1a\x07", "a RAR archive", _OTHER_ARCHIVE),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive", _OTHER_ARCHIVE),
+    (b"\xfd7zXZ\x00", "an xz-compressed file (.xz)", _OTHER_ARCHIVE),
+    (b"\x28\xb5\x2f\xfd", "a Zstandard-compressed file (.zst)", _OTHER_ARCHIVE),
+    *((magic, _PROGRAM_KIND, _PROGRAM) for magic in (b"\x7fELF", *_MACHO, b"\x00asm")),  # Linux, macOS, WebAssembly
+    (b"SQLite format 3\x00", "an SQLite database", _BINARY),
+)
+
+
+def _media_kind(head: bytes) -> str | None:
+    """What an image, audio or video file is, by its first bytes; None for anything else."""
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "a PNG image"
+    if head.startswith(b"\xff\xd8\xff"):
+        return "a JPEG image"
+    if head.startswith((b"GIF87a", b"GIF89a")):
+        return "a GIF image"
+    if head.startswith((b"II*\x00", b"MM\x00*")):
+        return "a TIFF image"
+    if head.startswith(b"BM") and head[6:10] == b"\x00\x00\x00\x00":  # two reserved fields, always zero
+        return "a BMP image"
+    if head.startswith(b"\x00\x00\x01\x00") and head[4:6] not in (b"", b"\x00", b"\x00\x00"):
+        return "an icon image (.ico)"
+    if head[:4] == b"RIFF":
+        return {b"WEBP": "a WebP image", b"WAVE": _AUDIO_VIDEO, b"AVI ": _AUDIO_VIDEO}.get(head[8:12])
+    if head[4:8] == b"ftyp" and head[:2] == b"\x00\x00":  # after the size of the box, a small number
+        return "a HEIC or AVIF image" if head[8:12] in _IMAGE_BRANDS else _AUDIO_VIDEO
+    if head.startswith((b"OggS", b"fLaC")) or (head.startswith(b"ID3") and head[3:4] in (b"\x02", b"\x03", b"\x04")):
+        return _AUDIO_VIDEO
+    return None
+
+
+def zip_document_kind(names) -> tuple[str, str] | None:
+    """(what the file is, what to do) when a ZIP whose entries are ``names`` is an office document (Word, Excel,
+    PowerPoint, OpenDocument) or an e-book, by the entries such a file always holds, else None."""
+    names = set(names)
+    if "[Content_Types].xml" in names:
+        folders = {name.split("/", 1)[0] for name in names}
+        for folder, kind, advice in _OOXML:
+            if folder in folders:
+                return f"{kind}, a kind of ZIP file", advice
+    if "mimetype" in names and "META-INF/manifest.xml" in names:
+        return "an OpenDocument file (.odt, .ods or .odp), a kind of ZIP file", _OFFICE
+    if "mimetype" in names and "META-INF/container.xml" in names:
+        return "an EPUB e-book, a kind of ZIP file", _DOCUMENT
+    return None
+
+
+_OOXML = (
+    ("xl", "an Excel workbook (.xlsx)", _SPREADSHEET),
+    ("word", "a Word document (.docx)", _DOCUMENT),
+    ("ppt", "a PowerPoint presentation (.pptx)", _DOCUMENT),
+)
+# Entries that tell office documents apart, looked for in a ZIP's bytes (a ZIP keeps its names uncompressed).
+_TELLING_ENTRIES = (
+    "[Content_Types].xml", "xl/workbook.xml", "word/document.xml", "ppt/presentation.xml", "mimetype",
+    "META-INF/manifest.xml", "META-INF/container.xml",
+)
+
+
+def _zip_bytes_kind(data: bytes) -> tuple[str, str] | None:
+    """:func:`zip_document_kind` of a ZIP's bytes, from the telling entry names found in them (without reading the
+    ZIP, which the archive reader does with care)."""
+    return zip_document_kind(name for name in _TELLING_ENTRIES if name.encode() in data)
+
+
+def _binary_kind(data: bytes) -> tuple[str, str] | None:
+    """(what the file is, what to do) when its start holds many bytes no text holds (NUL and other control bytes)."""
+    sample = data[:_BINARY_SAMPLE]
+    count = len(sample) - len(sample.translate(None, _BINARY_BYTES))
+    if count < _BINARY_LEAST or count < _BINARY_SHARE * len(sample):
+        return None
+    which = "NUL bytes (0x00) and other control bytes" if b"\x00" in sample else "control bytes"
+    return f"binary data, not text: it holds {which}, which no text file holds", _BINARY
 
 
 # --- which format ---------------------------------------------------------------------------

@@ -208,17 +208,10 @@ def read_table(
     """Read every row with the chosen settings; columns are named as in :func:`inspect_table`.
 
     ids are the line where each record starts, or the values of an ``id`` column if the header has
-    one. Every row must have as many fields as the first; a label may not be empty.
+    one. Every row must have as many fields as the first; a label may not be empty. A file of one column (texts
+    without labels) is refused as such, whichever columns were chosen.
     """
     _check_delimiter(delimiter)
-    if not label_column:
-        raise CorpusError("Choose the column that holds the labels.")
-    if not text_column:
-        raise CorpusError("Choose the column that holds the texts.")
-    if label_column == text_column:
-        raise CorpusError(
-            f"The labels and the texts are both in {label_column!r}: choose two different columns."
-        )
     text = decode_text(file_content(data, max_bytes))
     # The csv module refuses fields over 128 KiB by default; a long document is not an error.
     # The limit is process-wide, so only ever raise it.
@@ -230,6 +223,16 @@ def read_table(
     if first is None:
         raise CorpusError("The file contains no documents. Add rows with a label and a text.")
     columns = _column_names(first if has_header else None, len(first))
+    if len(columns) == 1:
+        raise CorpusError(_one_column_message(first_line, first, rows, columns[0] if has_header else None))
+    if not label_column:
+        raise CorpusError("Choose the column that holds the labels.")
+    if not text_column:
+        raise CorpusError("Choose the column that holds the texts.")
+    if label_column == text_column:
+        raise CorpusError(
+            f"The labels and the texts are both in {label_column!r}: choose two different columns."
+        )
     label_index = _chosen_column(columns, label_column, "labels", has_header)
     text_index = _chosen_column(columns, text_column, "texts", has_header)
     id_index = None
@@ -484,6 +487,52 @@ def _chosen_column(columns, wanted: str, holds: str, has_header: bool) -> int:
         f"There is no column {wanted!r}; the columns are {quoted_names(columns)}{hint}. "
         f"Choose the column that holds the {holds}."
     )
+
+
+_TABLE_FORM = "positive,great film  or  positive<TAB>great film"
+_CLASS_FOLDERS = (
+    "Texts without labels can also go in an archive (.zip, .tar, .tar.gz, .tgz) with one folder of text files per "
+    "class, like pos/review1.txt and neg/review2.txt."
+)
+_EXCERPT_CHARS = 50
+
+
+def _one_column_message(first_line, first, rows, header: str | None) -> str:
+    """Why a table whose first row has one field cannot be read: its lines are texts without labels (or, when a
+    later row has more fields, its first row is short). ``header`` names the column when the first row is a header."""
+    has_header = header is not None
+    first_data = None if has_header else (first_line, first)
+    for line_number, row in rows:
+        if len(row) > 1:
+            if has_header:
+                return (
+                    f"The header row names one column only, {header!r}, but line {line_number} holds "
+                    f"{len(row)} fields. Name every column in the header row, like label,text."
+                )
+            return (
+                f"Line {first_line} holds one field only ({_excerpt(first[0])!r}) but line {line_number} holds "
+                f"{len(row)}. webnb needs a label and a text on every line, like {_TABLE_FORM}: write each "
+                "document's class before it, then a comma or a TAB (a text that contains a comma goes in double "
+                "quotes)."
+            )
+        first_data = first_data or (line_number, row)
+    if has_header:
+        example = "" if first_data is None else f" (line {first_data[0]}: {_excerpt(first_data[1][0])!r})"
+        return (
+            f"The file has one column only, {header!r}{example}. webnb needs a label and a text on each "
+            f"line, like {_TABLE_FORM}, under a header row like label,text: add a column that gives each document's "
+            f"class. {_CLASS_FOLDERS}"
+        )
+    return (
+        f"Each line holds one field only, like line {first_line}: {_excerpt(first[0])!r}. webnb needs a label and a "
+        f"text on each line, like {_TABLE_FORM}: if these are texts, write each one's class before it, then a comma "
+        f"or a TAB. {_CLASS_FOLDERS}"
+    )
+
+
+def _excerpt(value: str) -> str:
+    value = " ".join(value.split())
+    return value if len(value) <= _EXCERPT_CHARS else value[: _EXCERPT_CHARS - 1] + "…"
 
 
 def _width_message(row, columns, line_number, first_line, has_header, delimiter) -> str:

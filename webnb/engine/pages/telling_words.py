@@ -9,6 +9,9 @@ and the comparison of single words with words and pairs on held-out documents.
 from __future__ import annotations
 
 import math
+import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -261,25 +264,69 @@ class TellingWords:
         }
 
 
+# The lists last told per model, kept while the model lives (a training set keeps its few recent models): asking
+# for the page again with the same settings, or polling its word-pair part, reads them instead of ranking again.
+# Each model's entries hold every field but the model itself, so that they never keep their key alive.
+TOLD_PER_MODEL = 8
+_told: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_told_lock = threading.Lock()
+
+
+def _remembered(model: NaiveBayes, key) -> dict | None:
+    with _told_lock:
+        kept = _told.get(model)
+        fields = None if kept is None else kept.get(key)
+        if fields is not None:
+            kept.move_to_end(key)
+        return fields
+
+
+def _remember(model: NaiveBayes, key, fields: dict) -> None:
+    with _told_lock:
+        kept = _told.setdefault(model, OrderedDict())
+        kept[key] = fields
+        kept.move_to_end(key)
+        while len(kept) > TOLD_PER_MODEL:
+            kept.popitem(last=False)
+
+
+def forget_told() -> None:
+    """Drop every kept list (for benchmarks and tests that time or check the ranking itself)."""
+    with _told_lock:
+        _told.clear()
+
+
 def telling_words(
     model: NaiveBayes, positive, negative, *, k: int = 10, top: int = SEED_TOP, by: str = "ratio",
     threshold: float = THRESHOLD,
 ) -> TellingWords:
-    """The page's lists for ``model`` (see ``TellingWords``), comparing the classes ``positive`` and ``negative``."""
-    most_probable = top_words(model, k)
-    unique = unique_top_words(model, top, k)
-    found = discriminative_words(model, positive, negative, k=k, threshold=threshold, by=by)
-    return TellingWords(
-        model=model,
-        most_probable=most_probable,
-        most_probable_columns=_columns(model, most_probable),
-        unique=unique,
-        unique_columns=_columns(model, unique),
-        found=found,
-        toward_positive=telling_rows(found, True),
-        toward_negative=telling_rows(found, False),
-        formula=worked_measure(model, found),
-    )
+    """The page's lists for ``model`` (see ``TellingWords``), comparing the classes ``positive`` and ``negative``.
+
+    Everything is read from the model's class tables, which it derives from the training set's kept counts (see
+    ``insights``); the result is kept per model and settings, so the same page asked again costs nothing."""
+    try:
+        key = (positive, negative, type(k), k, type(top), top, by, type(threshold), threshold)  # True is not 1
+        hash(key)
+    except TypeError:  # unhashable settings: refused below, with the engine's own message
+        key = None
+    fields = None if key is None else _remembered(model, key)
+    if fields is None:
+        most_probable = top_words(model, k)
+        unique = unique_top_words(model, top, k)
+        found = discriminative_words(model, positive, negative, k=k, threshold=threshold, by=by)
+        fields = {
+            "most_probable": most_probable,
+            "most_probable_columns": _columns(model, most_probable),
+            "unique": unique,
+            "unique_columns": _columns(model, unique),
+            "found": found,
+            "toward_positive": telling_rows(found, True),
+            "toward_negative": telling_rows(found, False),
+            "formula": worked_measure(model, found),
+        }
+        if key is not None:
+            _remember(model, key, fields)
+    return TellingWords(model=model, **fields)
 
 
 # -- 4: word pairs on and off ---------------------------------------------------------------------------------------
@@ -375,6 +422,6 @@ def compare_pairs(
 __all__ = [
     "SEED_TOP", "THRESHOLD", "SHORT_RATIO", "FEATURE_SETS", "default_top",
     "ListedWord", "WordColumn", "TellingWord", "telling_rows", "WorkedMeasure", "worked_measure",
-    "TellingWords", "telling_words",
+    "TellingWords", "telling_words", "TOLD_PER_MODEL", "forget_told",
     "FeatureSetScore", "PairComparison", "compare_pairs",
 ]

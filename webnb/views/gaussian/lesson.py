@@ -18,7 +18,7 @@ from webnb.state import (
     parse_table_state,
     read_parameter,
 )
-from webnb.views.common import Linking, catalog
+from webnb.views.common import Linking, catalog, corpus_or_404
 
 ROWS_PER_PAGE = 50  # of the table's rows, and of the rows the evaluation got wrong
 
@@ -59,9 +59,7 @@ def table_defaults(entry: CorpusEntry) -> TableState:
 
 
 def load_table_lesson(corpus_id: str) -> TableLesson:
-    entry = catalog().get(corpus_id)
-    if entry is None:
-        abort(404)
+    entry = corpus_or_404(corpus_id)
     if not entry.is_table:
         abort(redirect(url_for("corpus.show", corpus_id=corpus_id)))
     defaults = table_defaults(entry)
