@@ -19,7 +19,12 @@ from scipy.special import logsumexp
 from sklearn.linear_model import LogisticRegression
 
 from webnb.engine import Corpus, TrainingSet, evaluate, read_corpus, stratified_split
-from webnb.engine.text.discriminative import SoftmaxRegression, fit_softmax_regression, penalised_log_loss
+from webnb.engine.text.discriminative import (
+    SoftmaxRegression,
+    _merge_single_document_words,
+    fit_softmax_regression,
+    penalised_log_loss,
+)
 
 NEWSGROUPS_4 = ("alt.atheism", "comp.graphics", "sci.med", "soc.religion.christian")
 
@@ -347,3 +352,66 @@ def test_parity_with_scikit_learn_on_real_corpora(bench, corpus, C):
     # beside Naive Bayes on the same features, as the lesson compares them
     naive_bayes = evaluate(training_set.model("multinomial", 1), features.test_matrix, features.test_labels)
     assert naive_bayes.classes == ours.classes and naive_bayes.n_test == len(features.test_labels)
+
+
+# -- words of a single document, and the relative stopping rule -----------------------------------------------------
+
+
+def with_single_document_words(seed: int) -> tuple[sp.csr_matrix, np.ndarray]:
+    """``random_counts`` plus 30 words that each occur in one document only (several in some documents), as most
+    of a text vocabulary does."""
+    matrix, class_index = random_counts(60, 10, 3, seed=seed)
+    rng = np.random.default_rng(seed)
+    documents = rng.integers(0, 60, size=30)
+    single = sp.csr_matrix((rng.integers(1, 5, size=30).astype(float), (documents, np.arange(30))), shape=(60, 30))
+    return sp.hstack((matrix, single), format="csr"), class_index
+
+
+def test_merging_single_document_words_keeps_every_dot_product():
+    matrix, _ = with_single_document_words(seed=4)
+    features = matrix.astype(float)
+    expand = _merge_single_document_words(features)
+    merged = (features @ expand).toarray()
+    assert expand.shape[0] == 40 and expand.shape[1] < 40  # fewer columns than words
+    # Eᵀ E = I (an isometry, so ‖W‖² is kept) and X E Eᵀ Xᵀ = X Xᵀ (every score and document product is kept):
+    # together, every quantity L-BFGS computes from 0 is the same on the merged columns
+    np.testing.assert_allclose((expand.T @ expand).toarray(), np.eye(expand.shape[1]), atol=1e-15)
+    np.testing.assert_allclose(merged @ merged.T, (features @ features.T).toarray(), rtol=1e-13)
+    # a word of several documents keeps a column of its own
+    several = np.flatnonzero(np.diff(features.tocsc().indptr) > 1)
+    np.testing.assert_array_equal(expand[several].getnnz(axis=1), 1)
+    np.testing.assert_array_equal(expand[several].max(axis=1).toarray().ravel(), 1)
+
+
+@pytest.mark.parametrize("C", [0.5, 20.0])
+def test_merged_fit_is_scikit_learns_on_all_the_words(C):
+    matrix, class_index = with_single_document_words(seed=int(C))
+    ours = fit_softmax_regression(matrix, class_index, "abc", C=C, tol=1e-10)
+    theirs = LogisticRegression(C=C, tol=1e-10, max_iter=10_000).fit(matrix.astype(float), class_index)
+    assert ours.converged and ours.coef_.shape == (3, 40)
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, atol=1e-5)
+    assert ours.objective_ == pytest.approx(scikit_learn_objective(theirs, matrix.astype(float), class_index, C),
+                                            rel=1e-9)
+
+
+def test_relative_rule_stops_once_the_gradient_has_shrunk_enough():
+    matrix, class_index = with_single_document_words(seed=8)
+    C = 10.0
+    precise = fit_softmax_regression(matrix, class_index, "abc", C=C, tol=1e-10)
+    quick = fit_softmax_regression(matrix, class_index, "abc", C=C, tol=1e-10, relative_tol=1e-2)
+    assert quick.converged and quick.n_iterations < precise.n_iterations
+
+    def gradient_length(coef, intercept) -> float:
+        _, grad_coef, grad_intercept = penalised_log_loss(coef, intercept, matrix, class_index, C)
+        return float(np.linalg.norm(np.concatenate((grad_coef.ravel(), grad_intercept))))
+
+    at_start = gradient_length(np.zeros((3, 40)), np.zeros(3))
+    # the documented rule, checked on all the words: ‖∇J‖ ≤ relative_tol · ‖∇J at 0‖ ...
+    assert gradient_length(quick.coef_, quick.intercept_) <= 1e-2 * at_start
+    # ... and not met one iteration earlier
+    earlier = fit_softmax_regression(matrix, class_index, "abc", C=C, max_iterations=quick.n_iterations - 1,
+                                     tol=1e-10, relative_tol=1e-2)
+    assert not earlier.converged and gradient_length(earlier.coef_, earlier.intercept_) > 1e-2 * at_start
+    # what stopping there costs: J a little above the minimum, the training documents decided alike
+    assert precise.objective_ < quick.objective_ <= precise.objective_ * 1.05
+    assert np.mean(quick.predict_index(matrix) == precise.predict_index(matrix)) >= 0.95

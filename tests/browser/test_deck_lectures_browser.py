@@ -61,11 +61,11 @@ def settings_of(url: str) -> dict[str, list[str]]:
 
 
 def keeps(url: str, settings: dict[str, str]) -> bool:
-    """Whether an address carries the lesson's ``settings``: the model, α and review always, any other setting as
-    given or left out (an address leaves out what equals the published lesson's own default)."""
+    """Whether an address carries the lesson's ``settings``: the model and α always, any other setting (the review
+    too) as given or left out (an address leaves out what equals the published lesson's own default)."""
     query = settings_of(url)
     return (all(query.get(name, [value]) == [value] for name, value in settings.items())
-            and all(name in query for name in ("model", "alpha", "text")))
+            and all(name in query for name in ("model", "alpha")))
 
 
 def alpha_moves_the_slide(page) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import zipfile
 import zlib
 from dataclasses import asdict
 
@@ -85,9 +86,19 @@ def unpack_rows(data: bytes) -> tuple[sp.csr_matrix, np.ndarray]:
     return matrix, arrays["class_index"]
 
 
+# zlib's fastest level: the counts of 20 Newsgroups pack in a quarter of the time of the default level 6, for a
+# few per cent more bytes. They are packed while a student waits for an upload; they are read far more than written.
+COMPRESS_LEVEL = 1
+
+
 def _npz(**arrays) -> bytes:
+    """The arrays as an ``.npz`` file (what ``np.savez_compressed`` writes, at ``COMPRESS_LEVEL``), which
+    ``np.load`` reads back."""
     buffer = io.BytesIO()
-    np.savez_compressed(buffer, **arrays)
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=COMPRESS_LEVEL) as archive:
+        for name, array in arrays.items():
+            with archive.open(f"{name}.npy", "w", force_zip64=True) as file:
+                np.lib.format.write_array(file, np.asanyarray(array), allow_pickle=False)
     return buffer.getvalue()
 
 

@@ -274,6 +274,28 @@ class Analyzer:
     def _tokenize_word_runs(text: str) -> list[str]:
         return text.translate(_WORD_CHAR_TABLE).split()
 
+    def unfiltered(self):
+        """``(tokenize, drops)`` for counting whole corpora fast, or None when the analysis stems or makes n-grams.
+
+        ``tokenize(text)`` gives the tokens before the analysis drops any, ``drops(token)`` whether it drops that
+        one (a one-letter word under the default pattern, a stop word): ``[t for t in tokenize(text) if not
+        drops(t)]`` is ``self(text)``. A counter that asks ``drops`` once per distinct token, and remembers the
+        answer with the token's column, then does no Python work per token at all (see bag._count)."""
+        if self.options.stemmer or self.options.ngram_range != (1, 1):
+            return None
+        # The default pattern's tokens are the word runs of two characters or more: the runs, one-letter ones dropped.
+        min2 = self._tokenize is Analyzer._tokenize_word_runs_min2
+        raw = Analyzer._tokenize_word_runs if min2 else self._tokenize
+        stop_words = self._stop_words
+
+        def tokenize(text: str) -> list[str]:
+            return raw(self.preprocess(text))
+
+        def drops(token: str) -> bool:
+            return (min2 and len(token) < 2) or token in stop_words
+
+        return tokenize, drops
+
     @staticmethod
     def _tokenize_word_runs_min2(text: str) -> list[str]:
         return [word for word in text.translate(_WORD_CHAR_TABLE).split() if len(word) > 1]

@@ -9,8 +9,10 @@ corpus always gives the same vocabulary.
 """
 from __future__ import annotations
 
-from collections import defaultdict
+import functools
 from dataclasses import dataclass
+from functools import cached_property
+from itertools import repeat
 from numbers import Integral
 
 import numpy as np
@@ -72,19 +74,22 @@ PROGRESS_EVERY = 1000  # documents between two progress reports
 COUNT_CHUNK = 1000
 
 
-def _count(texts, analyzer: Analyzer, lookup, progress=None, after_chunk=None) -> sp.csr_matrix:
+def _count(texts, tokenize, columns_of, progress=None, after_chunk=None) -> sp.csr_matrix:
     """The counts of ``texts``, one row per text, duplicates summed and columns sorted within each row.
-    ``lookup`` maps a feature to its column (or to -1 for a feature outside a fixed vocabulary, which is not
-    counted). ``progress(done, total)``, if given, is called every ``PROGRESS_EVERY`` documents so that a caller
-    can show how far counting has got; ``after_chunk()``, if given, after each chunk (it may refuse to go on)."""
+    ``tokenize(text)`` gives a text's tokens and ``columns_of(tokens)`` their columns (-1 for a token that is not
+    counted: outside a fixed vocabulary, or dropped by the analysis), as an iterator that does no Python work per
+    token (a ``map`` of a dict's method, say). ``progress(done, total)``, if given, is called every
+    ``PROGRESS_EVERY`` documents so that a caller can show how far counting has got; ``after_chunk()``, if given,
+    after each chunk (it may refuse to go on)."""
     indices, data, lengths = [], [], []
     column_ids: list[int] = []
     extend = column_ids.extend
     for start in range(0, len(texts), COUNT_CHUNK):
         chunk = texts[start:start + COUNT_CHUNK]
         chunk_indptr = [0]
+        # One document at a time: its tokens are looked up while they are still in the processor's cache.
         for done, text in enumerate(chunk, start + 1):
-            extend(map(lookup, analyzer(text)))
+            extend(columns_of(tokenize(text)))
             chunk_indptr.append(len(column_ids))
             if progress is not None and done % PROGRESS_EVERY == 0:
                 progress(done, len(texts))
@@ -101,6 +106,26 @@ def _count(texts, analyzer: Analyzer, lookup, progress=None, after_chunk=None) -
     joined_indices = _joined(indices, np.int32)
     joined_data = _joined(data, np.int64)
     return sp.csr_matrix((joined_data, joined_indices, indptr), shape=(len(indptr) - 1, n_columns))
+
+
+class _Columns(dict):
+    """Token → column while a vocabulary is learned: a new token gets the next column (``words`` lists them in
+    column order), or -1 when ``drops(token)`` says the analysis drops it; either way it is asked once per distinct
+    token, and then looked up in C."""
+
+    def __init__(self, drops=None):
+        super().__init__()
+        self.words: list[str] = []
+        self._drops = drops
+
+    def __missing__(self, token: str) -> int:
+        if self._drops is not None and self._drops(token):
+            column = -1
+        else:
+            column = len(self.words)
+            self.words.append(token)
+        self[token] = column
+        return column
 
 
 def _joined(parts: list, dtype) -> np.ndarray:
@@ -133,7 +158,11 @@ class BagOfWords:
         self.analyzer = analyzer
         self.vocabulary = vocabulary
         self.options = options
-        self.index = {word: j for j, word in enumerate(vocabulary)}
+
+    @cached_property
+    def index(self) -> dict[str, int]:
+        """Each word's column; made when first asked for (counting a corpus needs none)."""
+        return dict(zip(self.vocabulary, range(len(self.vocabulary)), strict=True))
 
     def __len__(self) -> int:
         return len(self.vocabulary)
@@ -147,38 +176,40 @@ class BagOfWords:
         of documents (and may refuse to go on)."""
         options = options or VocabularyOptions()
         texts = list(texts)
-        growing: defaultdict[str, int] = defaultdict()
-        growing.default_factory = growing.__len__  # a new feature gets the next column id
-        after_chunk = None if vocabulary_guard is None else lambda: vocabulary_guard(len(growing))
-        try:
-            counts = _count(texts, analyzer, growing.__getitem__, progress, after_chunk)
-        finally:
-            growing.default_factory = None  # break the dict → its own __len__ cycle, so the vocabulary is freed at once
-        if not growing:
+        # The tokens as found, each distinct one classified once (kept, or dropped by the analysis), when the
+        # analysis only drops tokens (no stemming, no n-grams); else the analysis's own features.
+        fast = analyzer.unfiltered()
+        tokenize, drops = fast if fast is not None else (analyzer, None)
+        columns = _Columns(drops)
+        words = columns.words  # the vocabulary as it grows, in column order
+        after_chunk = None if vocabulary_guard is None else lambda: vocabulary_guard(len(words))
+        counts = _count(texts, tokenize, functools.partial(map, columns.__getitem__), progress, after_chunk)
+        if not words:
             raise EmptyVocabularyError(
                 "No words were found: every document is empty, or made only of stop words, one-letter words or "
                 "punctuation. Check the text column, or relax the analysis options (stop words, token pattern)."
             )
-        # Renumber the columns alphabetically before building the matrix, so it is built only once.
-        words = list(growing)
-        order = sorted(range(len(words)), key=words.__getitem__)
-        alphabetical = np.empty(len(words), dtype=np.int32)
-        alphabetical[order] = np.arange(len(words), dtype=np.int32)
+        # Renumber the columns alphabetically before building the matrix, so it is built only once. (Sorting the
+        # words themselves, then looking up their columns, is faster than sorting the columns by word.)
+        vocabulary = tuple(sorted(words))
+        order = np.fromiter(map(columns.__getitem__, vocabulary), dtype=np.int64, count=len(vocabulary))
+        del columns  # the dropped tokens with the words: only the vocabulary is needed now
+        alphabetical = np.empty(len(vocabulary), dtype=np.int32)
+        alphabetical[order] = np.arange(len(vocabulary), dtype=np.int32)
         matrix = sp.csr_matrix(
-            (counts.data, alphabetical[counts.indices], counts.indptr), shape=(len(texts), len(words))
+            (counts.data, alphabetical[counts.indices], counts.indptr), shape=(len(texts), len(vocabulary))
         )
         del counts
         matrix.has_sorted_indices = False
         matrix.sort_indices()  # renumbered columns, each row still free of duplicates
-        vocabulary = tuple(words[j] for j in order)
         matrix, vocabulary = _prune(matrix, vocabulary, options)
         return cls(analyzer, vocabulary, options), matrix
 
     def transform(self, texts) -> sp.csr_matrix:
         """Count vectors of new texts; words outside the vocabulary are ignored."""
-        get = self.index.get
         texts = list(texts)
-        counts = _count(texts, self.analyzer, lambda word: get(word, -1))
+        get = self.index.get
+        counts = _count(texts, self.analyzer, lambda tokens: map(get, tokens, repeat(-1)))
         return sp.csr_matrix((counts.data, counts.indices, counts.indptr), shape=(len(texts), len(self.vocabulary)))
 
 

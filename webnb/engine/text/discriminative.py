@@ -15,10 +15,16 @@ whose gradient is, with P the (n_docs, n_classes) matrix of probabilities and Y 
 
     ∂J/∂W = W + C · (P − Y)ᵀ X        ∂J/∂b = C · Σ_i (p_i − y_i)
 
-X stays sparse throughout: the only products are X Wᵀ and Xᵀ(P − Y). L-BFGS (scipy.optimize) minimises
-J / (C · n_docs), the mean loss plus ‖W‖² / (2 C n_docs): the same minimiser, and the form scikit-learn
-hands to the same optimiser, so that ``tol`` (the largest gradient entry at which to stop) means what it
-means there.
+X stays sparse throughout: the only products are X Wᵀ and Xᵀ(P − Y), both read from one CSR copy of Xᵀ. L-BFGS
+(``_lbfgs``, written here without the bounds of scipy's L-BFGS-B, whose bookkeeping cost more than the gradient
+on millions of weights) minimises J / (C · n_docs), the mean loss plus ‖W‖² / (2 C n_docs): the same minimiser,
+and the form scikit-learn hands to scipy's L-BFGS-B, so that ``tol`` (the largest gradient entry at which to stop)
+means what it means there. Large problems may stop earlier, on the gradient's length relative to its length at
+the start (``relative_tol``), the rule LIBLINEAR uses for sparse text.
+
+Words that occur in a single training document (more than half of a text vocabulary) are merged into one column
+per document before the fit (``_merge_single_document_words``): an exact change of variables, with the same
+iterates and minimiser on half as many weights.
 
 Two classes: only the difference between the two rows of scores matters, and scikit-learn then fits one
 weight vector w, penalising ½‖w‖². We do the same and keep w in the second row, the first row and bias
@@ -30,11 +36,12 @@ from __future__ import annotations
 import math
 import numbers
 import time
+from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import minimize
+from scipy.linalg import get_blas_funcs
 from scipy.special import logsumexp
 
 MODEL_KIND = "logistic"
@@ -49,22 +56,23 @@ def _features(matrix, binary: bool) -> sp.csr_matrix:
     return matrix
 
 
-def _loss_and_gradient(weights, intercept, matrix, transposed, class_index, penalty: float, loss_weight: float):
+def _loss_and_gradient(weights, intercept, transposed, class_index, penalty: float, loss_weight: float):
     """penalty · ½‖W‖² + loss_weight · Σ_i −log softmax(x_i Wᵀ + b)[y_i] and its gradient, with the weights
-    word-major: ``weights`` is Wᵀ, (n_words, n_classes), the layout in which X Wᵀ and Xᵀ(P − Y) are CSR ×
-    contiguous dense products. ``transposed`` is Xᵀ as CSR. Returns (value, gradient of Wᵀ, gradient of b)."""
-    rows = np.arange(matrix.shape[0])
-    scores = matrix @ weights
+    word-major: ``weights`` is Wᵀ, (n_words, n_classes), so that both products below are sparse × contiguous
+    dense. ``transposed`` is Xᵀ as CSR, the only copy of X needed. Returns (value, gradient of Wᵀ, gradient of b)."""
+    rows = np.arange(transposed.shape[1])
+    # X Wᵀ as (Xᵀ)ᵀ Wᵀ, a CSC × dense product: it reads Wᵀ row after row, twice as fast as CSR X reading it at random
+    scores = transposed.T @ weights
     scores += intercept  # (n_docs, n_classes)
     log_evidence = logsumexp(scores, axis=1)  # log Σ_l exp(score_l), computed after subtracting the row max
     log_loss = float(np.sum(log_evidence) - np.sum(scores[rows, class_index]))
     scores -= log_evidence[:, None]
     residual = np.exp(scores, out=scores)  # P
     residual[rows, class_index] -= 1.0  # P − Y
+    residual *= loss_weight  # scaled here, (n_docs, n_classes), rather than on the longer gradient
     grad_weights = transposed @ residual
-    grad_weights *= loss_weight
     grad_weights += penalty * weights
-    grad_intercept = loss_weight * residual.sum(axis=0)
+    grad_intercept = residual.sum(axis=0)
     value = 0.5 * penalty * float(np.vdot(weights, weights)) + loss_weight * log_loss
     return value, grad_weights, grad_intercept
 
@@ -81,7 +89,6 @@ def penalised_log_loss(coef, intercept, matrix, class_index, C: float) -> tuple[
     value, grad_weights, grad_intercept = _loss_and_gradient(
         weights,
         np.asarray(intercept, dtype=np.float64),
-        matrix,
         matrix.T.tocsr(),
         np.asarray(class_index, dtype=np.int64),
         1.0,
@@ -97,8 +104,8 @@ class SoftmaxRegression:
     ``coef_`` W is (n_classes, n_words) and ``intercept_`` b is (n_classes,); with two classes the first row
     and bias are 0 (see the module docstring). ``objective_`` is J(W, b) at the solution on the training
     features. ``n_iterations`` and ``converged`` are what L-BFGS reported: converged means it stopped because
-    the gradient was below ``tol`` or J stopped decreasing, not at the iteration limit or in a failed line
-    search. ``fit_seconds`` is wall time.
+    the gradient was below ``tol`` (or below ``relative_tol`` of its length at the start, when given) or J stopped
+    decreasing, not at the iteration limit or in a failed line search. ``fit_seconds`` is wall time.
     """
 
     classes: tuple[str, ...]
@@ -184,6 +191,129 @@ def _check_inputs(matrix, class_index, classes, C: float) -> tuple[np.ndarray, t
     return class_index.astype(np.int64), classes
 
 
+def _merge_single_document_words(features: sp.csr_matrix) -> sp.csr_matrix:
+    """The (n_words, n_merged) matrix E that folds every word seen in one training document only into one column per
+    such document, so that the fit runs on ``features @ E`` and its weights come back as E Wᵀ_merged.
+
+    If word j occurs only in document i (value x_ij), J depends on w_j through x_ij · w_j and ½‖w_j‖² alone, and at
+    every L-BFGS iterate from 0 (and at the optimum) w_j = x_ij · v_i for one vector v_i per document. Giving
+    document i the single column h_i = ‖x_i's such values‖ with weights u_i, and w_j = (x_ij / h_i) · u_i, keeps
+    every score and the penalty, and every dot product L-BFGS takes: the same iterates and the same minimiser, on
+    about half as many weights for 20 Newsgroups (73,671 of its 130,107 words occur in one document). Words in no
+    document get weight 0 (their row of E is empty); every other word keeps its own column."""
+    n_docs, n_words = features.shape
+    columns = features.tocsc()
+    documents_per_word = np.diff(columns.indptr)
+    single = np.flatnonzero(documents_per_word == 1)
+    kept = np.flatnonzero(documents_per_word > 1)
+    document = columns.indices[columns.indptr[single]]
+    value = columns.data[columns.indptr[single]]
+    documents, merged = np.unique(document, return_inverse=True)
+    norms = np.sqrt(np.bincount(merged, weights=value * value, minlength=len(documents)))
+    rows = np.concatenate((kept, single))
+    cols = np.concatenate((np.arange(len(kept)), len(kept) + merged))
+    scales = np.concatenate((np.ones(len(kept)), value / norms[merged]))
+    return sp.csr_matrix((scales, (rows, cols)), shape=(n_words, len(kept) + len(documents)))
+
+
+@dataclass(frozen=True)
+class _Minimum:
+    """Where ``_lbfgs`` stopped: the point, J there, the iterations done and why it stopped."""
+
+    parameters: np.ndarray
+    value: float
+    iterations: int
+    converged: bool
+
+
+def _two_loop_direction(gradient: np.ndarray, steps, direction: np.ndarray, axpy) -> None:
+    """−H g into ``direction``: the two-loop recursion over the kept pairs (s, y, 1 / sᵀy, sᵀy / yᵀy), oldest first,
+    from H₀ = γI with γ = sᵀy / yᵀy of the newest pair (no pair yet: a first step of length at most 1)."""
+    np.negative(gradient, out=direction)
+    alphas = []
+    for s, y, rho, _ in reversed(steps):
+        alpha = rho * float(np.dot(s, direction))
+        axpy(y, direction, a=-alpha)
+        alphas.append(alpha)
+    if steps:
+        direction *= steps[-1][3]
+    else:
+        direction /= max(float(np.linalg.norm(gradient)), 1.0)
+    for (s, y, rho, _), alpha in zip(steps, reversed(alphas), strict=True):
+        beta = rho * float(np.dot(y, direction))
+        axpy(s, direction, a=alpha - beta)
+
+
+def _lbfgs(
+    value_and_gradient, initial: np.ndarray, *, tol: float, relative_tol: float | None, max_iterations: int,
+    memory: int = 10, after_iteration=None,
+) -> _Minimum:
+    """Minimise a smooth convex function by L-BFGS (Nocedal & Wright, Algorithms 7.4 and 7.5), without bounds.
+
+    The direction is the two-loop recursion over the last ``memory`` steps from γI, γ = sᵀy / yᵀy, as scipy and
+    scikit-learn start it. The step is 1, shortened by quadratic interpolation (Nocedal & Wright 3.5) until
+    Armijo's sufficient decrease holds; on these objectives step 1 nearly always does, so an iteration costs one
+    evaluation of J and its gradient. A pair whose curvature sᵀy is not positive is not kept. Converged: the
+    largest gradient entry ≤ ``tol``, or ‖g‖₂ ≤ ``relative_tol`` · ‖g₀‖₂, or J decreased by no more than
+    rounding three times in a row. Not converged: ``max_iterations`` reached, or no step decreased J. Vectors are
+    updated in place (BLAS axpy) and reused, because with millions of weights these passes over memory, not
+    arithmetic, are what an iteration costs beside the gradient.
+    """
+    axpy = get_blas_funcs("axpy", (initial,))
+    parameters = np.array(initial, dtype=np.float64)
+    value, gradient = value_and_gradient(parameters)
+    threshold = 0.0 if relative_tol is None else relative_tol * float(np.linalg.norm(gradient))
+
+    def small(gradient) -> bool:
+        return float(np.linalg.norm(gradient)) <= threshold or max(gradient.max(), -gradient.min()) <= tol
+
+    if small(gradient):
+        return _Minimum(parameters, value, 0, True)
+    steps: deque = deque(maxlen=memory)  # (s, y, 1 / sᵀy, sᵀy / yᵀy), oldest first
+    direction, candidate = np.empty_like(parameters), np.empty_like(parameters)
+    spare = None  # two vectors for the next s and y: those of the pair that was dropped or not kept
+    stalls = 0
+    for iteration in range(1, max_iterations + 1):
+        _two_loop_direction(gradient, steps, direction, axpy)
+        slope = float(np.dot(gradient, direction))
+        if slope >= 0:  # rounding spoilt the direction: steepest descent, and the history is forgotten
+            steps.clear()
+            np.negative(gradient, out=direction)
+            slope = -float(np.dot(gradient, gradient))
+        step = 1.0
+        for _ in range(40):
+            np.copyto(candidate, parameters)
+            axpy(direction, candidate, a=step)
+            new_value, new_gradient = value_and_gradient(candidate)
+            if new_value <= value + 1e-4 * step * slope:
+                break
+            # the minimum of the parabola through J, its slope and the rejected J, within [0.1, 0.5] of the step:
+            # one or two trials instead of halving four times where the first step of length 1 is far too long
+            excess = new_value - value - slope * step  # > 0 since Armijo failed
+            shorter = -slope * step * step / (2 * excess) if math.isfinite(excess) else 0.0
+            step = min(0.5 * step, max(0.1 * step, shorter))
+        else:
+            return _Minimum(parameters, value, iteration - 1, False)
+        s, y = spare if spare is not None else (np.empty_like(parameters), np.empty_like(parameters))
+        np.subtract(candidate, parameters, out=s)
+        np.subtract(new_gradient, gradient, out=y)
+        curvature, y_length2 = float(np.dot(s, y)), float(np.dot(y, y))
+        spare = (s, y)
+        if curvature > 1e-10 * y_length2:
+            spare = steps.popleft()[:2] if len(steps) == memory else None
+            steps.append((s, y, 1.0 / curvature, curvature / y_length2))
+        # J stalls at rounding level once in a while before the end: only a third stall in a row stops the fit
+        tiny = value - new_value <= 64 * np.finfo(float).eps * max(abs(value), abs(new_value), 1.0)
+        stalls = stalls + 1 if tiny else 0
+        parameters, candidate = candidate, parameters
+        value, gradient = new_value, new_gradient
+        if after_iteration is not None:
+            after_iteration(iteration)
+        if small(gradient) or stalls == 3:
+            return _Minimum(parameters, value, iteration, True)
+    return _Minimum(parameters, value, max_iterations, False)
+
+
 def fit_softmax_regression(
     matrix: sp.csr_matrix,
     class_index: np.ndarray,
@@ -193,18 +323,30 @@ def fit_softmax_regression(
     binary: bool = False,
     max_iterations: int = 500,
     tol: float = 1e-6,
+    relative_tol: float | None = None,
     progress=None,
 ) -> SoftmaxRegression:
     """Fit W and b on ``matrix`` (counts, (n_docs, n_words), as in ``TrainingSet.matrix``) with L-BFGS, starting
-    from 0. ``tol`` bounds the largest entry of the gradient of J / (C · n_docs) at which to stop; a fit that
-    stops at ``max_iterations`` first is returned with ``converged`` False. ``progress(done, max_iterations)``
-    is told after every iteration (all of 20 Newsgroups takes hundreds of them)."""
+    from 0, on the words merged by ``_merge_single_document_words`` (same iterates, half the weights on text).
+
+    Two stopping rules, whichever comes first:
+
+    - ``tol``: the largest entry of the gradient of J / (C · n_docs) (on the merged weights, whose entries are at
+      least as large as the words'), as scipy's L-BFGS-B and scikit-learn's ``tol`` mean it;
+    - ``relative_tol`` (off when None): ‖∇J‖₂ ≤ relative_tol · ‖∇J at W = 0, b = 0‖₂, the rule of LIBLINEAR's
+      solvers for sparse text. It does not depend on the scale of the counts or the number of documents, and the
+      merge leaves ‖∇J‖₂ unchanged.
+
+    A fit that reaches ``max_iterations`` first is returned with ``converged`` False. ``progress(done,
+    max_iterations)`` is told after every iteration."""
     class_index, classes = _check_inputs(matrix, class_index, classes, C)
     C = float(C)
     started = time.perf_counter()
     features = _features(matrix, binary)
-    transposed = features.T.tocsr()  # Xᵀ once, so that each gradient is a CSR × dense product
-    n_docs, n_words = features.shape
+    expand = _merge_single_document_words(features)
+    merged = (features @ expand).tocsr()
+    transposed = merged.T.tocsr()  # Xᵀ once: both products of each gradient read it
+    n_docs, n_words = merged.shape
     n_classes = len(classes)
     pinned = 1 if n_classes == 2 else 0  # classes whose weights and bias stay 0 (two classes: see the docstring)
     n_free = n_classes - pinned
@@ -223,39 +365,32 @@ def fit_softmax_regression(
     def scaled_objective(parameters):
         weights, intercept = unpack(parameters)
         value, grad_weights, grad_intercept = _loss_and_gradient(
-            weights, intercept, features, transposed, class_index, penalty, loss_weight
+            weights, intercept, transposed, class_index, penalty, loss_weight
         )
         return value, np.concatenate((grad_weights[:, pinned:].ravel(), grad_intercept[pinned:]))
 
-    iterations_done = 0
-
-    def report(intermediate_result):
-        nonlocal iterations_done
-        iterations_done += 1
-        progress(iterations_done, max_iterations)
-
-    result = minimize(
+    result = _lbfgs(
         scaled_objective,
         np.zeros(n_free * (n_words + 1)),
-        method="L-BFGS-B",
-        jac=True,
-        options={"maxiter": max_iterations, "gtol": tol, "ftol": 64 * np.finfo(float).eps, "maxls": 50},
-        callback=None if progress is None else report,
+        tol=tol,
+        relative_tol=relative_tol,
+        max_iterations=max_iterations,
+        after_iteration=None if progress is None else (lambda done: progress(done, max_iterations)),
     )
-    weights, intercept = unpack(result.x)
+    weights, intercept = unpack(result.parameters)
     intercept = intercept.copy()
     if not pinned:
         # Adding the same number to every bias changes no probability; centre them so the fit is reproducible.
         intercept -= intercept.mean()
-    objective, _, _ = _loss_and_gradient(weights, intercept, features, transposed, class_index, 1.0, C)
+    objective, _, _ = _loss_and_gradient(weights, intercept, transposed, class_index, 1.0, C)
     return SoftmaxRegression(
         classes=classes,
-        coef_=np.ascontiguousarray(weights.T),
+        coef_=np.ascontiguousarray((expand @ weights).T),
         intercept_=intercept,
         C=C,
         binary=bool(binary),
-        n_iterations=int(result.nit),
-        converged=bool(result.success),
+        n_iterations=result.iterations,
+        converged=result.converged,
         fit_seconds=time.perf_counter() - started,
         objective_=float(objective),
     )

@@ -80,6 +80,33 @@ def _canonical(result: sp.csr_matrix, what: str) -> sp.csr_matrix:
     return result
 
 
+# Count dtypes whose class sums the sparse product gives as int64 (the bincount below gives the same).
+_SUMMED_AS_INT64 = frozenset(map(np.dtype, (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32)))
+
+
+def _class_sums(matrix: sp.csr_matrix, class_index: np.ndarray, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
+    """(documents of each class containing each word, occurrences of each word in each class), both (n_classes,
+    n_words) int64, from a canonical count matrix: one pass of ``np.bincount`` over the stored entries, each keyed by
+    its document's class and its word. Counts that float64 might not hold exactly (a sum past 2**53) are added up
+    as integers instead, by a sparse product."""
+    n_words = matrix.shape[1]
+    exact = matrix.data.dtype in _SUMMED_AS_INT64 and (
+        not matrix.nnz or int(matrix.data.max()) < 2**53 // matrix.nnz)
+    if not exact:  # also keeps the sparse product's dtype for counts held as floats (float64 sums, as ever)
+        membership = sp.csr_matrix(
+            (np.ones(len(class_index), dtype=np.int64), (class_index, np.arange(len(class_index)))),
+            shape=(n_classes, matrix.shape[0]),
+        )
+        present = matrix.copy()
+        present.data = np.ones_like(present.data)
+        return (membership @ present).toarray(), (membership @ matrix).toarray()
+    keys = np.repeat(class_index * n_words, np.diff(matrix.indptr)) + matrix.indices
+    size, shape = n_classes * n_words, (n_classes, n_words)
+    document_count = np.bincount(keys, minlength=size).astype(np.int64, copy=False).reshape(shape)
+    word_count = np.bincount(keys, weights=matrix.data, minlength=size).astype(np.int64).reshape(shape)
+    return document_count, word_count
+
+
 @dataclass(frozen=True, eq=False)
 class ClassStatistics:
     """Counts per class.
@@ -101,18 +128,13 @@ class ClassStatistics:
         n_classes = len(classes)
         matrix = count_matrix(matrix, len(vocabulary), "the training matrix")
         class_index = checked_class_numbers(class_index, matrix.shape[0], n_classes)
-        membership = sp.csr_matrix(
-            (np.ones(len(class_index), dtype=np.int64), (class_index, np.arange(len(class_index)))),
-            shape=(n_classes, matrix.shape[0]),
-        )
-        present = matrix.copy()
-        present.data = np.ones_like(present.data)
+        document_count, word_count = _class_sums(matrix, class_index, n_classes)
         return cls(
             classes=tuple(classes),
             vocabulary=tuple(vocabulary),
             class_count_=class_counts(class_index, n_classes),
-            document_count_=(membership @ present).toarray(),
-            word_count_=(membership @ matrix).toarray(),
+            document_count_=document_count,
+            word_count_=word_count,
         )
 
     @cached_property
