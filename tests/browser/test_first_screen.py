@@ -251,3 +251,12 @@ def test_twenty_classes_stay_on_a_phones_screen(served_app, page, server_url, sh
     posteriors = page.locator('td[data-label="P(class | review)"]')
     assert posteriors.count() == 20
     shot(page, "phone-twenty-classes-decision", full_page=False)
+
+
+@pytest.mark.parametrize("corpus", ["china-japan", "spam-ham", "folgers-students"])
+def test_the_decision_is_said_first_on_a_phone(page, server_url, corpus):
+    page.set_viewport_size(PHONE)
+    page.goto(server_url + f"/corpora/{corpus}/inference?step=decision")
+    lazy_parts_loaded(page)
+    verdict, table = box(page, "#step-decision > .verdict"), box(page, "#step-decision > table.decision")
+    assert verdict["bottom"] <= visible_screen_bottom(page) and verdict["bottom"] <= table["top"]
