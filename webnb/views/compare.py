@@ -68,8 +68,11 @@ def _comparison(lesson, held, C: float) -> Comparison:
         return comparison
     _refuse_long_work(held)
     training = held.training  # and the memory cap (WEBNB_MAX_WORK_MB, webnb/work.py), before anything starts
+    # The stored counts are the (document, word) pairs, which the class statistics count already: loading the
+    # document × word matrix to learn its size would be the first piece of the work the cap may refuse.
+    stored = int(training.statistics.document_count_.sum())
     budget.require_comparison(
-        len(training.corpus), len(held.test), len(training.vocabulary), len(training.classes), training.matrix.nnz
+        len(training.corpus), len(held.test), len(training.vocabulary), len(training.classes), stored
     )
     if entry.n_documents > LARGE_CORPUS and not wants_json():
         return_to = request.full_path
