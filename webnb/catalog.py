@@ -15,6 +15,7 @@ import re
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Callable
@@ -294,9 +295,19 @@ class Catalog:
             timing.instead_of_counting(len(corpus), progress)
         if quota is not None:
             quota.check_vocabulary(len(training.vocabulary))
-        corpus_id = self.storage.add_corpus(corpus, name=name, source=source, workspace=workspace, content=content)
-        if counted_now:
-            self._save(content, options, training)
+        if not counted_now:
+            corpus_id = self.storage.add_corpus(corpus, name=name, source=source, workspace=workspace,
+                                                content=content)
+        else:
+            # The counts are packed while the records are written: zlib and the database both let go of the GIL, so
+            # the two overlap (about a tenth of a second of a 20 Newsgroups upload; packing the matrix and the
+            # tables in two threads gained nothing more). Leaving the block waits for the packing, also when
+            # storing failed, so that no work outlives the upload.
+            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="webnb-pack") as packer:
+                packing = packer.submit(packed_counts, training)
+                corpus_id = self.storage.add_corpus(corpus, name=name, source=source, workspace=workspace,
+                                                    content=content)
+            self._save(content, options, training, packing.result())
             self._keep(content, options, training, corpus)
         if timing is not None:
             timing.finished()
@@ -434,12 +445,9 @@ class Catalog:
                     len(corpus), len(training.vocabulary), time.perf_counter() - started, os.getpid())
         return training
 
-    def _save(self, content: str, options: str, training: TrainingSet) -> None:
-        self.storage.save_counted(
-            content, options, n_words=len(training.vocabulary),
-            vocabulary=persist.pack_vocabulary(training.vocabulary),
-            statistics=persist.pack_statistics(training.statistics),
-            matrix=persist.pack_rows(training.matrix, training.class_index))
+    def _save(self, content: str, options: str, training: TrainingSet, packed: dict | None = None) -> None:
+        """Store the counts, as ``packed_counts`` packs them (``packed``: packed already)."""
+        self.storage.save_counted(content, options, **(packed or packed_counts(training)))
 
     def _keep(self, content: str, options: str, training: TrainingSet, corpus: Corpus) -> TrainingSet:
         """Keep what was just counted, so that the pages after it load nothing; the training set as every other
@@ -567,6 +575,14 @@ class Catalog:
 
 
 # Python objects cost more than the characters they hold: a str has about 50 bytes of header.
+def packed_counts(training: TrainingSet) -> dict:
+    """What ``Storage.save_counted`` stores of a training set: its counts as bytes."""
+    return {"n_words": len(training.vocabulary),
+            "vocabulary": persist.pack_vocabulary(training.vocabulary),
+            "statistics": persist.pack_statistics(training.statistics),
+            "matrix": persist.pack_rows(training.matrix, training.class_index)}
+
+
 def _corpus_size(corpus: Corpus) -> int:
     return sum(len(text) + len(label) + len(doc_id) + 150
                for text, label, doc_id in zip(corpus.texts, corpus.labels, corpus.ids, strict=True))

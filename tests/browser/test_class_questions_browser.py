@@ -21,6 +21,8 @@ pytestmark = pytest.mark.browser
 PHONE = {"width": 390, "height": 844}
 FOLLOWING = 15_000  # ms: at most this long for a student's page to catch up (it polls once a second)
 SLIDE = "/corpora/match-reviews/inference?text=brilliant+match&model=multinomial&alpha=1&presenter=1"
+# The slide as the class follows it: its short address (the lesson's own order, without the projector's theme).
+FOLLOWED = "/corpora/match-reviews/inference?model=multinomial&alpha=1&text=brilliant+match&presenter=1"
 
 
 def start_class(page, server_url: str) -> str:
@@ -47,7 +49,7 @@ def test_a_student_follows_the_lecturer_steps_away_and_comes_back(browsing, new_
     student = new_browsing().new_page()
     student.set_viewport_size(PHONE)
     student.goto(f"{server_url}/join/{code}")  # the QR code's address
-    expect(student).to_have_url(server_url + SLIDE)  # the lecturer's slide, in the student's own theme
+    expect(student).to_have_url(server_url + FOLLOWED)  # the lecturer's slide, in the student's own theme
     expect(student.locator(".class-bar")).to_contain_text("following the lecturer")
     assert "theme-dark" not in (student.locator("body").get_attribute("class") or "")
 

@@ -21,7 +21,7 @@ import secrets
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import segno
 from flask import (
@@ -278,10 +278,17 @@ def end(code: str):
 NOT_FOLLOWED = frozenset({"theme", "zoom"})
 
 
-def followed_address() -> str:
-    """This request's lesson address as students follow it: its path and query without the projector's settings."""
-    query = urlencode([(k, v) for k, v in request.args.items(multi=True) if k not in NOT_FOLLOWED])
-    return request.path + (f"?{query}" if query else "")
+def followed_address(address: str | None = None) -> str:
+    """This request's lesson address as students follow it: its path and query without the projector's settings,
+    written as a student's request for it reads back. ``address``: the page's own, short, address
+    (``Linking.short_address``) instead of the request's, which may carry every field of a form."""
+    if address is None:
+        path, parameters = request.path, request.args.items(multi=True)
+    else:
+        parts = urlsplit(address)
+        path, parameters = parts.path, parse_qsl(parts.query, keep_blank_values=True)
+    query = urlencode([(k, v) for k, v in parameters if k not in NOT_FOLLOWED])
+    return path + (f"?{query}" if query else "")
 
 
 def is_lesson_page() -> bool:
@@ -299,7 +306,7 @@ def follow_the_lecturer(response):
             or not session.get("leading")):
         return response
     record = led_class(session["leading"])
-    address = followed_address()
+    address = followed_address(g.get("short_address"))  # what the lecturer's address bar shows
     if (record is not None and record.running(now()) and record.state != address
             and (request.view_args or {}).get("corpus_id") == record.corpus_id):
         move_class(record.code, address)  # a write only when the lecturer moved, not on every page they open

@@ -7,7 +7,18 @@ from dataclasses import dataclass, replace
 from urllib.parse import urlencode
 
 import numpy as np
-from flask import Response, abort, current_app, jsonify, make_response, redirect, render_template, request, url_for
+from flask import (
+    Response,
+    abort,
+    current_app,
+    g,
+    jsonify,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from jinja2_fragments.flask import render_block
 
 from webnb import pages
@@ -285,14 +296,18 @@ def respond(template: str, block: str, record=None, *, status: int = 200, **cont
         if state_errors and "errors" not in data:
             data["errors"] = dict(state_errors)
         response = make_response(jsonify(data))
-    elif is_htmx():
-        response = make_response(render_block(template, block, record=record, **context))
+    else:
         lesson = context.get("lesson")
         if isinstance(lesson, Linking) and request.method == "GET":
-            # static/webnb.js pushes this instead of the form's every field (the address bar is what gets shared).
-            response.headers["X-Webnb-Address"] = lesson.short_address()
-    else:
-        response = make_response(render_template(template, record=record, **context))
+            # What a class follows (webnb/views/classes.py), and what static/webnb.js pushes into the history
+            # instead of the form's every field: the address bar is what gets shared.
+            g.short_address = lesson.short_address()
+        if is_htmx():
+            response = make_response(render_block(template, block, record=record, **context))
+            if "short_address" in g:
+                response.headers["X-Webnb-Address"] = g.short_address
+        else:
+            response = make_response(render_template(template, record=record, **context))
     response.status_code = status
     # Caches must not hand a fragment to a browser that asked for a page, or the reverse.
     response.headers["Vary"] = "HX-Request"
