@@ -163,17 +163,18 @@
     target.click();
   });
 
-  // A folded line of settings (details.fold: the model, the steps) that the user opened stays open when htmx
-  // redraws the part of the page it is in, as changing α in it does.
+  // A folded line of settings (details[data-fold]: the model, the steps) that the user opened stays open when
+  // htmx redraws the part of the page it is in, as changing α in it does. Known by its data-fold name.
   var openFolds = [];
   document.body.addEventListener("htmx:beforeSwap", function (event) {
     var target = event.detail.target;
     openFolds = target instanceof Element ? Array.prototype.map.call(
-      target.querySelectorAll("details.fold[open]"), function (fold) { return fold.className; }) : [];
+      target.querySelectorAll("details[data-fold][open]"), function (fold) { return fold.getAttribute("data-fold"); })
+      : [];
   });
   document.body.addEventListener("htmx:afterSwap", function () {
     openFolds.forEach(function (name) {
-      var fold = document.querySelector('details[class="' + name + '"]');
+      var fold = document.querySelector('details[data-fold="' + name + '"]');
       if (fold) fold.open = true;
     });
     openFolds = [];

@@ -32,6 +32,7 @@ from webnb.engine.evaluation.comparison import (
     estimated_fit_seconds,
     parse_C,
     stopping_rule,
+    stopping_within,
 )
 from webnb.engine.evaluation.heldout import HeldOut, hold_out, on_test_corpus
 from webnb.examples import load_example_corpus
@@ -151,6 +152,20 @@ def test_the_fit_estimate_is_the_iteration_cap_times_the_cost_of_an_iteration():
     assert estimated_fit_seconds(130_107, 20) == pytest.approx(10.01, abs=0.01)
     # two classes fit one weight vector, under the precise rule's 1,000 iterations
     assert estimated_fit_seconds(98, 2) == pytest.approx(1000 * 99 * 0.1 / 2_600_000)
+
+
+def test_a_time_limit_lowers_the_iteration_cap_down_to_seventy():
+    # all of 20 Newsgroups under hosted mode's 10 s: 99 of the quick rule's 100 iterations fit (0.1001 s each)
+    assert stopping_within(130_107, 20, 10) == StoppingRule(1e-4, 99, relative_tolerance=2e-3)
+    assert stopping_within(130_107, 20, 10.01) == QUICK_STOPPING  # the whole cap fits: the rule as it is
+    # the fewest iterations a limit may leave is 70; fewer, and the fit is refused
+    per_iteration = 130_108 * 20 * 0.1 / 2_600_000
+    assert stopping_within(130_107, 20, 70 * per_iteration + 1e-9).max_iterations == 70
+    assert stopping_within(130_107, 20, 69.99 * per_iteration) is None
+    # a small problem keeps its precise rule, and its cap of 1,000 only comes down to 70 as well
+    assert stopping_within(98, 2, 10) == PRECISE_STOPPING
+    assert stopping_within(98, 2, 500 * 99 * 0.1 / 2_600_000 + 1e-12) == StoppingRule(1e-4, 500)
+    assert stopping_within(98, 2, 1e-9) is None
 
 
 @pytest.mark.parametrize("seconds, text", [(4.2e-6, "4.2 µs"), (0.0123, "12.3 ms"), (0.5, "500 ms"), (47.26, "47.3 s")])

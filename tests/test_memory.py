@@ -339,6 +339,8 @@ def test_pages_on_a_scaled_hostile_corpus_stay_under_the_cap_or_refuse(tmp_path)
         status, growth, message = row[43:49].strip(), float(row[50:60]), row[71:]
         assert status in ("200", "400"), row  # never a 500 or a crash
         refused += "would need about" in message
-        # The cap bounds each piece of work; a page may count the corpus, then its split (both kept in the cache).
-        assert growth <= 1.6 * cap, row
+        # The cap bounds each piece of work; a page may count the corpus, then its split (both kept in the cache),
+        # so two caps at most. (The bound was 1.6 caps, under which compare max_features=13000 grew 91.5 to 96.1 MB
+        # in five runs of two commits with the same work: the allocator's arenas vary, and the test failed by luck.)
+        assert growth <= 2 * cap, row
     assert refused >= 1, done.stdout

@@ -212,6 +212,30 @@ def test_work_that_would_run_over_the_limit_is_refused(hosted_app):
     assert "Logistic regression" in normal.get("/corpora/spam-ham/compare").get_data(as_text=True)
 
 
+def test_a_fit_over_the_limit_is_cut_to_the_iterations_that_fit(hosted_app):
+    from webnb.engine.evaluation.comparison import SECONDS_PER_ITERATION_PER_WEIGHT
+
+    twelve = "\n".join(
+        f"{'pos' if i % 2 else 'neg'}\t{'great sharp' if i % 2 else 'dull slow'} match {i}" for i in range(12))
+    unlimited = student(hosted_app())
+    plain = unlimited.get(f"/corpora/{paste(unlimited, corpus=twelve)}/compare?format=json").get_json()["comparison"]
+    assert plain["max_iterations"] == 1000 and plain["n_words"] == 6  # the precise rule, on 8 training documents
+    # A limit that leaves room for 80 iterations of its 7 weights (two classes: one vector, with the intercept).
+    limit = 80.5 * 7 * SECONDS_PER_ITERATION_PER_WEIGHT
+    alice = student(hosted_app(WEBNB_MAX_WORK_SECONDS=limit))
+    corpus_id = paste(alice, corpus=twelve)
+    cut = alice.get(f"/corpora/{corpus_id}/compare?format=json").get_json()["comparison"]
+    assert cut["max_iterations"] == 80 and cut["tolerance"] == plain["tolerance"]
+    logistic = [model for model in cut["models"] if model["iterations"] is not None][0]
+    assert logistic["iterations"] <= 80
+    page = BeautifulSoup(alice.get(f"/corpora/{corpus_id}/compare").get_data(as_text=True), "html.parser")
+    assert "80 iterations" in page.get_text(" ", strip=True)
+    # Room for fewer than 70 iterations: refused, nothing started.
+    bob = student(hosted_app(WEBNB_MAX_WORK_SECONDS=69.5 * 7 * SECONDS_PER_ITERATION_PER_WEIGHT))
+    refused = bob.get(f"/corpora/{paste(bob, corpus=twelve)}/compare").get_data(as_text=True)
+    assert "Nothing was started." in refused and "Logistic regression (softmax)" not in refused
+
+
 @pytest.mark.slow  # about 1 s
 def test_rate_limits_count_per_workspace(hosted_app):
     app = hosted_app(WEBNB_RATE_LIMIT="3 per minute")

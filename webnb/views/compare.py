@@ -11,8 +11,10 @@ from webnb.engine import CorpusError
 from webnb.engine.evaluation.comparison import (
     FAMILY_CONTRASTS,
     Comparison,
+    StoppingRule,
     compare_models,
     estimated_fit_seconds,
+    stopping_within,
 )
 from webnb.engine.evaluation.heldout import HeldOut
 from webnb.engine.shared import budget
@@ -40,19 +42,24 @@ def _c_text(C: float) -> str:
     return f"{C:g}"
 
 
-def _refuse_long_work(held) -> None:
-    """In hosted mode no request may keep a core busy for longer than WEBNB_MAX_WORK_SECONDS (default 10 s)."""
+def _stopping(held) -> StoppingRule | None:
+    """In hosted mode no request or job may keep a core busy for longer than WEBNB_MAX_WORK_SECONDS (default 10 s):
+    the logistic regression's iteration cap is lowered to fit (a fit it stops says so), and a fit that would need
+    it lowered too far is refused. None: the problem's own rule."""
     if not hosted():
-        return
+        return None
     limit = current_app.config.get("WEBNB_MAX_WORK_SECONDS", 10)
-    estimate = estimated_fit_seconds(len(held.training.vocabulary), len(held.training.classes))
-    if estimate > limit:
+    n_words, n_classes = len(held.training.vocabulary), len(held.training.classes)
+    stopping = stopping_within(n_words, n_classes, limit)
+    if stopping is None:
+        estimate = estimated_fit_seconds(n_words, n_classes)
         raise CorpusError(
             f"Fitting logistic regression here ({len(held.training.corpus):,} documents, "
-            f"{len(held.training.vocabulary):,} words, {len(held.training.classes)} classes) could take up to "
+            f"{n_words:,} words, {n_classes} classes) could take up to "
             f"{estimate:.0f} s; this server allows {limit:g} s of work per request. Nothing was started. "
             "Fewer words (min_df or max_features) make it quicker; the Naive Bayes models are on the evaluation page."
         )
+    return stopping
 
 
 def _comparison(lesson, held, C: float) -> Comparison:
@@ -66,7 +73,7 @@ def _comparison(lesson, held, C: float) -> Comparison:
     comparison = comparisons.get(key)
     if comparison is not None:
         return comparison
-    _refuse_long_work(held)
+    stopping = _stopping(held)
     training = held.training  # and the memory cap (WEBNB_MAX_WORK_MB, webnb/work.py), before anything starts
     # The stored counts are the (document, word) pairs, which the class statistics count already: loading the
     # document × word matrix to learn its size would be the first piece of the work the cap may refuse.
@@ -79,7 +86,8 @@ def _comparison(lesson, held, C: float) -> Comparison:
 
         def work(job) -> str:
             comparisons.get_or_build(
-                key, lambda: compare_models(held, state.alpha, C, fit_prior=fit_prior, progress=job.report))
+                key, lambda: compare_models(held, state.alpha, C, fit_prior=fit_prior, stopping=stopping,
+                                       progress=job.report))
             return return_to
 
         title = f"Fitting four models on {len(held.training.corpus):,} documents (logistic regression takes longest)"
@@ -88,7 +96,7 @@ def _comparison(lesson, held, C: float) -> Comparison:
 
     def fit() -> Comparison:
         with heavy(len(held.training.corpus)):
-            return compare_models(held, state.alpha, C, fit_prior=fit_prior)
+            return compare_models(held, state.alpha, C, fit_prior=fit_prior, stopping=stopping)
 
     return comparisons.get_or_build(key, fit)  # two requests for the same settings fit once
 

@@ -73,9 +73,30 @@ SECONDS_PER_ITERATION_PER_WEIGHT = 0.1 / 2_600_000
 def estimated_fit_seconds(n_words: int, n_classes: int) -> float:
     """An upper estimate of the logistic regression's fit on ``n_words`` words and ``n_classes`` classes: its
     iteration cap (``stopping_rule``) times the cost of one iteration."""
-    rule = stopping_rule(n_words, n_classes)
+    return stopping_rule(n_words, n_classes).max_iterations * _seconds_per_iteration(n_words, n_classes)
+
+
+def _seconds_per_iteration(n_words: int, n_classes: int) -> float:
     weights = (n_words + 1) * (n_classes - 1 if n_classes == 2 else n_classes)
-    return rule.max_iterations * weights * SECONDS_PER_ITERATION_PER_WEIGHT
+    return weights * SECONDS_PER_ITERATION_PER_WEIGHT
+
+
+# The fewest iterations a fit may be cut to so as to stay within a time limit: on 20 Newsgroups the test accuracy
+# has settled (77.9 % to 79.2 %) from iteration 70 on, so a fit stopped there still says what the model does.
+FEWEST_ITERATIONS_WITHIN_A_LIMIT = 70
+
+
+def stopping_within(n_words: int, n_classes: int, seconds: float) -> StoppingRule | None:
+    """The problem's stopping rule with its iteration cap lowered, if need be, so that the fit's upper estimate
+    stays within ``seconds``; None when that would leave fewer than ``FEWEST_ITERATIONS_WITHIN_A_LIMIT``. A fit
+    stopped by the lowered cap says so (``converged`` False), as any fit stopped by its cap does."""
+    rule = stopping_rule(n_words, n_classes)
+    iterations = min(rule.max_iterations, int(seconds / _seconds_per_iteration(n_words, n_classes)))
+    if iterations < min(rule.max_iterations, FEWEST_ITERATIONS_WITHIN_A_LIMIT):
+        return None
+    if iterations == rule.max_iterations:
+        return rule
+    return StoppingRule(rule.tolerance, iterations, rule.relative_tolerance)
 
 
 MAX_C = 1e6
