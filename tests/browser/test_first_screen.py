@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import serving
+from playwright.sync_api import expect
 
 from webnb import create_app
 from webnb.engine.shared.corpus import Corpus
@@ -240,13 +241,18 @@ def test_twenty_classes_stay_on_a_phones_screen(served_app, page, server_url, sh
         [counting_options(presets, len(corpus))])
     page.set_viewport_size(PHONE)
     off_screen = {}
-    for path in [*(f"inference?step={step}" for step in STEPS), "parameters", "inference?step=zeros&alpha=0"]:
+    for path in [*(f"inference?step={step}" for step in STEPS), "parameters", "inference?step=zeros&alpha=0",
+                 "compare"]:
         page.goto(f"{server_url}/corpora/twenty-groups/{path}")
         lazy_parts_loaded(page)
         cells = page.evaluate(OFF_SCREEN)
         if cells:
             off_screen[path] = cells
     assert off_screen == {}
+    # The models compared are cards as well: each one's accuracy and log loss under their names.
+    page.goto(f"{server_url}/corpora/twenty-groups/compare")
+    expect(page.locator("table.comparison.cards tbody tr")).to_have_count(4)
+    assert page.locator('table.comparison td[data-label="Log loss"]').count() == 4
     page.goto(f"{server_url}/corpora/twenty-groups/inference?step=decision")
     posteriors = page.locator('td[data-label="P(class | review)"]')
     assert posteriors.count() == 20
