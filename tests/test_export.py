@@ -40,7 +40,7 @@ from webnb.engine.export import (
     priors_table,
 )
 from webnb.engine.export import notebook as export
-from webnb.engine.shared.plain import fraction_text
+from webnb.engine.shared.plain import fraction_text, ratio_text
 from webnb.examples import load_example_corpus
 
 try:
@@ -180,6 +180,24 @@ def test_parameters_table_of_a_multinomial_model_and_an_epsilon_floor(china_japa
     floored = china_japan.model("multinomial", 0, epsilon=1e-14)
     rows = parse(csv_text(*parameters_table(floored)))
     assert dict((row[0], row[3:5]) for row in rows)["beijing"] == ["1e-14", ""]  # clipped, and no ratio
+
+
+@pytest.mark.parametrize(("kind", "alpha", "binary"), [("bernoulli", 0, False), ("multinomial", 1, False),
+                                                      ("multinomial", Fraction(1, 2), True)])
+def test_parameters_table_made_by_blocks_agrees_with_each_cell(china_japan, monkeypatch, kind, alpha, binary):
+    from webnb.engine.export import tables
+
+    monkeypatch.setattr(tables, "ROWS_PER_PIECE", 2)  # six words: three blocks
+    model = china_japan.model(kind, alpha, binary=binary)
+    header, rows = parameters_table(model)
+    rows = list(rows)
+    assert [row[0] for row in rows] == list(china_japan.vocabulary)
+    for j, row in enumerate(rows):
+        for k in range(len(model.classes)):
+            assert row[1 + 2 * k] == float(model.feature_prob_[k, j])
+            assert row[2 + 2 * k] == ratio_text(model.feature_ratio(k, j))
+    # only the words asked for, in their order
+    assert [row[0] for row in parameters_table(model, [4, 0, 2])[1]] == [china_japan.vocabulary[j] for j in (4, 0, 2)]
 
 
 def test_priors_table(match_reviews):

@@ -36,6 +36,20 @@ def test_parameters_and_priors_csv(client):
         ["class", "documents", "φ", "φ (ratio)"], ["negative", "2", "0.4", "2/5"], ["positive", "3", "0.6", "3/5"]]
 
 
+def test_the_parameters_csv_is_sent_in_pieces_as_it_is_written(client, monkeypatch):
+    from webnb.engine.export import tables
+
+    query = {"model": "multinomial", "alpha": "1/2"}
+    whole = client.get("/corpora/match-reviews/export/parameters.csv", query_string=query).get_data(as_text=True)
+    monkeypatch.setattr(tables, "ROWS_PER_PIECE", 3)  # 8 words: the header with 3 rows, 3 more rows, then 2
+    response = client.get("/corpora/match-reviews/export/parameters.csv", query_string=query)
+    assert response.is_streamed
+    pieces = [piece.decode("utf-8") for piece in response.response]
+    assert "".join(pieces) == whole
+    assert [len(list(csv.reader(io.StringIO(piece)))) for piece in pieces] == [4, 3, 2]
+    assert pieces[0].startswith("word,θ given negative,θ given negative (ratio),")
+
+
 def test_matrix_csv_is_the_window_of_the_page(client):
     query = {"values": "counts", "q": "cup"}
     rows = rows_of(client.get("/corpora/folgers-students/export/matrix.csv", query_string=query))

@@ -7,6 +7,7 @@ from flask import Blueprint, abort
 
 from webnb.engine.export import (
     confusion_table,
+    csv_pieces,
     csv_text,
     evaluation_table,
     lesson_notebook,
@@ -65,7 +66,7 @@ def parameters(corpus_id):
     lesson = _trained(corpus_id)
     model = _model(lesson)
     header, rows = parameters_table(model, words_containing(model.vocabulary, word_filter()))
-    return download(lesson.entry, "parameters", csv_text(header, rows))
+    return download(lesson.entry, "parameters", csv_pieces(header, rows))  # sent as it is written
 
 
 @bp.get("/corpora/<corpus_id>/export/priors.csv")

@@ -9,6 +9,7 @@ from webnb.engine.export.notebook import NOTEBOOK_CANNOT, NOTEBOOK_CELL_LIMIT, l
 from webnb.engine.export.tables import (
     FORMULA_STARTS,
     confusion_table,
+    csv_pieces,
     csv_text,
     documents_table,
     evaluation_table,
@@ -23,7 +24,8 @@ from webnb.engine.export.tables import (
 )
 
 __all__ = [
-    "FORMULA_STARTS", "MAX_NOTEBOOK_CELLS", "NOTEBOOK_CANNOT", "NOTEBOOK_CELL_LIMIT", "confusion_table", "csv_text",
+    "FORMULA_STARTS", "MAX_NOTEBOOK_CELLS", "NOTEBOOK_CANNOT", "NOTEBOOK_CELL_LIMIT", "confusion_table", "csv_pieces",
+    "csv_text",
     "documents_table", "evaluation_table", "gaussian_notebook", "gaussian_parameters_table", "lesson_notebook",
     "matrix_table", "neutralise", "parameters_table", "predictions_table", "priors_table", "table_predictions_table",
     "table_rows",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import csv
 import io
 from decimal import Decimal
-from typing import Iterable
+from typing import Iterable, Iterator
 
 import numpy as np
 
@@ -60,12 +60,25 @@ def csv_text(header: list[str], rows: Iterable[Iterable]) -> str:
     cell; anything else is written as ``str(value)``. Encode the result as UTF-8 (``utf-8-sig`` if
     Excel should recognise the encoding).
     """
+    return "".join(csv_pieces(header, rows))
+
+
+ROWS_PER_PIECE = 2000
+
+
+def csv_pieces(header: list[str], rows: Iterable[Iterable]) -> Iterator[str]:
+    """``csv_text`` in pieces of ``ROWS_PER_PIECE`` rows, the header first: a large table (every word of 20
+    Newsgroups) is sent while it is written, so its download starts at once and it is never whole in memory."""
     buffer = io.StringIO(newline="")
     writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow([_cell(value) for value in header])
-    for row in rows:
+    for done, row in enumerate(rows, start=1):
         writer.writerow([_cell(value) for value in row])
-    return buffer.getvalue()
+        if done % ROWS_PER_PIECE == 0:
+            yield buffer.getvalue()
+            buffer.seek(0)
+            buffer.truncate()
+    yield buffer.getvalue()
 
 
 # -- tables of the text lesson --------------------------------------------------------------------------
@@ -98,25 +111,34 @@ def _symbol(model: NaiveBayes) -> str:
     return "ψ" if model.kind == "bernoulli" else "θ"
 
 
-def parameters_table(model: NaiveBayes, words=None) -> tuple[list[str], list[list]]:
+def parameters_table(model: NaiveBayes, words=None) -> tuple[list[str], Iterator[list]]:
     """One row per word (of ``words``, indices, or all): the word, then for each class ψ (Bernoulli) or
     θ (multinomial) as a decimal and as the unreduced ratio of the lecture ("0/2"; empty under an
-    ε-floor, which has no ratio)."""
+    ε-floor, which has no ratio). The rows are made as they are read, a block of words at a time."""
     symbol = _symbol(model)
     header = ["word"]
     for label in model.classes:
         header += [f"{symbol} given {label}", f"{symbol} given {label} (ratio)"]
-    table = model.feature_prob_
-    body = []
-    indices = range(len(model.vocabulary)) if words is None else (int(j) for j in words)
-    for j in indices:
-        word = model.vocabulary[j]
-        row = [word]
-        for k in range(len(model.classes)):
-            ratio = None if model.epsilon is not None else ratio_text(model.feature_ratio(k, j))
-            row += [float(table[k, j]), ratio]
-        body.append(row)
-    return header, body
+    indices = np.arange(len(model.vocabulary)) if words is None else np.asarray(words, dtype=np.int64)
+    return header, _parameter_rows(model, indices)
+
+
+def _parameter_rows(model: NaiveBayes, indices: np.ndarray) -> Iterator[list]:
+    vocabulary, table, n_classes = model.vocabulary, model.feature_prob_, len(model.classes)
+    for start in range(0, len(indices), ROWS_PER_PIECE):
+        block = indices[start:start + ROWS_PER_PIECE]
+        values = table[:, block].tolist()  # one list per class, Python floats
+        if model.epsilon is None:
+            numerators, denominators = model.feature_ratios(block)
+            ratios = [[ratio_text((numerator, denominator)) for numerator in numerators[k]]
+                      for k, denominator in enumerate(denominators)]
+        else:
+            ratios = [[None] * len(block) for _ in range(n_classes)]
+        for i, j in enumerate(block.tolist()):
+            row = [vocabulary[j]]
+            for k in range(n_classes):
+                row += [values[k][i], ratios[k][i]]
+            yield row
 
 
 def priors_table(model: NaiveBayes) -> tuple[list[str], list[list]]:
