@@ -70,6 +70,68 @@ def test_a_big_upload_is_stored_in_the_background(app):
     assert corpus_page["corpus"]["documents"] == 3000
 
 
+def test_a_big_upload_says_it_is_done_before_it_stores_its_counts(app, monkeypatch):
+    from webnb.catalog import Catalog
+
+    storage, jobs = app.extensions["webnb"]["storage"], app.extensions["webnb"]["jobs"]
+    seen = []
+    save = Catalog._save
+
+    def observed_save(self, content, options, training):
+        # The job's state as its progress page reads it, and whether any process could load the counts yet.
+        seen.append((jobs._jobs[job_ids[0]].state, storage.counted(content, options)))
+        save(self, content, options, training)
+
+    monkeypatch.setattr(Catalog, "_save", observed_save)
+    job_ids = []
+    original_start = jobs.start
+
+    def start(*args, **kwargs):
+        job = original_start(*args, **kwargs)
+        job_ids.append(job.id)
+        return job
+
+    monkeypatch.setattr(jobs, "start", start)
+    payload = b"".join(json.dumps({"label": "spam" if i % 2 else "ham", "text": f"message {i} " + "filler " * 3})
+                       .encode() + b"\n" for i in range(3000))
+    client = app.test_client()
+    response = client.post(
+        "/corpora/upload", data={"file": (io.BytesIO(payload), "big.jsonl")}, content_type="multipart/form-data")
+    job = jobs.wait(response.headers["Location"].rsplit("/", 1)[1], timeout=60)
+    assert job.state == "done" and job.after_done == []
+    assert seen == [("done", None)]  # said done first, then stored the counts, once
+    assert list(storage.count_builds().values()) == [1]
+    # The page opens from what this process kept, without counting the corpus again.
+    catalog = app.extensions["webnb"]["catalog"]
+    counted = len(catalog.counted_here)
+    assert client.get(job.result_url).status_code == 200 and len(catalog.counted_here) == counted
+
+
+def test_work_after_a_job_runs_once_it_is_done_and_never_after_a_failure():
+    jobs = Jobs(workers=1)
+    events = []
+
+    def work(job):
+        job.later(lambda: events.append(("later", job.state)))
+        job.later(lambda: 1 / 0)  # a failure after the job: logged, the outcome stands
+        job.later(lambda: events.append(("after the failure", job.state)))
+        return "/done"
+
+    def failing(job):
+        job.later(lambda: events.append(("never", job.state)))
+        raise ValueError("no")
+
+    try:
+        done = jobs.wait(jobs.start("fine", work).id, timeout=30)
+        failed = jobs.wait(jobs.start("failing", failing).id, timeout=30)
+    finally:
+        jobs.shutdown()
+    assert (done.state, done.result_url, done.error) == ("done", "/done", None)
+    assert (failed.state, failed.error) == ("failed", "no")
+    assert events == [("later", "done"), ("after the failure", "done")]
+    assert done.after_done == [] and failed.after_done == []
+
+
 def test_a_failed_background_upload_says_why_and_stores_nothing(app):
     client = app.test_client()
     payload = b'{"label": "spam", "text": "x"}\n' * 4000

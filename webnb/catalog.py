@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import logging
 import os
 import re
 import sys
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Callable
@@ -261,7 +261,7 @@ class Catalog:
 
     def add(
         self, corpus: Corpus | NumericTable, *, name: str, source: str, progress=None, workspace=None, quota=None,
-        content: str | None = None, timing: PacedStore | None = None,
+        content: str | None = None, timing: PacedStore | None = None, later: Callable | None = None,
     ) -> str:
         """Store a user's corpus (or table of numbers) in ``workspace``, refusing one that cannot be trained on or
         that would take the workspace over its ``quota`` (and then storing nothing). Records stored already (the
@@ -269,7 +269,9 @@ class Catalog:
         ``content_hash`` when the caller has it (it is computed once per corpus stored). ``timing``: this store
         timed by the process's ``StorePace`` (hosted mode): records stored already then take as long to store, with
         the same progress reports, as records stored anew, so that nobody learns by timing an upload, or by watching
-        its progress, that another workspace has the same records."""
+        its progress, that another workspace has the same records. ``later(work)``, if given (a background job's
+        ``Job.later``), runs ``work`` after the job says it is done: the counts are then stored for other processes
+        while the first page opens from what this process keeps."""
         if isinstance(corpus, NumericTable):
             # Stored as its rows written out, with the feature names; there are no words to count.
             corpus.require_trainable()
@@ -295,20 +297,14 @@ class Catalog:
             timing.instead_of_counting(len(corpus), progress)
         if quota is not None:
             quota.check_vocabulary(len(training.vocabulary))
-        if not counted_now:
-            corpus_id = self.storage.add_corpus(corpus, name=name, source=source, workspace=workspace,
-                                                content=content)
-        else:
-            # The counts are packed while the records are written: zlib and the database both let go of the GIL, so
-            # the two overlap (about a tenth of a second of a 20 Newsgroups upload; packing the matrix and the
-            # tables in two threads gained nothing more). Leaving the block waits for the packing, also when
-            # storing failed, so that no work outlives the upload.
-            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="webnb-pack") as packer:
-                packing = packer.submit(packed_counts, training)
-                corpus_id = self.storage.add_corpus(corpus, name=name, source=source, workspace=workspace,
-                                                    content=content)
-            self._save(content, options, training, packing.result())
+        corpus_id = self.storage.add_corpus(corpus, name=name, source=source, workspace=workspace, content=content)
+        if counted_now:
             self._keep(content, options, training, corpus)
+            save = functools.partial(self._save, content, options, training)
+            if later is None:
+                save()
+            else:  # packing the counts is a sixth of a 20 Newsgroups upload: the first page does not wait for it
+                later(save)
         if timing is not None:
             timing.finished()
         return corpus_id
@@ -445,9 +441,9 @@ class Catalog:
                     len(corpus), len(training.vocabulary), time.perf_counter() - started, os.getpid())
         return training
 
-    def _save(self, content: str, options: str, training: TrainingSet, packed: dict | None = None) -> None:
-        """Store the counts, as ``packed_counts`` packs them (``packed``: packed already)."""
-        self.storage.save_counted(content, options, **(packed or packed_counts(training)))
+    def _save(self, content: str, options: str, training: TrainingSet) -> None:
+        """Store the counts, for every process (until then, another process that opens the corpus counts it)."""
+        self.storage.save_counted(content, options, **packed_counts(training))
 
     def _keep(self, content: str, options: str, training: TrainingSet, corpus: Corpus) -> TrainingSet:
         """Keep what was just counted, so that the pages after it load nothing; the training set as every other
@@ -665,7 +661,7 @@ class ScopedCatalog:
         hosted workspace's, should the database hold some (webnb/workspaces.py)."""
         return self._catalog.stored(None if self.workspace is ANY_WORKSPACE else self.workspace)
 
-    def add(self, corpus: Corpus | NumericTable, *, name: str, source: str, progress=None) -> str:
+    def add(self, corpus: Corpus | NumericTable, *, name: str, source: str, progress=None, later=None) -> str:
         """Every corpus a user stores comes through here (paste, upload, a kept addition): the limits per address
         and the server's storage budget refuse it first, before any work, storing nothing. It is charged its full
         size even when another workspace stores the same records, and in hosted mode storing it takes as long
@@ -681,7 +677,7 @@ class ScopedCatalog:
                 timing = admission.pace.start("table" if isinstance(corpus, NumericTable) else "texts",
                                               admitted.size, self._catalog.storage.has_content(content))
         corpus_id = self._catalog.add(corpus, name=name, source=source, progress=progress, workspace=workspace,
-                                      quota=self.quota, content=content, timing=timing)
+                                      quota=self.quota, content=content, timing=timing, later=later)
         if admitted is not None:
             admitted.stored()
         return corpus_id

@@ -100,6 +100,12 @@ class Job:
 
     saved: float = 0.0  # when the progress was last written to the database
     on_change: Callable | None = field(default=None, repr=False, compare=False)
+    after_done: list[Callable[[], None]] = field(default_factory=list, repr=False, compare=False)
+
+    def later(self, work: Callable[[], None]) -> None:
+        """Run ``work`` once the job has said it is done, so that its page opens without waiting for it: what the
+        result does not need (storing counts for other processes, say). Dropped if the job fails."""
+        self.after_done.append(work)
 
     def report(self, done: int, total: int) -> None:
         self.done, self.total = done, total
@@ -294,6 +300,13 @@ class Jobs:
         job.result_url = result_url
         job.state, job.error = ("done", None) if error is None else ("failed", error)
         self._save_quietly(job)
+        later, job.after_done = job.after_done, []
+        for after in later if error is None else ():
+            try:
+                after()
+            except Exception:  # noqa: BLE001 - the job's result stands; what it would have added is lost
+                logger.exception("The work after the background job %r failed", job.title)
+        del later
         # After the page may open (a tenth of a second on 20 Newsgroups), before ``wait`` returns: this thread
         # still holds its slot for heavy work, so the next computation starts from the same footprint.
         release_memory()

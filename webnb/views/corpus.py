@@ -130,13 +130,15 @@ def upload():
     corpora_path = url_for("corpus.index")  # built here: the worker thread has no request to build URLs from
 
     def read_and_store(job=None) -> str:
-        progress = job and job.report
+        # A background job stores the counts after it says it is done (Job.later): the page opens sooner.
+        progress, later = (job.report, job.later) if job is not None else (None, None)
         try:
             read = read_upload(data, filename=filename, label_column=columns[0], text_column=columns[1],
                                max_bytes=limit)
             if read.test_corpus is not None:
-                return f"{corpora_path}?{_store_parts(shared, read, name, filename, progress)}"
-            corpus_id = shared.add(read.corpus, name=name, source=f"uploaded {filename}", progress=progress)
+                return f"{corpora_path}?{_store_parts(shared, read, name, filename, progress, later)}"
+            corpus_id = shared.add(read.corpus, name=name, source=f"uploaded {filename}", progress=progress,
+                                   later=later)
         except CorpusError as error:
             raise CorpusError(f"{filename}: {error}") from None
         return f"{corpora_path}/{corpus_id}"
@@ -151,13 +153,14 @@ def upload():
     return redirect(location, code=303)
 
 
-def _store_parts(shared, read: Upload, name: str, filename: str, progress) -> str:
+def _store_parts(shared, read: Upload, name: str, filename: str, progress, later=None) -> str:
     """Store an upload's training corpus and its test corpus, both or neither; the query string naming them."""
     source = f"uploaded {filename}"
-    training_id = shared.add(read.corpus, name=f"{name} · {read.corpus.name}", source=source, progress=progress)
+    training_id = shared.add(read.corpus, name=f"{name} · {read.corpus.name}", source=source, progress=progress,
+                             later=later)
     try:
         test_id = shared.add(read.test_corpus, name=f"{name} · {read.test_corpus.name}", source=source,
-                             progress=progress)
+                             progress=progress, later=later)
     except CorpusError:
         shared.storage.delete_corpus(training_id)  # the test corpus was refused: nothing was stored
         raise
