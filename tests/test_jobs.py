@@ -74,12 +74,14 @@ def test_a_big_upload_says_it_is_done_before_it_stores_its_counts(app, monkeypat
     from webnb.catalog import Catalog
 
     storage, jobs = app.extensions["webnb"]["storage"], app.extensions["webnb"]["jobs"]
-    seen = []
+    seen, claims, saved_key = [], [], []
     save = Catalog._save
 
     def observed_save(self, content, options, training):
         # The job's state as its progress page reads it, and whether any process could load the counts yet.
         seen.append((jobs._jobs[job_ids[0]].state, storage.counted(content, options)))
+        claims.append(storage.counting_state(content, options)[0])
+        saved_key.append((content, options))
         save(self, content, options, training)
 
     monkeypatch.setattr(Catalog, "_save", observed_save)
@@ -100,11 +102,48 @@ def test_a_big_upload_says_it_is_done_before_it_stores_its_counts(app, monkeypat
     job = jobs.wait(response.headers["Location"].rsplit("/", 1)[1], timeout=60)
     assert job.state == "done" and job.after_done == []
     assert seen == [("done", None)]  # said done first, then stored the counts, once
+    # Meanwhile the counts were claimed: another process opening the corpus waited for them instead of counting.
+    assert claims == ["counting"] and storage.counting_state(*saved_key[0])[0] == "done"
     assert list(storage.count_builds().values()) == [1]
     # The page opens from what this process kept, without counting the corpus again.
     catalog = app.extensions["webnb"]["catalog"]
     counted = len(catalog.counted_here)
     assert client.get(job.result_url).status_code == 200 and len(catalog.counted_here) == counted
+
+
+def test_counts_left_for_after_the_job_are_claimed_and_let_go_if_never_stored(app, monkeypatch):
+    from webnb.engine import AnalysisOptions, VocabularyOptions
+    from webnb.engine.io import persist
+    from webnb.storage import content_hash
+
+    catalog, storage = app.extensions["webnb"]["catalog"], app.extensions["webnb"]["storage"]
+    options = persist.options_key(AnalysisOptions(), VocabularyOptions())
+    left = []
+
+    def add(corpus):
+        catalog.add(corpus, name="later", source="test", later=lambda work, if_failed: left.append((work, if_failed)))
+        return content_hash(corpus)
+
+    # The job failed after storing: the claim goes, and the next process to need the counts makes them.
+    failed = add(big_corpus(40))
+    assert storage.counting_state(failed, options)[0] == "counting" and storage.counted(failed, options) is None
+    left[-1][1]()
+    assert storage.counting_state(failed, options) is None
+    # Storing the counts failed: the claim goes as well, and the error is the job's log's to show.
+    broken = add(big_corpus(41))
+
+    def full_disk(*args, **kwargs):
+        raise OSError("disk full")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(storage, "save_counted", full_disk)
+        with pytest.raises(OSError, match="disk full"):
+            left[-1][0]()
+    assert storage.counting_state(broken, options) is None
+    # Stored: the claim becomes the counts.
+    stored = add(big_corpus(42))
+    left[-1][0]()
+    assert storage.counting_state(stored, options)[0] == "done" and storage.counted(stored, options) is not None
 
 
 def test_work_after_a_job_runs_once_it_is_done_and_never_after_a_failure():
@@ -118,7 +157,7 @@ def test_work_after_a_job_runs_once_it_is_done_and_never_after_a_failure():
         return "/done"
 
     def failing(job):
-        job.later(lambda: events.append(("never", job.state)))
+        job.later(lambda: events.append(("never", job.state)), if_failed=lambda: events.append(("instead", job.state)))
         raise ValueError("no")
 
     try:
@@ -128,7 +167,7 @@ def test_work_after_a_job_runs_once_it_is_done_and_never_after_a_failure():
         jobs.shutdown()
     assert (done.state, done.result_url, done.error) == ("done", "/done", None)
     assert (failed.state, failed.error) == ("failed", "no")
-    assert events == [("later", "done"), ("after the failure", "done")]
+    assert events == [("later", "done"), ("after the failure", "done"), ("instead", "failed")]
     assert done.after_done == [] and failed.after_done == []
 
 

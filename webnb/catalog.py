@@ -301,10 +301,13 @@ class Catalog:
         if counted_now:
             self._keep(content, options, training, corpus)
             save = functools.partial(self._save, content, options, training)
-            if later is None:
+            # Packing the counts is a sixth of a 20 Newsgroups upload: the first page does not wait for it. Claimed
+            # meanwhile, so that another process opening the corpus waits for them rather than counts it again.
+            if later is not None and self.storage.claim_counting(content, options, STALE_CLAIM):
+                release = functools.partial(self.storage.release_claim, content, options)
+                later(functools.partial(_or_else, save, release), if_failed=release)
+            else:
                 save()
-            else:  # packing the counts is a sixth of a 20 Newsgroups upload: the first page does not wait for it
-                later(save)
         if timing is not None:
             timing.finished()
         return corpus_id
@@ -570,7 +573,15 @@ class Catalog:
                                        lambda held: 2 * _table_size(held.training))
 
 
-# Python objects cost more than the characters they hold: a str has about 50 bytes of header.
+def _or_else(work: Callable[[], None], undo: Callable[[], None]) -> None:
+    """``work``, or ``undo`` if it raises (the error goes on)."""
+    try:
+        work()
+    except BaseException:
+        undo()
+        raise
+
+
 def packed_counts(training: TrainingSet) -> dict:
     """What ``Storage.save_counted`` stores of a training set: its counts as bytes."""
     return {"n_words": len(training.vocabulary),
@@ -579,6 +590,7 @@ def packed_counts(training: TrainingSet) -> dict:
             "matrix": persist.pack_rows(training.matrix, training.class_index)}
 
 
+# Python objects cost more than the characters they hold: a str has about 50 bytes of header.
 def _corpus_size(corpus: Corpus) -> int:
     return sum(len(text) + len(label) + len(doc_id) + 150
                for text, label, doc_id in zip(corpus.texts, corpus.labels, corpus.ids, strict=True))

@@ -100,12 +100,13 @@ class Job:
 
     saved: float = 0.0  # when the progress was last written to the database
     on_change: Callable | None = field(default=None, repr=False, compare=False)
-    after_done: list[Callable[[], None]] = field(default_factory=list, repr=False, compare=False)
+    after_done: list[tuple[Callable, Callable | None]] = field(default_factory=list, repr=False, compare=False)
 
-    def later(self, work: Callable[[], None]) -> None:
+    def later(self, work: Callable[[], None], if_failed: Callable[[], None] | None = None) -> None:
         """Run ``work`` once the job has said it is done, so that its page opens without waiting for it: what the
-        result does not need (storing counts for other processes, say). Dropped if the job fails."""
-        self.after_done.append(work)
+        result does not need (storing counts for other processes, say). If the job fails, ``if_failed`` runs
+        instead (to let go of what ``work`` would have finished)."""
+        self.after_done.append((work, if_failed))
 
     def report(self, done: int, total: int) -> None:
         self.done, self.total = done, total
@@ -300,13 +301,7 @@ class Jobs:
         job.result_url = result_url
         job.state, job.error = ("done", None) if error is None else ("failed", error)
         self._save_quietly(job)
-        later, job.after_done = job.after_done, []
-        for after in later if error is None else ():
-            try:
-                after()
-            except Exception:  # noqa: BLE001 - the job's result stands; what it would have added is lost
-                logger.exception("The work after the background job %r failed", job.title)
-        del later
+        self._after(job, failed=error is not None)
         # After the page may open (a tenth of a second on 20 Newsgroups), before ``wait`` returns: this thread
         # still holds its slot for heavy work, so the next computation starts from the same footprint.
         release_memory()
@@ -314,6 +309,18 @@ class Jobs:
             future = self._futures.pop(job.id, None)
         if future is not None:
             future.set_result(None)
+
+    @staticmethod
+    def _after(job: Job, failed: bool) -> None:
+        """What the job left for after its end (``Job.later``): its work, or what to do instead if it failed."""
+        later, job.after_done = job.after_done, []
+        for work, if_failed in later:
+            after = if_failed if failed else work
+            try:
+                if after is not None:
+                    after()
+            except Exception:  # noqa: BLE001 - the job's outcome stands; what it would have added is lost
+                logger.exception("The work after the background job %r failed", job.title)
 
     def _refresh_waiting(self) -> None:
         """Write the waiting jobs' rows again when they are due: another process calls a job that has been silent
