@@ -21,12 +21,10 @@ multiply, zero, smooth or underflow, and the comparison would set a whole lesson
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import platform
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -34,11 +32,9 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from webnb import create_app  # noqa: E402
-from webnb.engine import Corpus  # noqa: E402
+from scripts.newsgroups_app import TRAIN, counted_app  # noqa: E402
 from webnb.state import STEPS  # noqa: E402
 
-TRAIN = REPO_ROOT.parent / "shared" / "corpora" / "20newsgroups-bydate" / "train.jsonl.gz"
 BUILT_IN = "match-reviews"
 TARGET_RATIO = 2.0
 EXEMPT = {"factors"}  # a factor per vocabulary word: the one step whose work grows with the vocabulary by design
@@ -48,17 +44,6 @@ MODELS = (
     ("bernoulli α=1", {"model": "bernoulli", "alpha": "1"}),
 )
 HTMX = {"HX-Request": "true"}
-
-
-def read_jsonl_gz(path: Path) -> Corpus:
-    with gzip.open(path, "rt", encoding="utf-8") as lines:
-        records = [json.loads(line) for line in lines]
-    return Corpus(
-        texts=tuple(r["text"] for r in records),
-        labels=tuple(r["label"] for r in records),
-        ids=tuple(r["id"] for r in records),
-        name=path.name,
-    )
 
 
 def pages(text: str) -> list[tuple[str, str, str, dict]]:
@@ -80,20 +65,9 @@ def main(argv=None) -> int:
     parser.add_argument("--judge", choices=("wall", "cpu"), default="wall", help="the clock PASS/FAIL is read from")
     args = parser.parse_args(argv)
 
-    app = create_app(
-        {"TESTING": True, "WTF_CSRF_ENABLED": False}, instance_path=tempfile.mkdtemp(prefix="webnb-pages-")
-    )
-    catalog = app.extensions["webnb"]["catalog"]
-    client = app.test_client()
-
-    start = time.perf_counter()
-    newsgroups = catalog.add(read_jsonl_gz(Path(args.train)), name="20 Newsgroups, training", source="benchmark")
-    storing = time.perf_counter() - start
-    # Counted through the JSON twin, which counts in the request (a page would show progress instead).
-    start = time.perf_counter()
-    counted = client.get(f"/corpora/{newsgroups}/parameters", query_string={"format": "json"})
-    counting = time.perf_counter() - start
-    assert counted.status_code == 200 and counted.get_json().get("error") is None, counted.get_data(as_text=True)[:300]
+    counted = counted_app(Path(args.train), "webnb-pages-")
+    client, newsgroups = counted.client, counted.corpus_id
+    storing, counting = counted.storing_s, counted.counting_s
 
     asked = pages(args.text)
 

@@ -28,12 +28,10 @@ the figures. Exits 1 if any figure fails.
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import platform
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -41,25 +39,12 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from webnb import create_app  # noqa: E402
-from webnb.engine import Corpus  # noqa: E402
+from scripts.newsgroups_app import TRAIN, counted_app  # noqa: E402
 from webnb.engine.pages import telling_words as telling_module  # noqa: E402
 from webnb.engine.pages.telling_words import SEED_TOP, telling_words  # noqa: E402
 from webnb.state import entry_defaults, parse_state  # noqa: E402
 
-TRAIN = REPO_ROOT.parent / "shared" / "corpora" / "20newsgroups-bydate" / "train.jsonl.gz"
 TARGET_S = 0.5
-
-
-def read_jsonl_gz(path: Path) -> Corpus:
-    with gzip.open(path, "rt", encoding="utf-8") as lines:
-        records = [json.loads(line) for line in lines]
-    return Corpus(
-        texts=tuple(r["text"] for r in records),
-        labels=tuple(r["label"] for r in records),
-        ids=tuple(r["id"] for r in records),
-        name=path.name,
-    )
 
 
 def forget_told() -> None:
@@ -168,20 +153,10 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     repeats = max(1, args.repeats)
 
-    app = create_app(
-        {"TESTING": True, "WTF_CSRF_ENABLED": False}, instance_path=tempfile.mkdtemp(prefix="webnb-waits-")
-    )
-    catalog = app.extensions["webnb"]["catalog"]
-    jobs = app.extensions["webnb"]["jobs"]
-    client = app.test_client()
-
-    start = time.perf_counter()
-    corpus_id = catalog.add(read_jsonl_gz(Path(args.train)), name="20 Newsgroups, training", source="benchmark")
-    storing = time.perf_counter() - start
-    start = time.perf_counter()
-    counted = client.get(f"/corpora/{corpus_id}/parameters", query_string={"format": "json"})
-    counting = time.perf_counter() - start
-    assert counted.status_code == 200 and counted.get_json().get("error") is None, counted.get_data(as_text=True)[:300]
+    counted = counted_app(Path(args.train), "webnb-waits-")
+    catalog, client, corpus_id = counted.catalog, counted.client, counted.corpus_id
+    storing, counting = counted.storing_s, counted.counting_s
+    jobs = counted.jobs
 
     # The training set the catalog keeps for the default settings, and the lesson's model options, as the view has them.
     entry = catalog.get(corpus_id)
