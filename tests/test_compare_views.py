@@ -273,3 +273,23 @@ def test_an_htmx_request_for_a_large_corpus_gets_the_progress_fragment(app, clie
     assert "<html" not in text and soup_of(response, status=202).find(id="job")
     follow_job(app, response)
 
+
+
+def test_the_sweep_of_a_large_corpus_is_scored_in_the_background(app, client):
+    corpus_id = app.extensions["webnb"]["catalog"].add(big_corpus(2_100), name="Big", source="test")
+    url = f"/corpora/{corpus_id}/evaluation/sweep"
+    first = client.get(url)
+    if "Counting the training part" in soup_of(first, status=202).h1.get_text():  # the split is counted first
+        assert follow_job(app, first).state == "done"
+        first = client.get(url)
+    assert "Scoring 20 values of α on 524 test documents" in soup_of(first, status=202).h1.get_text()
+    job = follow_job(app, first)
+    assert job.state == "done", job.error
+    assert (job.done, job.total, job.unit) == (20, 20, "values of α") and job.result_url == url + "?"
+    page = soup_of(client.get(url))
+    data = client.get(url, query_string={"format": "json"}).get_json()
+    assert len(data["points"]) == 20 and data["kind"] == "multinomial"
+    assert page.find(id="sweep").find("svg") is not None  # the chart, drawn from the kept sweep
+    # another model's sweep, asked as JSON, is scored there and then: no job
+    other = client.get(url, query_string={"model": "bernoulli", "format": "json"})
+    assert other.status_code == 200 and other.get_json()["kind"] == "bernoulli"

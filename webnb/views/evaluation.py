@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flask import Blueprint, current_app, url_for
+from flask import Blueprint, current_app, request, url_for
 
 from webnb.charts import sweep_chart
 from webnb.engine import CorpusError, evaluate
@@ -11,9 +11,20 @@ from webnb.engine.evaluation.heldout import HeldOut
 from webnb.engine.evaluation.mistakes import Mistakes, misclassified, mistake_pages
 from webnb.engine.evaluation.scores import Score
 from webnb.engine.evaluation.sweep import MarkedSweep
-from webnb.engine.pages.insights import AlphaSweep, alpha_sweep
+from webnb.engine.pages.insights import DEFAULT_ALPHAS, AlphaSweep, alpha_sweep
 from webnb.notation import NOTATIONS
-from webnb.views.common import TextLesson, catalog, load_held_out, load_lesson, page_number, respond
+from webnb.views.common import (
+    LARGE_CORPUS,
+    TextLesson,
+    WorkInProgress,
+    catalog,
+    load_held_out,
+    load_lesson,
+    page_number,
+    respond,
+    start_job,
+    wants_json,
+)
 from webnb.work import heavy
 
 bp = Blueprint("evaluation", __name__)
@@ -57,17 +68,30 @@ def held_out_key(lesson: TextLesson) -> tuple:
 SWEEPS_KEPT = 8
 
 
-def sweep_for(lesson: TextLesson, held: HeldOut) -> AlphaSweep:
-    """The α sweep of the lesson's model on ``held``, from the app's cache or computed now."""
+def sweep_for(lesson: TextLesson, held: HeldOut, page: bool = False) -> AlphaSweep:
+    """The α sweep of the lesson's model on ``held``, from the app's cache or computed now. For the sweep's own
+    ``page`` on a large corpus (20 Newsgroups: about a second), computed by a background job while the progress
+    page shows, one step per α."""
     options = lesson.state.model_options()
     settings = {name: options[name] for name in ("kind", "binary", "fit_prior", "epsilon")}
     key = (held_out_key(lesson), *settings.items())
+    sweeps = current_app.extensions["webnb"]["sweeps"]  # taken here: a background job has no app context
+    if page and lesson.entry.n_documents > LARGE_CORPUS and not wants_json() and sweeps.get(key) is None:
+        return_to = request.full_path
+
+        def work(job) -> str:
+            sweeps.get_or_build(key, lambda: alpha_sweep(held.training, held.test_matrix, held.test_labels,
+                                                          progress=job.report, **settings))
+            return return_to
+
+        title = f"Scoring {len(DEFAULT_ALPHAS)} values of α on {len(held.test):,} test documents"
+        raise WorkInProgress(start_job(title, work, key=("sweep", key), unit="values of α"))
 
     def sweep() -> AlphaSweep:
         with heavy(len(held.training.corpus)):  # at most WEBNB_MAX_HEAVY_WORK at once (webnb/work.py)
             return alpha_sweep(held.training, held.test_matrix, held.test_labels, **settings)
 
-    return current_app.extensions["webnb"]["sweeps"].get_or_build(key, sweep)
+    return sweeps.get_or_build(key, sweep)
 
 
 def test_choices(lesson: TextLesson) -> list[tuple[str, str]]:
@@ -166,7 +190,7 @@ def sweep(corpus_id):
     marked = None
     if score is not None:
         try:
-            marked = MarkedSweep(sweep_for(lesson, score.held), score)
+            marked = MarkedSweep(sweep_for(lesson, score.held, page=True), score)
         except CorpusError as error:  # the test corpus was removed since the held-out set was made
             lesson.error = str(error)
     if marked is None:

@@ -134,10 +134,12 @@ def alpha_sweep(
     kind: str = "multinomial",
     binary: bool = False,
     alphas=None,
+    progress=None,
     **model_options,
 ) -> AlphaSweep:
     """Accuracy and log loss of the ``kind`` model on ``X_test`` (counts, shape (n_docs, n_words), from
     ``train.transform``) for each α of ``alphas`` (default ``DEFAULT_ALPHAS``: 0 and 19 values from 0.001 to 10).
+    ``progress(done, total)``, if given, is told after each α.
 
     Every model is derived from ``train.statistics``; nothing is re-vectorised. Per α the only heavy step is
     one ``joint_log_likelihood``; the predictions (as ``predict_index``) and the log posteriors (as
@@ -176,6 +178,8 @@ def alpha_sweep(
                 infinite_loss_documents=int(np.isinf(losses).sum()),
             )
         )
+        if progress is not None:
+            progress(len(points), len(exact_alphas))
     best = min(points, key=lambda p: (-p.correct, p.log_loss, p.alpha))
     return AlphaSweep(
         kind=kind,
