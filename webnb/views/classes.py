@@ -306,7 +306,8 @@ def follow_the_lecturer(response):
             or not session.get("leading")):
         return response
     record = led_class(session["leading"])
-    address = followed_address(g.get("short_address"))  # what the lecturer's address bar shows
+    linking = g.get("linking")  # the page's lesson: its short address is what the lecturer's address bar shows
+    address = followed_address(linking.short_address() if linking is not None else None)
     if (record is not None and record.running(now()) and record.state != address
             and (request.view_args or {}).get("corpus_id") == record.corpus_id):
         move_class(record.code, address)  # a write only when the lecturer moved, not on every page they open

@@ -299,13 +299,12 @@ def respond(template: str, block: str, record=None, *, status: int = 200, **cont
     else:
         lesson = context.get("lesson")
         if isinstance(lesson, Linking) and request.method == "GET":
-            # What a class follows (webnb/views/classes.py), and what static/webnb.js pushes into the history
-            # instead of the form's every field: the address bar is what gets shared.
-            g.short_address = lesson.short_address()
+            g.linking = lesson  # a class its lecturer leads follows its short address (webnb/views/classes.py)
         if is_htmx():
             response = make_response(render_block(template, block, record=record, **context))
-            if "short_address" in g:
-                response.headers["X-Webnb-Address"] = g.short_address
+            if "linking" in g:
+                # static/webnb.js pushes this instead of the form's every field: the address bar is what gets shared.
+                response.headers["X-Webnb-Address"] = g.linking.short_address()
         else:
             response = make_response(render_template(template, record=record, **context))
     response.status_code = status
