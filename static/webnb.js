@@ -219,6 +219,15 @@
   var bar = document.querySelector(".class-bar[data-follow-url]");
   if (bar && window.fetch) {
     var shown = bar.getAttribute("data-follow-version");
+    // A page this script opened to follow the lecturer was asked for at the version it followed, but may be drawn
+    // after a later move, with the newer version: it would then never follow that move. Start from the version
+    // followed, so that the first poll opens the lecturer's page.
+    var OPENED_AT = "webnb-followed-version";
+    try {
+      var opened = window.sessionStorage.getItem(OPENED_AT);
+      window.sessionStorage.removeItem(OPENED_AT);
+      if (opened !== null && Number(opened) < Number(shown)) shown = opened;
+    } catch (error) { /* no session storage: the page starts from the version it shows */ }
     var follow = function () {
       fetch(bar.getAttribute("data-follow-url"), {credentials: "same-origin", headers: {Accept: "application/json"}})
         .then(function (response) { return response.ok ? response.json() : null; })
@@ -227,6 +236,7 @@
           if (String(state.version) !== shown) {
             shown = String(state.version);
             if (state.address !== location.pathname + location.search) {
+              try { window.sessionStorage.setItem(OPENED_AT, shown); } catch (error) { /* see above */ }
               location.assign(state.address);
               return;
             }
