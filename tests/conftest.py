@@ -86,12 +86,32 @@ def shared_corpora() -> Path:
     return SHARED_CORPORA
 
 
+def _closing_bodies(app):
+    """``app`` with each response body closed as soon as it is sent or abandoned. Werkzeug's development server closes
+    it only after draining the request, and skips that when the browser has dropped the connection meanwhile: a static
+    file then stays open until garbage collection, which pytest reports in whichever test runs then."""
+
+    def wsgi(environ, start_response):
+        body = app(environ, start_response)
+
+        def sent():
+            try:
+                yield from body
+            finally:
+                if hasattr(body, "close"):
+                    body.close()
+
+        return sent()
+
+    return wsgi
+
+
 @contextmanager
 def serving(app):
     """``app`` served over real HTTP from a background thread, as a browser needs; yields its base URL."""
     from werkzeug.serving import make_server
 
-    server = make_server("127.0.0.1", 0, app, threaded=True)
+    server = make_server("127.0.0.1", 0, _closing_bodies(app), threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     # One line per request on stderr would bury a failure's output.
     werkzeug_logger = logging.getLogger("werkzeug")
