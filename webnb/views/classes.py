@@ -10,9 +10,11 @@ Following the lecturer: each lesson page the lecturer opens while leading a runn
 about once a second and opens the new state when its version changed, unless the student chose to explore on their
 own. The projector's theme and zoom stay the lecturer's.
 
-Guessing codes is limited in hosted mode, where the rate limits apply (webnb/ratelimits.py): at most
-``WRONG_CODES_PER_WORKSPACE`` wrong codes per workspace and ``WRONG_CODES_PER_ADDRESS`` per client address, and
-``JOINS_PER_ADDRESS`` joins per address in all (a lecture hall of 300 behind one NAT joins within two minutes).
+Guessing codes is braked in hosted mode, where the rate limits apply (webnb/ratelimits.py), never the hall: past
+``WRONG_CODES_PER_WORKSPACE`` wrong codes of a workspace or ``WRONG_CODES_PER_ADDRESS`` of its client address, every
+try from there carries a proof of work (webnb/room/proof.py) before its code is looked at, and a right code with its
+proof always gets in. Joining again a class this browser is in counts nothing. Instructor keys have counts of their
+own.
 """
 from __future__ import annotations
 
@@ -45,6 +47,7 @@ from webnb import classes as lectures
 from webnb import pages
 from webnb.admission import address_key
 from webnb.errors import refusal
+from webnb.room import proof
 from webnb.security import wants_json
 from webnb.views.common import catalog, is_htmx
 from webnb.workspaces import current_workspace, hosted
@@ -53,9 +56,15 @@ bp = Blueprint("classes", __name__)
 
 WRONG_CODES_PER_WORKSPACE = "10 per minute"
 WRONG_CODES_PER_ADDRESS = "60 per minute"
-JOINS_PER_ADDRESS = "600 per 2 minutes"
+# Instructor keys are guessed apart from codes: a flood of keys never touches the hall's joining.
+WRONG_KEYS_PER_WORKSPACE = "5 per minute"
+WRONG_KEYS_PER_ADDRESS = "30 per minute"
+# The proof of work asked past the wrong-code budget: 2^16 hashes on average, about 0.3 s in a phone's browser.
+PROOF_BITS = 16
 WRONG_CODE = ("No running class has this code. Check the code on the projector (six letters and digits, such as "
               "3X9KQR) and type it again.")
+PROOF_ASKED = ("Many wrong codes came from this network in the last minute, so your browser does a moment's work "
+               "before the code is checked. This takes a second; your code is kept.")
 
 
 def now() -> datetime:
@@ -128,40 +137,61 @@ def member_of(code: str):
 # --- guessing codes -------------------------------------------------------------------------------------------------
 
 
-class _Guesses:
-    """The counts of wrong codes and joins, in the rate limiter's storage (shared by every process when it is Redis);
-    nothing is counted where the rate limits are off (local mode)."""
+class _Budget:
+    """Wrong tries of one kind (class codes, instructor keys) per workspace and per client address, counted in the
+    rate limiter's storage (shared by every process when it is Redis); nothing is counted where the rate limits are
+    off (local mode). Only wrong tries are counted: a right one never spends what the hall shares."""
 
-    def __init__(self):
+    def __init__(self, name: str, per_workspace: str, per_address: str):
         limiter = current_app.extensions.get("webnb_limiter")
         self.enabled = bool(limiter and limiter.enabled)
         if self.enabled:
-            self.counter = FixedWindowRateLimiter(limiter.limiter.storage)
+            self.store = limiter.limiter.storage
+            self.counter = FixedWindowRateLimiter(self.store)
             address = address_key(request.remote_addr, current_app.config["SECRET_KEY"])
-            workspace = current_workspace()
-            self.wrong = [(parse_limit(WRONG_CODES_PER_WORKSPACE), "webnb-wrong-code", "workspace", workspace),
-                          (parse_limit(WRONG_CODES_PER_ADDRESS), "webnb-wrong-code", "address", address)]
-            self.joins = [(parse_limit(JOINS_PER_ADDRESS), "webnb-join", "address", address)]
+            self.limits = [(parse_limit(per_workspace), name, "workspace", current_workspace()),
+                           (parse_limit(per_address), name, "address", address)]
 
-    def refused(self) -> bool:
-        """True when this workspace or address may not try another code now."""
-        return self.enabled and not all(self.counter.test(*limit) for limit in self.wrong + self.joins)
-
-    def joined(self) -> None:
-        if self.enabled:
-            for limit in self.joins:
-                self.counter.hit(*limit)
+    def spent(self) -> bool:
+        """True when this workspace or its address has used up its wrong tries of the moment."""
+        return self.enabled and not all(self.counter.test(*limit) for limit in self.limits)
 
     def missed(self) -> None:
         if self.enabled:
-            for limit in self.wrong + self.joins:
+            for limit in self.limits:
                 self.counter.hit(*limit)
 
+    def spend_proof(self, challenge_id: str) -> bool:
+        """Record a proof of work as used; False when it was used already (a proof buys one try)."""
+        return self.store.incr(f"webnb-proof/{challenge_id}", proof.LIFETIME_SECONDS) == 1
 
-def _too_many():
-    response = refusal("Too many codes tried", "Too many codes were tried from this browser or this network in the "
-                       "last minute. Wait a minute, check the code on the projector, and try again.", 429)
-    response.headers["Retry-After"] = "60"
+
+def _code_guesses() -> _Budget:
+    return _Budget("webnb-wrong-code", WRONG_CODES_PER_WORKSPACE, WRONG_CODES_PER_ADDRESS)
+
+
+def _proof_bits() -> int:
+    return int(current_app.config.get("WEBNB_JOIN_PROOF_BITS", PROOF_BITS))
+
+
+def _proven(guesses: _Budget) -> bool:
+    """Whether this request carries a fresh, unspent proof of work (``proof`` and ``nonce``)."""
+    source = request.form if request.method == "POST" else request.args
+    challenge = proof.verify(current_app.config["SECRET_KEY"].encode("utf-8"), source.get("proof", ""),
+                             source.get("nonce", ""), min_bits=_proof_bits())
+    return challenge is not None and guesses.spend_proof(challenge.id)
+
+
+def _proof_asked(typed: str):
+    """The join form with a challenge: the browser solves it and sends the code again (static/webnb.js)."""
+    challenge = proof.make(current_app.config["SECRET_KEY"].encode("utf-8"), _proof_bits())
+    if wants_json():
+        response = jsonify(error=PROOF_ASKED, proof=challenge.text, bits=challenge.bits)
+    else:
+        response = Response(render_template("classes/join.html", typed=typed[:100], message=PROOF_ASKED,
+                                            challenge=challenge), mimetype="text/html")
+    response.status_code = 429
+    response.headers["Cache-Control"] = "no-store"
     return response
 
 
@@ -183,18 +213,28 @@ def join(typed: str):
 
 
 def _join(typed: str):
-    guesses = _Guesses()
-    if guesses.refused():
-        return _too_many()
     code = lectures.normalise_code(typed)
+    if code is not None and session.get("class") == code:
+        # Joined already (a reload, the QR code scanned again): nothing to guess, nothing counted.
+        record = member_of(code)
+        if record is not None and record.running(now()):
+            session["following"] = True
+            return redirect(request.script_root + record.state, 303)
+    guesses = _code_guesses()
+    # Past the budget, a try is looked at only with a proof of work, whatever its code: a right code then always
+    # gets in, and each wrong one costs the guesser the same work again.
+    if guesses.spent() and not _proven(guesses):
+        return _proof_asked(typed)
     record = None if code is None else _storage().get_class(code)
     if record is None:
         guesses.missed()
         # The same words and status for a code that cannot be one and a code no class has.
         if wants_json():
             return refusal("No class has this code", WRONG_CODE, 404)
-        return render_template("classes/join.html", typed=typed[:100], message=WRONG_CODE), 404
-    guesses.joined()
+        # Past the budget, the form comes with the next try's challenge, so that it need not be asked for first.
+        challenge = proof.make(current_app.config["SECRET_KEY"].encode("utf-8"), _proof_bits()) \
+            if guesses.spent() else None
+        return render_template("classes/join.html", typed=typed[:100], message=WRONG_CODE, challenge=challenge), 404
     if not record.running(now()):
         return refusal("This class has ended", f"The class {record.code} has ended, so nobody can join it any more. "
                        "Ask your lecturer for the code of today's class.", 410)
@@ -206,6 +246,14 @@ def _join(typed: str):
 # --- starting, leading, ending ------------------------------------------------------------------------------------
 
 
+def _too_many_keys():
+    response = refusal("Too many instructor keys tried", "Many wrong instructor keys were sent from this browser or "
+                       "this network in the last minute, so no key is checked until the minute is over. Wait a "
+                       "minute, then type the key the server's operator gave you.", 429)
+    response.headers["Retry-After"] = "60"
+    return response
+
+
 @bp.post("/classes")
 def start():
     """Start a class from the browser (the form on the home page), which becomes its lecturer."""
@@ -214,9 +262,9 @@ def start():
         if not key:
             abort(404)
         if session.get("instructor") is not True:
-            guesses = _Guesses()
-            if guesses.refused():
-                return _too_many()
+            guesses = _Budget("webnb-wrong-key", WRONG_KEYS_PER_WORKSPACE, WRONG_KEYS_PER_ADDRESS)
+            if guesses.spent():
+                return _too_many_keys()
             if not hmac.compare_digest(given.encode("utf-8", "surrogatepass"), key.encode("utf-8", "surrogatepass")):
                 guesses.missed()
                 return refusal("Wrong instructor key", "This is not the instructor key of this server, so no class "
