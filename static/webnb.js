@@ -212,39 +212,91 @@
     }
   });
 
-  // A student following the lecturer (.class-bar[data-follow-url], webnb/views/classes.py): the class's state
-  // version is asked for about once a second, and the lecturer's page opened when it changed. Each page starts at
-  // its own moment, so that a room's requests spread over the second instead of arriving together.
+  // A student following the lecturer (.class-bar[data-follow-url], webnb/views/classes.py): the class's event stream
+  // (sse-connect on the bar, htmx's SSE extension, webnb/room) says each move of the lecturer, with the class's state
+  // version and address, and the lecturer's page is opened when the version changed. Each stream starts with the
+  // class's present state, so a page that (re)connects catches up at once. While the stream is not open (not yet,
+  // dropped, blocked by a proxy) the page asks follow.json about once a second instead, and stops asking when the
+  // stream opens again. Each page starts polling at its own moment, so that a room's requests spread over the second.
   var FOLLOW_EVERY_MS = 1000;
+  // How long a page waits for its stream before it polls: a stream that neither opens nor fails (a proxy holding
+  // it back) must not leave the page behind the lecturer.
+  var STREAM_WAIT_MS = 5000;
   var bar = document.querySelector(".class-bar[data-follow-url]");
   if (bar && window.fetch) {
     var shown = bar.getAttribute("data-follow-version");
     // A page this script opened to follow the lecturer was asked for at the version it followed, but may be drawn
     // after a later move, with the newer version: it would then never follow that move. Start from the version
-    // followed, so that the first poll opens the lecturer's page.
+    // followed, so that the stream's first event (or the first poll) opens the lecturer's page.
     var OPENED_AT = "webnb-followed-version";
     try {
       var opened = window.sessionStorage.getItem(OPENED_AT);
       window.sessionStorage.removeItem(OPENED_AT);
       if (opened !== null && Number(opened) < Number(shown)) shown = opened;
     } catch (error) { /* no session storage: the page starts from the version it shows */ }
-    var follow = function () {
-      fetch(bar.getAttribute("data-follow-url"), {credentials: "same-origin", headers: {Accept: "application/json"}})
-        .then(function (response) { return response.ok ? response.json() : null; })
-        .then(function (state) {
-          if (!state || !state.running) return; // the class ended (or this browser left it): stop asking
-          if (String(state.version) !== shown) {
-            shown = String(state.version);
-            if (state.address !== location.pathname + location.search) {
-              try { window.sessionStorage.setItem(OPENED_AT, shown); } catch (error) { /* see above */ }
-              location.assign(state.address);
-              return;
-            }
-          }
-          window.setTimeout(follow, FOLLOW_EVERY_MS);
-        })
-        .catch(function () { window.setTimeout(follow, FOLLOW_EVERY_MS * 2); });
+    var done = false, streamOpen = false, polling = false;
+    var stopFollowing = function () {
+      done = true;
+      var source = bar["webnb-stream"];
+      if (source) source.close();
+      bar.removeAttribute("data-stream");
     };
-    window.setTimeout(follow, Math.random() * FOLLOW_EVERY_MS);
+    // The class's state, from the stream or a poll: true while the page stays and follows.
+    var follow = function (state) {
+      if (done) return false;
+      if (!state || !state.running) { stopFollowing(); return false; } // ended, or this browser left it
+      if (String(state.version) !== shown) {
+        shown = String(state.version);
+        if (state.address !== location.pathname + location.search) {
+          try { window.sessionStorage.setItem(OPENED_AT, shown); } catch (error) { /* see above */ }
+          stopFollowing();
+          location.assign(state.address);
+          return false;
+        }
+      }
+      return true;
+    };
+    var poll = function () {
+      if (done || streamOpen) { polling = false; return; }
+      fetch(bar.getAttribute("data-follow-url"), {credentials: "same-origin", headers: {Accept: "application/json"}})
+        .then(function (response) {
+          if (response.status === 429) { // past this member's budget of polls: ask again when the server says
+            var wait = parseInt(response.headers.get("Retry-After") || "", 10);
+            window.setTimeout(poll, (wait > 0 ? wait : 5) * 1000);
+            return null;
+          }
+          return (response.ok ? response.json() : Promise.resolve(null)).then(function (state) {
+            if (follow(state)) window.setTimeout(poll, FOLLOW_EVERY_MS); else polling = false;
+          });
+        })
+        .catch(function () { window.setTimeout(poll, FOLLOW_EVERY_MS * 2); });
+    };
+    var startPolling = function (after) {
+      if (polling || done) return;
+      polling = true;
+      window.setTimeout(poll, after);
+    };
+    var onMove = function (event) {
+      var state;
+      try { state = JSON.parse(event.data); } catch (error) { return; }
+      follow(state);
+    };
+    bar.addEventListener("htmx:sseOpen", function (event) {
+      var source = event.detail.source;
+      bar["webnb-stream"] = source;
+      if (done) { source.close(); return; }
+      streamOpen = true;
+      bar.setAttribute("data-stream", "open");
+      source.addEventListener("move", onMove); // the same listener once per source, however often it reopens
+    });
+    bar.addEventListener("htmx:sseError", function (event) {
+      var source = event.detail.source;
+      if (source && source.readyState === EventSource.OPEN) return;
+      streamOpen = false;
+      bar.removeAttribute("data-stream");
+      startPolling(Math.random() * FOLLOW_EVERY_MS);
+    });
+    var hasStream = bar.hasAttribute("sse-connect") && window.EventSource && window.htmx && htmx.createEventSource;
+    startPolling(hasStream ? STREAM_WAIT_MS : Math.random() * FOLLOW_EVERY_MS);
   }
 })();

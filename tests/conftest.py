@@ -121,6 +121,10 @@ def serving(app):
     try:
         yield f"http://127.0.0.1:{server.server_port}"
     finally:
+        # A class's open event streams end first: closing, the server waits for every request's thread.
+        broker = getattr(app, "extensions", {}).get("webnb", {}).get("broker")
+        if broker is not None:
+            broker.close()
         server.shutdown()
         thread.join()
         server.server_close()
@@ -266,6 +270,7 @@ def make_hosted_app(tmp_path):
     yield make
     for application in made:
         application.extensions["webnb"]["storage"].dispose()
+        application.extensions["webnb"]["broker"].close()  # its Redis connections, when Redis is the broker
         limits_store = application.extensions["webnb_limiter"].storage
         if isinstance(limits_store, RedisStorage):
             limits_store.storage.connection_pool.disconnect()

@@ -59,7 +59,8 @@ def parse(text: str) -> list[list[str]]:
 
 def unquote(cell: str) -> str:
     """A cell as the exporter was given it: without the quote added in front of a formula."""
-    return cell[1:] if cell.startswith("'") and cell[1:2] in ("=", "+", "-", "@", "\t", "\r", "\n") else cell
+    return cell[1:] if cell.startswith("'") and cell[1:].lstrip()[:1] in ("=", "+", "-", "@", "\t", "\r", "\n") \
+        or cell[1:2] in ("\t", "\r", "\n") else cell
 
 
 def assert_safe(text: str) -> list[list[str]]:
@@ -67,9 +68,29 @@ def assert_safe(text: str) -> list[list[str]]:
     rows = parse(text)
     for row in rows:
         for cell in row:
-            if cell[:1] in ("=", "+", "-", "@", "\t", "\r", "\n"):
+            if is_formula(cell):
                 float(cell)  # only a number may start with "-": raises ValueError otherwise
     return rows
+
+
+def is_formula(cell: str) -> bool:
+    """Whether a spreadsheet could read ``cell`` as a formula: its first character, or its first after white space,
+    is one of OWASP's list or their full-width forms."""
+    starts = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+    return cell.startswith(starts) or cell.lstrip().startswith(starts)
+
+
+# OWASP's CSV-injection examples, and the same behind white space.
+OWASP = ['=cmd|\' /C calc\'!A0', '=HYPERLINK("http://evil.example","x")', "+1+1", "-1+1", "@SUM(1+1)*cmd|' /C calc'!A0",
+         "\t=1+1", "\r=1+1"]
+VARIANTS = [" =1+1", "  +1", "\n=1+1", "\r\n@x", " \t-1+1", "\u00a0=1+1", "\u3000=1+1", "\uff1d1+1", " \uff0b1",
+            "\uff0d1", "\uff20SUM(A1)"]
+
+
+@pytest.mark.parametrize("value", OWASP + VARIANTS)
+def test_owasp_and_its_variants_get_a_quote_in_front(value):
+    assert parse(csv_text(["x"], [[value]]))[1] == ["'" + value]
+    assert not is_formula(parse(csv_text(["x"], [[value]]))[1][0])
 
 
 @pytest.mark.parametrize("value", INJECTIONS)
@@ -83,7 +104,7 @@ def test_full_width_formula_characters_are_neutralised_too(value):
     assert parse(csv_text(["x"], [[value]]))[1] == ["'" + value]
 
 
-@pytest.mark.parametrize("value", ["plain", "a=b", "1+1", "'quoted", "", " =1+1", "ψ", "2/3"])
+@pytest.mark.parametrize("value", ["plain", "a=b", "1+1", "'quoted", "", " a=1", "ψ", "2/3", "  "])
 def test_harmless_text_is_left_alone(value):
     assert parse(csv_text(["x"], [[value]]))[1] == [value]
 

@@ -27,6 +27,8 @@ def create_app(test_config=None, *, instance_path=None):
     from webnb.catalog import Catalog
     from webnb.jobs import Jobs
     from webnb.json_twins import JSONTwinProvider
+    from webnb.room import broker as room_broker
+    from webnb.room import stream as room_stream
     from webnb.storage import Storage, default_url
     from webnb.views import (
         additions,
@@ -98,6 +100,9 @@ def create_app(test_config=None, *, instance_path=None):
     CSRFProtect(app)
     security.init_app(app)
     ratelimits.init_app(app)  # per workspace, in hosted mode only
+    # A class's events (the lecturer's moves, answers to tally), published by the views and heard by the open event
+    # streams: Redis pub/sub when the rate limits are counted there (or WEBNB_BROKER_URL says so), else in-process.
+    app.extensions["webnb"]["broker"] = room_broker.make_broker(app)
     outages.init_app(app)  # knows when the database cannot be reached, and says so once in the log
     errors.init_app(app)  # every error a request meets, in webnb's own words (webnb/errors.py)
     app.jinja_env.filters.update(formatting.FILTERS)
@@ -113,4 +118,5 @@ def create_app(test_config=None, *, instance_path=None):
         questions.bp,
     ):
         app.register_blueprint(blueprint)
+    room_stream.init_app(app)  # /classes/<code>/events, served here in local mode (webnb/room/stream.py)
     return app

@@ -166,10 +166,16 @@ class Tally:
 
     @property
     def points(self) -> tuple:
-        """A tuning's answers: (α, held-out accuracy) of each student."""
+        """A tuning's scored answers: (α, held-out accuracy) of each student."""
         if self.question.kind != "tune":
             return ()
         return tuple((a.answer, a.score) for a in self.answers if a.score is not None)
+
+    @property
+    def pending(self) -> int:
+        """A tuning's answers stored but not scored yet (their held-out set is being counted): counted among the
+        answers, not drawn among the points."""
+        return sum(a.pending for a in self.answers) if self.question.kind == "tune" else 0
 
     def to_dict(self) -> dict:
         question = self.question
@@ -183,6 +189,7 @@ class Tally:
             data["shown"] = [a.answer for a in self.shown]
         if question.kind == "tune":
             data["points"] = [{"alpha": alpha, "accuracy": score} for alpha, score in self.points]
+            data["pending"] = self.pending
         return data
 
 

@@ -216,6 +216,17 @@ def build_parser() -> argparse.ArgumentParser:
              "unlisted. The same as WEBNB_ALLOW_WORKSPACES=1, for flask run and gunicorn",
     )
 
+    events = commands.add_parser(
+        "events", help="serve the classes' event streams in hosted mode, beside gunicorn (README, Hosting a lecture "
+                       "hall)",
+        description="Serve /classes/<code>/events, the event streams that move the students' pages, from one "
+                    "asynchronous process, with the same WEBNB_* settings as gunicorn's workers (the secret, the "
+                    "database, and Redis in WEBNB_RATE_LIMIT_STORAGE or WEBNB_BROKER_URL). The reverse proxy sends "
+                    "that address here and every other to gunicorn.",
+    )
+    events.add_argument("--host", default="127.0.0.1")
+    events.add_argument("--port", type=_whole(0, 65535), default=8001)
+
     evaluate_parser = commands.add_parser(
         "evaluate", help="accuracy, confusion matrix, precision/recall/F1 (and the bell curves of a table)",
         description="Train on a corpus of texts or a table of numbers and score the model: on a separate test\n"
@@ -558,7 +569,34 @@ def run_serve(args) -> int:
     except RuntimeError as error:  # hosted without a secret; local mode on hosted workspaces' database
         print(f"webnb serve: {error}", file=sys.stderr)
         return 2
+    warn_when_exposed_with_proxies(app, args.host)
     app.run(host=args.host, port=args.port, debug=args.debug)
+    return 0
+
+
+def warn_when_exposed_with_proxies(app, host: str) -> None:
+    """Say so on standard error when proxies are trusted (WEBNB_PROXIES) and the server listens beyond loopback."""
+    from webnb.security import exposed_addresses, proxies_warning
+
+    if int(app.config.get("WEBNB_PROXIES", 0)) > 0 and exposed_addresses([host]):
+        print(f"webnb: warning: {proxies_warning([host])}", file=sys.stderr)
+
+
+def run_events(args) -> int:
+    """``webnb events``: the classes' event streams (webnb/room/events_server.py), until stopped."""
+    from webnb import create_app
+
+    try:
+        from webnb.room.events_server import uvicorn_server
+
+        server = uvicorn_server(create_app(), host=args.host, port=args.port)
+    except ImportError as error:  # uvicorn comes with the hosted extra
+        print(f"webnb events: {error.name} is not installed: pip install -e '.[hosted]'", file=sys.stderr)
+        return 2
+    except RuntimeError as error:  # no secret, no Redis
+        print(f"webnb events: {error}", file=sys.stderr)
+        return 2
+    server.run()
     return 0
 
 
@@ -1227,6 +1265,8 @@ def main(argv=None, out=None) -> int:
             return run_corpora(args, out)
         if args.command == "class":
             return run_class(args, out)
+        if args.command == "events":
+            return run_events(args)
         return run_explain(args, out)
     except ValueError as error:
         print(f"webnb: {error}", file=sys.stderr)

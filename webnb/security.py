@@ -23,7 +23,11 @@ message with ``too_large_message()``.
 """
 from __future__ import annotations
 
+import ipaddress
 import os
+import shlex
+import sys
+from pathlib import Path
 
 from flask import Flask, abort, current_app, jsonify, render_template, request
 
@@ -60,10 +64,60 @@ def init_app(app: Flask) -> None:
 
         host = proxies if is_on(app.config.setdefault("WEBNB_PROXY_HOST", os.environ.get("WEBNB_PROXY_HOST"))) else 0
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=host, x_port=host)
+        exposed = exposed_addresses(gunicorn_binds(sys.argv, os.environ.get("GUNICORN_CMD_ARGS", "")))
+        if exposed:
+            app.logger.warning(proxies_warning(exposed))
     # First in line, ahead of Flask-WTF's CSRF check: a refused request must not even have its body parsed.
     checks = app.before_request_funcs.setdefault(None, [])
     checks[0:0] = [refuse_long_query, refuse_cross_site, refuse_large_body]
     app.after_request(add_security_headers)
+
+
+# --- trusting proxies only where they are the only way in -------------------------------------------------------------
+
+
+def is_loopback(host: str) -> bool:
+    host = host.strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a name or 0.0.0.0: reachable from elsewhere, as far as webnb can tell
+
+
+def gunicorn_binds(argv: list[str], cmd_args: str = "") -> list[str]:
+    """The addresses gunicorn was told to bind (``-b``/``--bind``, on its command line or in GUNICORN_CMD_ARGS);
+    none when this is not gunicorn (gunicorn's own default, 127.0.0.1:8000, is loopback)."""
+    if not argv or "gunicorn" not in Path(argv[0]).name:
+        return []
+    words, binds = [*argv[1:], *shlex.split(cmd_args)], []
+    for index, word in enumerate(words):
+        if word in ("-b", "--bind") and index + 1 < len(words):
+            binds.append(words[index + 1])
+        elif word.startswith("--bind="):
+            binds.append(word.split("=", 1)[1])
+        elif word.startswith("-b") and len(word) > 2:
+            binds.append(word[2:])
+    return binds
+
+
+def exposed_addresses(binds: list[str]) -> list[str]:
+    """The binds not on loopback: a host:port, [v6]:port or a bare host (a Unix socket is not exposed)."""
+    exposed = []
+    for bind in binds:
+        if bind.startswith(("unix:", "fd://")):
+            continue
+        host = bind.rsplit(":", 1)[0] if bind.count(":") == 1 or bind.startswith("[") else bind
+        if not is_loopback(host):
+            exposed.append(bind)
+    return exposed
+
+
+def proxies_warning(exposed: list[str]) -> str:
+    return (f"WEBNB_PROXIES is set, so webnb takes each client's address from X-Forwarded-For, but it listens on "
+            f"{', '.join(exposed)}, which is not loopback. Anyone who reaches that port directly can forge the header "
+            "and escape every limit per address. Bind to 127.0.0.1 (or a Unix socket) and let only the proxy in.")
 
 
 def is_on(setting) -> bool:

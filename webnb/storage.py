@@ -234,8 +234,11 @@ class_answers = sa.Table(
     sa.Column("question_id", sa.Integer, sa.ForeignKey("class_questions.id", ondelete="CASCADE"), primary_key=True),
     sa.Column("student", sa.Text, primary_key=True),
     sa.Column("answer", sa.Text, nullable=False),
-    sa.Column("success", sa.Boolean, nullable=True),  # a challenge's: whether the engine found it did what was asked
-    sa.Column("score", sa.Float, nullable=True),  # a tuning's: the held-out accuracy at the α answered
+    # A challenge's: whether the engine found it did what was asked; a tuning's: False when it cannot be scored.
+    sa.Column("success", sa.Boolean, nullable=True),
+    # A tuning's: the held-out accuracy at the α answered; NULL (with success NULL) while it waits for its held-out
+    # set to be counted: a tuning answer is stored when it arrives and scored later (webnb/views/questions.py).
+    sa.Column("score", sa.Float, nullable=True),
     sa.Column("hidden", sa.Boolean, nullable=False, server_default=sa.false()),  # the lecturer hid it from the reveal
     sa.Column("answered_at", sa.DateTime(timezone=True), nullable=False),
 )
@@ -359,6 +362,12 @@ class AnswerRecord:
     score: float | None
     hidden: bool
     answered_at: datetime
+
+    @property
+    def pending(self) -> bool:
+        """A tuning answer's: stored, its score not known yet (its held-out set is being counted). Meaningless for
+        the other kinds of question, which have no score."""
+        return self.score is None and self.success is None
 
 
 class DocumentRow(NamedTuple):
@@ -778,6 +787,23 @@ class Storage:
                 class_answers.c.question_id == question_id, class_answers.c.student == student)).one_or_none()
         return None if row is None else AnswerRecord(0, row.answer, row.success, row.score, row.hidden,
                                                      _utc(row.answered_at))
+
+    def pending_tunings(self, question_id: int) -> list[str]:
+        """The values of α that answers to the tuning question wait to be scored at, each once."""
+        with self.engine.connect() as connection:
+            return list(connection.execute(
+                sa.select(class_answers.c.answer).distinct().where(*_pending(question_id))
+                .order_by(class_answers.c.answer)).scalars())
+
+    def score_tunings(self, question_id: int, alpha: str, score: float | None) -> int:
+        """Give every answer to the tuning question that waits at ``alpha`` its held-out accuracy ``score`` (None:
+        the model cannot be scored at it, which ``success`` False says); how many were scored. Only answers still
+        waiting are written, so scoring again (another process, a retried job) changes nothing, and an answer that
+        a student replaced meanwhile by another α keeps waiting for its own score."""
+        with self._writing() as connection:
+            return connection.execute(
+                class_answers.update().where(*_pending(question_id), class_answers.c.answer == alpha),
+                {"score": score, "success": None if score is not None else False}).rowcount
 
     def hide_answer(self, question: QuestionRecord, student_number: int) -> bool:
         """Hide the answer of the class's student ``student_number`` from the question's reveal; False when that
@@ -1251,6 +1277,12 @@ _CLASS_SUMMARY = sa.select(class_corpora).where(class_corpora.c.id == sa.bindpar
 def _question(row) -> QuestionRecord:
     return QuestionRecord(row.id, row.code, row.number, row.kind, row.goal, row.target, row.address, row.answer,
                           _utc(row.asked_at), None if row.revealed_at is None else _utc(row.revealed_at))
+
+
+def _pending(question_id: int) -> tuple:
+    """Where a tuning question's answers that wait for their score are: no score yet, and not found unscorable."""
+    return (class_answers.c.question_id == question_id, class_answers.c.score.is_(None),
+            class_answers.c.success.is_(None))
 
 
 def _class_summary(row) -> ClassCorpusSummary:

@@ -41,15 +41,17 @@ from flask import (
 )
 from flask_wtf.csrf import generate_csrf
 from limits import parse as parse_limit
+from limits import parse_many
 from limits.strategies import FixedWindowRateLimiter
 
 from webnb import classes as lectures
 from webnb import pages
 from webnb.admission import address_key
 from webnb.errors import refusal
+from webnb.room import broker as room_broker
 from webnb.room import proof
 from webnb.security import wants_json
-from webnb.views.common import catalog, is_htmx
+from webnb.views.common import catalog
 from webnb.workspaces import current_workspace, hosted
 
 bp = Blueprint("classes", __name__)
@@ -317,6 +319,9 @@ def end(code: str):
         return not_the_lecturer("Only the class's lecturer can end it.")
     _storage().end_class(record.code, now=now())
     _polled_states().pop(record.code, None)
+    # The followers' pages stop following (webnb/room: the event streams).
+    room_broker.publish(record.code, "move", {"version": record.state_version, "address": record.state,
+                                              "running": False})
     return redirect(url_for("classes.slide", code=record.code), 303)
 
 
@@ -353,6 +358,8 @@ def follow_the_lecturer(response):
             or not is_lesson_page() or current_app.config["SESSION_COOKIE_NAME"] not in request.cookies
             or not session.get("leading")):
         return response
+    if came_from_elsewhere():
+        return response  # a link from another site: the page offers "Show this to the class" instead
     record = led_class(session["leading"])
     linking = g.get("linking")  # the page's lesson: its short address is what the lecturer's address bar shows
     address = followed_address(linking.short_address() if linking is not None else None)
@@ -360,6 +367,40 @@ def follow_the_lecturer(response):
             and (request.view_args or {}).get("corpus_id") == record.corpus_id):
         move_class(record.code, address)  # a write only when the lecturer moved, not on every page they open
     return response
+
+
+def came_from_elsewhere() -> bool:
+    """Whether this request was sent from a page of another site (a link, a form, a script), as the browser tells:
+    ``Sec-Fetch-Site``, or where a browser does not send it, an ``Origin`` or ``Referer`` that is not webnb's. An
+    address typed or opened from a bookmark (``none``) and webnb's own links are the lecturer's own clicks."""
+    site = request.headers.get("Sec-Fetch-Site")
+    if site is not None:
+        return site not in ("same-origin", "none")
+    own = request.host_url.rstrip("/")
+    origin = request.headers.get("Origin")
+    if origin is not None:
+        return origin != own
+    referer = request.headers.get("Referer")
+    return referer is not None and referer != own and not referer.startswith(own + "/")
+
+
+@bp.post("/classes/<code>/show")
+def show_to_class(code: str):
+    """"Show this to the class": the lecturer moves the class to a page they opened from another site's link."""
+    record = led_class(code)
+    if record is None:
+        return not_the_lecturer("Only the class's lecturer moves it.")
+    if not record.running(now()):
+        return refusal("This class has ended", "The class has ended, so nothing moves it any more.", 410)
+    address = request.form.get("address", "")
+    parts = urlsplit(address)
+    corpus = f"/corpora/{record.corpus_id}"
+    if (parts.scheme or parts.netloc or not address.startswith("/")
+            or not (parts.path == corpus or parts.path.startswith(corpus + "/"))):
+        return refusal("Not a page of this class", "Only a lesson page of the class's corpus can be shown to the "
+                       "class. Nothing was moved.", 400)
+    move_class(record.code, followed_address(address))
+    return redirect(request.script_root + address, 303)
 
 
 # --- a followed page, drawn once per process -------------------------------------------------------------------------
@@ -396,7 +437,16 @@ def _followed_page_key():
         return None
     if not question_page and request.view_args.get("corpus_id") != record.corpus_id:
         return None
-    return (record.code, record.state_version, record.state, is_htmx())
+    return (record.code, record.state_version) + drawing_key()
+
+
+def drawing_key() -> tuple:
+    """Everything of this request that can change the bytes of its page, so that two followers share a drawing only
+    when each would have got the same bytes alone: the path, every parameter as given (the projector's theme and
+    zoom too, which the class's state leaves out), and every htmx header (whether it is a fragment, which part)."""
+    return (request.path, tuple(sorted(request.args.items(multi=True))),
+            tuple(sorted((name.lower(), value) for name, value in request.headers.items()
+                         if name.lower().startswith("hx-"))))
 
 
 def _unanswered(record, number: int) -> bool:
@@ -443,9 +493,11 @@ def _polled_states() -> dict:
 
 
 def move_class(code: str, address: str) -> None:
-    """Move the class to the lesson address ``address``: its followers open it at their next poll."""
-    _storage().set_class_state(code, address)
+    """Move the class to the lesson address ``address``: its followers open it when their event stream says so
+    (webnb/room), or at their next poll."""
+    version = _storage().set_class_state(code, address)
     _polled_states().pop(code, None)
+    room_broker.publish(code, "move", {"version": version, "address": address, "running": True})
 
 
 def _polled_class(code: str):
@@ -460,15 +512,39 @@ def _polled_class(code: str):
 
 @bp.get("/classes/<code>/follow.json")
 def follow_state(code: str):
-    """What a student's page polls: the class's state and its version (one row read at most every
-    ``STATE_KEPT_SECONDS`` per process; no page drawn)."""
+    """What a student's page polls while its event stream is down: the class's state and its version (one row read
+    at most every ``STATE_KEPT_SECONDS`` per process; no page drawn). Only for a member of the class or its
+    lecturer, known from the signed session alone: anyone else gets the same 404 without any read, so that a running
+    code and an unknown one answer alike and in the same time. A member polls within a budget of their own."""
+    if session.get("class") != code and not leads(code):
+        return refusal("Not your class", "This browser has not joined this class.", 404)
+    if _polls_spent():
+        response = refusal("Too many polls", "This page asked for the lecturer's slide many times in the last "
+                           "minute; it asks again in a few seconds.", 429)
+        response.headers["Retry-After"] = str(POLL_RETRY_SECONDS)
+        return response
     record = _polled_class(code)
-    if record is None or (session.get("class") != record.code and not leads(record.code)):
+    if record is None:
         return refusal("Not your class", "This browser has not joined this class.", 404)
     response = jsonify(version=record.state_version, address=request.script_root + record.state,
                        running=record.running(now()))
     response.headers["Cache-Control"] = "no-store"
     return response
+
+
+# A page polls once a second while its stream is down (twice when a poll fails): this leaves room for a reload or
+# two, and stops a script that polls flat out.
+POLLS_PER_MEMBER = "3 per second; 100 per minute"
+POLL_RETRY_SECONDS = 5
+
+
+def _polls_spent() -> bool:
+    limiter = current_app.extensions.get("webnb_limiter")
+    if not (limiter and limiter.enabled):
+        return False
+    counter = FixedWindowRateLimiter(limiter.limiter.storage)
+    budget = current_app.config.get("WEBNB_FOLLOW_POLLS", POLLS_PER_MEMBER)
+    return not all(counter.hit(limit, "webnb-follow-poll", student_id()) for limit in parse_many(budget))
 
 
 @bp.post("/classes/<code>/follow")
@@ -507,6 +583,12 @@ class Room:
         if request.endpoint == "inference.show":
             return "any"
         return "tune" if pages.page_of("text", request.endpoint) is not None else None
+
+    @property
+    def shows_elsewhere(self) -> bool:
+        """Whether this lecturer's page was opened from another site, so did not move the class: it offers to."""
+        return (self.role == "lecturer" and is_lesson_page() and came_from_elsewhere()
+                and (request.view_args or {}).get("corpus_id") == self.record.corpus_id)
 
     @property
     def here(self) -> str:

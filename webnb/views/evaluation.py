@@ -37,11 +37,18 @@ def scored(lesson: TextLesson) -> Score | None:
     if held is None:
         return None
     try:
-        model = held.training.model(**lesson.state.model_options())
-        return Score(held, model, evaluate(model, held.test_matrix, held.test_labels))
+        return score_on(held, lesson.state)
     except ValueError as error:
         lesson.error = str(error)
         return None
+
+
+def score_on(held: HeldOut, state) -> Score:
+    """The model that ``state`` asks for, trained on ``held``'s training documents and scored on its test documents
+    (no request needed: a class's tuning answers are scored by a background job too). Raises ValueError when the
+    settings make no model."""
+    model = held.training.model(**state.model_options())
+    return Score(held, model, evaluate(model, held.test_matrix, held.test_labels))
 
 
 def held_out_key(lesson: TextLesson) -> tuple:

@@ -8,8 +8,7 @@ the students' pages show the answer too.
 """
 from __future__ import annotations
 
-import csv
-import io
+from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, url_for
@@ -22,15 +21,18 @@ from werkzeug.datastructures import MultiDict
 from webnb import classes as lectures
 from webnb.charts import accuracy_only, sweep_chart
 from webnb.engine.evaluation.sweep import MarkedSweep
+from webnb.engine.export.tables import csv_text
 from webnb.engine.shared.numbers import ExactNumber
 from webnb.errors import refusal
 from webnb.notation import NOTATIONS
+from webnb.room import broker as room_broker
 from webnb.security import wants_json
-from webnb.state import parse_alpha
+from webnb.state import entry_defaults, parse_alpha, parse_state
 from webnb.views.classes import led_class, member_of, move_class, not_the_lecturer, now, student_id
-from webnb.views.common import load_lesson
-from webnb.views.evaluation import scored, sweep_for
+from webnb.views.common import LARGE_CORPUS, catalog, load_lesson
+from webnb.views.evaluation import score_on, sweep_for
 from webnb.views.inference import lesson_explained
+from webnb.work import Busy
 
 bp = Blueprint("questions", __name__)
 
@@ -136,19 +138,21 @@ def ask(code: str):
 def _tally(record, question, *, counted: bool = True):
     """The question's tally and the lesson it was asked about. ``counted=False`` leaves the answers out: a student's
     page and the check of an answer need the options only, not the room's 300 answers."""
-    lesson = _lesson_at(record, question.address)
+    lesson = _lesson_at(record, question.address, **(_TUNING_LESSON if question.kind == "tune" else {}))
     classes = lesson.training.statistics.classes if lesson.training is not None else ()
     answers = _storage().answers(question) if counted else ()
     return lectures.tally(question, answers, classes, lesson.state.text), lesson
 
 
-def _sweep(record, question, tally):
-    """A tuning's sweep chart with the students' answers on it, or None when the settings cannot be scored."""
-    lesson = _lesson_at(record, question.address)
-    score = scored(lesson) if lesson.training is not None else None
-    if score is None:
+def _sweep(record, question, tally, held):
+    """A tuning's sweep chart on its counted held-out set ``held``, with the students' scored answers on it; None
+    when the settings cannot be scored."""
+    lesson = _lesson_at(record, question.address, **_TUNING_LESSON)
+    try:
+        score = score_on(held, lesson.state)
+    except ValueError:
         return None
-    marked = MarkedSweep(sweep_for(lesson, score.held), score)
+    marked = MarkedSweep(sweep_for(lesson, held), score)
     marks = [(parse_alpha(alpha), accuracy) for alpha, accuracy in tally.points]
     return {"sweep": marked.sweep, "chart": accuracy_only(sweep_chart(marked.sweep, marks=marks)),
             "notation": NOTATIONS[lesson.state.notation]}
@@ -179,10 +183,12 @@ def show(code: str, number: int):
     question = _question(record, number)
     if lecturer is not None:
         return _lecturer_page(record, question)
-    own = _storage().own_answer(question.id, student_id())
+    own = _own_answer(record, question)
     tally, lesson = _tally(record, question, counted=False)
     if wants_json():
         mine = None if own is None else {"answer": own.answer, "success": own.success, "accuracy": own.score}
+        if own is not None and question.kind == "tune":
+            mine["pending"] = own.pending  # stored, its score not known yet
         data = {"number": question.number, "kind": question.kind, "prompt": lectures.prompt(question),
                 "review": tally.review, "options": list(tally.options) if question.kind == "predict" else [],
                 "revealed": tally.revealed, "own_answer": mine}
@@ -194,15 +200,38 @@ def show(code: str, number: int):
                            max_length=lectures.MAX_ANSWER_LENGTH, running=record.running(now()))
 
 
+@bp.get("/classes/<code>/questions/<int:number>/own-answer")
+def own_answer(code: str, number: int):
+    """A student's answer alone, which their page polls (htmx, once a second) while its score is being counted."""
+    record = member_of(code)
+    if record is None:
+        return refusal("Not your class", "This browser has not joined this class; join it with its code.", 404)
+    question = _question(record, number)
+    return render_block("classes/question.html", "own_answer", record=record, question=question,
+                        own=_own_answer(record, question))
+
+
+def _own_answer(record, question):
+    """This student's answer; a tuning's scored first if it waits and its held-out set is counted by now."""
+    own = _storage().own_answer(question.id, student_id())
+    if question.kind == "tune" and own is not None and own.pending:
+        _score_tuning(record, question)
+        own = _storage().own_answer(question.id, student_id())
+    return own
+
+
 def _lecturer_context(record, question) -> dict:
+    held, counting = _score_tuning(record, question) if question.kind == "tune" else (None, False)
     tally, lesson = _tally(record, question)
     return dict(record=record, question=question, tally=tally, prompt=lectures.prompt(question), lesson=lesson,
-                lecturer=True, sweep=_sweep(record, question, tally) if question.kind == "tune" else None,
-                running=record.running(now()), decision_address=decision_address(question.address))
+                lecturer=True, sweep=_sweep(record, question, tally, held) if held is not None else None,
+                counting=counting, running=record.running(now()), decision_address=decision_address(question.address))
 
 
 def _lecturer_page(record, question):
     if wants_json():
+        if question.kind == "tune":
+            _score_tuning(record, question)  # answers that can be scored by now are, before the tally is made
         tally, _ = _tally(record, question)
         return {"class": record.code, "question": tally.to_dict(),
                 "questions": [_summary(record, q) for q in _storage().questions(record.code)]}
@@ -222,6 +251,110 @@ def tally(code: str, number: int):
     return render_block("classes/question.html", "tally", **_lecturer_context(record, question))
 
 
+# --- a tuning: stored when it arrives, scored when its held-out set is counted -----------------------------------
+#
+# Scoring an α needs the held-out set of the question's slide, which takes seconds to count on a large corpus and is
+# kept by each process. So a tuning answer is stored at once without a score (pending), and the held-out set is
+# counted by one background job that the whole class shares (one per process: a job runs where it was started).
+# When it is counted, every pending answer of the question is scored at its own α, which is quick from the counts.
+# Scoring writes only answers still pending at that α, so it may run twice (two processes, a job started again) to
+# no harm, and a process that has the held-out set scores what any other stored. Every request that finds answers
+# pending (the student's page waiting for its score, the projector's tally) scores them, or starts the job again
+# when none runs: an answer outlives a failed job or a restarted server.
+
+# A tuning is scored on the held-out set whatever the slide trains on: its lesson is opened trained on all the
+# documents, so that showing the question never counts the split for each student.
+_TUNING_LESSON = {"train": "all"}
+
+
+@dataclass(frozen=True)
+class _Tuning:
+    """What a tuning question's answers are scored on, as the evaluation page scores them: the class's corpus and
+    the slide's settings, with the catalog as the request saw it (the job uses it after the request has ended)."""
+
+    question: object  # storage.QuestionRecord
+    entry: object  # catalog.CorpusEntry
+    args: MultiDict  # the lesson parameters of the slide the question was asked from
+    shared: object  # catalog.ScopedCatalog
+    storage: object  # storage.Storage
+
+    def at(self, alpha: str | None = None):
+        """The slide's settings (with α = ``alpha``): those of the evaluation page at that α."""
+        args = self.args.copy()
+        if alpha is not None:
+            args.setlist("alpha", [alpha])
+        return parse_state(args, entry_defaults(self.entry))
+
+    def held_out(self, *, counted_only: bool = False, progress=None):
+        """The held-out set; with ``counted_only``, None unless this process has it already. Raises ValueError when
+        the slide's settings make none."""
+        state = self.at()
+        where = (self.entry, state.analysis_options(), state.vocabulary_options(), state.test, *state.split)
+        if counted_only:
+            return self.shared.cached_held_out(*where)
+        return self.shared.held_out(*where, progress=progress)
+
+    def score_pending(self, held) -> None:
+        """Score every answer that waits, at its own α, on ``held`` (None: the settings make no held-out set, so no
+        α can be scored)."""
+        for alpha in self.storage.pending_tunings(self.question.id):
+            try:
+                accuracy = score_on(held, self.at(alpha)).result.accuracy if held is not None else None
+            except ValueError:  # the model cannot be trained at this α: the student is told so
+                accuracy = None
+            self.storage.score_tunings(self.question.id, alpha, accuracy)
+
+
+def _score_tuning(record, question) -> tuple[object, bool]:
+    """(the question's held-out set, False) after scoring every answer that waited for it; (None, True) while a
+    background job counts it, started here unless one runs; (None, False) when the slide's settings make none.
+    Never answers with a progress page nor a refusal: the answers wait, stored."""
+    shared = catalog()
+    entry = shared.get(record.corpus_id)
+    if entry is None:  # the class's corpus was removed: nothing to score on
+        return None, False
+    tuning = _Tuning(question, entry, _address_args(question.address), shared, _storage())
+    try:
+        # A small corpus is counted here, as quickly as the evaluation page counts it; a large one in the background.
+        held = tuning.held_out(counted_only=entry.n_documents > LARGE_CORPUS)
+    except ValueError:
+        tuning.score_pending(None)
+        return None, False
+    except Busy:  # another process is counting these documents: the next request looks again
+        return None, True
+    if held is None:
+        _start_scoring(tuning)
+        return None, True
+    tuning.score_pending(held)
+    return held, False
+
+
+def _start_scoring(tuning: _Tuning) -> None:
+    """Count the question's held-out set in the background, then score the answers that wait for it. One job for the
+    whole class: keyed by the question, on behalf of the class (not of a student), so every student who answers
+    meanwhile shares it. When the server has too many jobs waiting, the answers wait for the next request."""
+    question = tuning.question
+    broker = current_app.extensions["webnb"].get("broker")  # taken here: a background job has no app context
+
+    def work(job) -> str:
+        try:
+            held = tuning.held_out(progress=job.report)
+        except ValueError:
+            tuning.score_pending(None)
+            raise
+        tuning.score_pending(held)
+        if broker is not None:
+            broker.publish(question.code, "tally", {"number": question.number})  # the projector draws the scores
+        return question_path(question.code, question.number)
+
+    try:
+        current_app.extensions["webnb"]["jobs"].start(
+            f"Counting the held-out documents of question {question.number}", work, key=("tuning", question.id),
+            workspace=f"class {question.code}")
+    except Busy:
+        pass
+
+
 # --- answering ----------------------------------------------------------------------------------------------------
 
 
@@ -232,8 +365,8 @@ def _too_many_answers() -> bool:
 
 
 def _checked(record, question, given: str):
-    """The answer as stored, whether it succeeded (a challenge) and its held-out accuracy (a tuning); or a refusal
-    that says why it cannot be taken."""
+    """The answer as stored and whether it succeeded (a challenge); or a refusal that says why it cannot be taken.
+    A tuning's α is checked here and scored once it is stored (``_score_tuning``)."""
     if question.kind == "predict":
         tally, _ = _tally(record, question, counted=False)
         if given not in tally.options:
@@ -255,13 +388,7 @@ def _checked(record, question, given: str):
         return refusal("Not a value of α", f"{problem}. Your answer was not stored.", 400)
     if alpha > 1000:
         return refusal("Not a value of α", "Try an α between 0 and 1000. Your answer was not stored.", 400)
-    given = str(ExactNumber(alpha))
-    lesson = _lesson_at(record, question.address, alpha=given)
-    result = scored(lesson)
-    if result is None:
-        return refusal("No score at this α", f"{lesson.error or 'The model cannot be scored at this α.'} "
-                       "Your answer was not stored.", 400)
-    return given, None, result.result.accuracy
+    return str(ExactNumber(alpha)), None, None
 
 
 @bp.post("/classes/<code>/questions/<int:number>/answers")
@@ -289,8 +416,15 @@ def answer(code: str, number: int):
         return checked  # refused
     given, success, score = checked
     _storage().answer_question(question.id, student_id(), given, success=success, score=score, now=now())
+    stored = {"answer": given, "success": success, "accuracy": score}
+    if question.kind == "tune":
+        # Stored first: scored now when its held-out set is counted, else when the class's job has counted it.
+        _score_tuning(record, question)
+        own = _storage().own_answer(question.id, student_id())
+        stored.update(success=own.success, accuracy=own.score, pending=own.pending)
+    room_broker.publish(record.code, "tally", {"number": question.number})  # the projector redraws its tally
     if wants_json():
-        return {"answer": given, "success": success, "accuracy": score}
+        return stored
     return redirect(url_for("questions.show", code=record.code, number=question.number), 303)
 
 
@@ -323,15 +457,11 @@ def hide(code: str, number: int):
 def answers_csv(code: str, number: int):
     """A question's answers, for after class: a number per student (their order of joining), never who they are."""
     record, question = _lecturers_question(code, number)
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["student", "answer", "success", "accuracy", "answered_at"])
-    for a in _storage().answers(question):
-        # A cell that a spreadsheet would run as a formula is quoted with a leading apostrophe.
-        text = "'" + a.answer if a.answer[:1] in ("=", "+", "-", "@", "\t", "\r") else a.answer
-        writer.writerow([a.student, text, "" if a.success is None else str(a.success).lower(),
-                         "" if a.score is None else repr(a.score), a.answered_at.isoformat()])
-    response = Response(out.getvalue(), mimetype="text/csv")
+    rows = ([a.student, a.answer, None if a.success is None else str(a.success).lower(), a.score,
+             a.answered_at.isoformat()] for a in _storage().answers(question))
+    # The engine's CSV, whose one rule neutralises what a spreadsheet would run as a formula.
+    body = csv_text(["student", "answer", "success", "accuracy", "answered_at"], rows)
+    response = Response(body, mimetype="text/csv")
     response.headers["Content-Disposition"] = (
         f'attachment; filename="class-{record.code}-question-{question.number}.csv"')
     return response

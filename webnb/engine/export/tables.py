@@ -2,9 +2,9 @@
 
 ``csv_text`` writes RFC 4180 CSV (``\\r\\n`` line ends) that is safe to open in a spreadsheet: a text cell
 starting with ``=``, ``+``, ``-``, ``@``, a tab, a carriage return or a line feed (or the full-width
-``＝ ＋ － ＠``, which some spreadsheets also read as a formula) gets a leading ``'``, as OWASP recommends
-against formula injection. Numbers are written as numbers and never prefixed, so −0.5 stays a number and
-log 0 is written ``-inf``. The ``*_table`` builders return ``(header, rows)`` for ``csv_text``.
+``＝ ＋ － ＠``, which some spreadsheets also read as a formula), after any white space, gets a leading
+``'``, as OWASP recommends against formula injection. Numbers are written as numbers and never prefixed, so
+−0.5 stays a number and log 0 is written ``-inf``. The ``*_table`` builders return ``(header, rows)`` for ``csv_text``.
 """
 from __future__ import annotations
 
@@ -24,13 +24,16 @@ from webnb.engine.text.training import TrainingSet
 # -- CSV ------------------------------------------------------------------------------------------------
 
 # The characters that make a spreadsheet read a cell as a formula (OWASP, "CSV Injection"), and the
-# full-width forms of the first four.
+# full-width forms of the first four. Spreadsheets skip white space before a formula (" =1+1" is one), so a cell is
+# judged by its first character after any white space, and one that starts with a tab or a line break always
+# gets the quote.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 
 
 def neutralise(text: str) -> str:
-    """``text`` with a leading ``'`` if a spreadsheet would otherwise read it as a formula."""
-    return "'" + text if text.startswith(FORMULA_STARTS) else text
+    """``text`` with a leading ``'`` if a spreadsheet would otherwise read it as a formula. The one rule for every
+    CSV that webnb writes."""
+    return "'" + text if text.startswith(FORMULA_STARTS) or text.lstrip().startswith(FORMULA_STARTS) else text
 
 
 def _is_number(value) -> bool:

@@ -1,0 +1,300 @@
+"""A class's event stream, ``/classes/<code>/events`` (webnb/room): served by the app itself in local mode, by
+``webnb events`` in hosted mode. It answers the class's lecturer and its members and 404s anyone else; it starts with
+the class's state, then says each move of the lecturer (and, to the lecturer only, each new answer to tally), and the
+class's end. ``webnb events`` reads the browser's signed session cookie and forwards what gunicorn's workers publish
+through Redis."""
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import threading
+from datetime import datetime, timezone
+
+import pytest
+from bs4 import BeautifulSoup
+
+from tests.conftest import browser_from
+from webnb import classes as lectures
+
+SLIDE = "/corpora/match-reviews/inference?model=multinomial&alpha=1&text=brilliant+match&presenter=1"
+# webnb's own link, as the lecturer's browser sends it (a navigation from another site must not move the class).
+OWN_LINK = {"Sec-Fetch-Site": "same-origin"}
+READ_TIMEOUT = 20.0  # seconds a read of a stream may block before the test fails (it returns as soon as data comes)
+
+
+def start_lecture(app):
+    """A class on the match reviews, its lecturer's browser and a student's browser that joined it."""
+    started = lectures.start_class(app.extensions["webnb"]["storage"], "match-reviews",
+                                   now=datetime.now(timezone.utc))
+    lecturer, student = browser_from(app), browser_from(app)
+    assert lecturer.get(f"/classes/{started.code}/lead/{started.secret}").status_code == 303
+    assert student.get(f"/join/{started.code}").status_code == 303
+    return started.code, lecturer, student
+
+
+def parse(chunk: bytes) -> list[tuple[str, object]]:
+    """(field, value) of each line of server-sent events: ("retry", ms), ("comment", text), (event, data)."""
+    found, event = [], None
+    for line in chunk.decode().splitlines():
+        if line.startswith("retry: "):
+            found.append(("retry", int(line[7:])))
+        elif line.startswith(":"):
+            found.append(("comment", line[1:].strip()))
+        elif line.startswith("event: "):
+            event = line[7:]
+        elif line.startswith("data: "):
+            found.append((event, json.loads(line[6:])))
+    return found
+
+
+class Stream:
+    """A stream opened with the Flask test client, read one chunk (one write of the server) at a time."""
+
+    def __init__(self, client, code: str):
+        self.response = client.get(f"/classes/{code}/events")
+        self.chunks = iter(self.response.response)
+
+    def next(self) -> list[tuple[str, object]]:
+        return parse(next(self.chunks))
+
+    def close(self):
+        self.response.close()
+
+
+# --- the app's own stream (local mode) --------------------------------------------------------------------------------
+
+
+def test_a_member_hears_the_present_state_then_each_move_and_the_end(app):
+    code, lecturer, student = start_lecture(app)
+    record = app.extensions["webnb"]["storage"].get_class(code)
+    stream = Stream(student, code)
+    try:
+        assert stream.response.status_code == 200
+        assert stream.response.mimetype == "text/event-stream"
+        assert stream.response.headers["Cache-Control"] == "no-store"
+        assert stream.response.headers["X-Accel-Buffering"] == "no"  # nginx must not hold the events back
+        assert stream.next() == [("retry", 3000), ("move", {"version": record.state_version, "address": record.state,
+                                                            "running": True})]
+        # The lecturer opens a slide: the students hear the move (published by move_class).
+        assert lecturer.get(SLIDE, headers=OWN_LINK).status_code == 200
+        assert stream.next() == [("move", {"version": record.state_version + 1, "address": SLIDE, "running": True})]
+        # Asking a question is a move too: to the question's page.
+        asked = lecturer.post(f"/classes/{code}/questions", data={"kind": "predict", "address": SLIDE})
+        assert asked.status_code == 303
+        ((event, data),) = stream.next()
+        assert event == "move" and data["address"] == asked.location and data["version"] == record.state_version + 2
+        # The lecturer ends the class: the last move says so, and the pages stop following.
+        assert lecturer.post(f"/classes/{code}/end").status_code == 303
+        ((event, data),) = stream.next()
+        assert event == "move" and data["running"] is False
+    finally:
+        stream.close()
+    assert app.extensions["webnb"]["broker"].listening() == 0  # closing the stream ends its subscription
+
+
+def test_the_lecturer_hears_each_answer_and_the_students_do_not(app):
+    code, lecturer, student = start_lecture(app)
+    asked = lecturer.post(f"/classes/{code}/questions", data={"kind": "predict", "address": SLIDE})
+    number = int(asked.location.rsplit("/", 1)[1])
+    projector, follower = Stream(lecturer, code), Stream(student, code)
+    try:
+        assert projector.next()[1][0] == "move" and follower.next()[1][0] == "move"
+        answered = student.post(f"/classes/{code}/questions/{number}/answers", data={"answer": "positive"})
+        assert answered.status_code == 303
+        assert projector.next() == [("tally", {"number": number})]
+        # A student's stream leaves the tally out: the next thing it says is the next move.
+        lecturer.get(SLIDE.replace("alpha=1", "alpha=2"), headers=OWN_LINK)
+        ((event, _),) = follower.next()
+        assert event == "move"
+        assert projector.next()[0][0] == "move"
+    finally:
+        projector.close()
+        follower.close()
+
+
+def test_an_idle_stream_sends_a_heartbeat(app):
+    app.config["WEBNB_EVENTS_HEARTBEAT_SECONDS"] = 0.01
+    code, _, student = start_lecture(app)
+    stream = Stream(student, code)
+    try:
+        stream.next()
+        assert stream.next() == [("comment", "heartbeat")]
+    finally:
+        stream.close()
+
+
+def test_only_the_lecturer_and_members_hear_a_class(app):
+    code, lecturer, student = start_lecture(app)
+    other_code, _, _ = start_lecture(app)
+    stranger = browser_from(app)
+    for client, wanted in ((lecturer, 200), (student, 200), (stranger, 404)):
+        response = client.get(f"/classes/{code}/events")
+        assert response.status_code == wanted
+        response.close()
+    # The same 404 as follow.json: for a stranger, a member of another class, an unknown code and a non-code.
+    follow = stranger.get(f"/classes/{code}/follow.json", headers={"Accept": "application/json"})
+    for client, asked in ((stranger, code), (student, other_code), (student, "AAAAAA"), (student, "x" * 80)):
+        response = client.get(f"/classes/{asked}/events", headers={"Accept": "application/json"})
+        assert (response.status_code, response.get_json()) == (404, follow.get_json())
+    # A browser whose session names the class but who is not among its members (a forged or stale session) neither.
+    with stranger.session_transaction() as session:
+        session["class"], session["class_student"] = code, "not-a-member"
+    assert stranger.get(f"/classes/{code}/events").status_code == 404
+
+
+def test_a_following_students_bar_hears_the_stream_and_the_extension_is_loaded_only_in_a_class(app):
+    code, _, student = start_lecture(app)
+    page = BeautifulSoup(student.get("/corpora/match-reviews").get_data(as_text=True), "html.parser")
+    bar = page.select_one(".class-bar")
+    assert bar["hx-ext"] == "sse" and bar["sse-connect"] == f"/classes/{code}/events"
+    assert bar["data-follow-url"] == f"/classes/{code}/follow.json"  # the fallback while the stream is not open
+    scripts = [script["src"] for script in page.find_all("script", src=True)]
+    assert "/static/vendor/sse-extension.min.js" in scripts
+    assert scripts.index("/static/vendor/htmx.min.js") < scripts.index("/static/vendor/sse-extension.min.js")
+    student.post(f"/classes/{code}/follow", data={"follow": "0", "back": "/corpora/match-reviews"})
+    exploring = BeautifulSoup(student.get("/corpora/match-reviews").get_data(as_text=True), "html.parser")
+    assert not exploring.select_one(".class-bar").has_attr("sse-connect")
+    outside = BeautifulSoup(browser_from(app).get("/").get_data(as_text=True), "html.parser")
+    assert "/static/vendor/sse-extension.min.js" not in [s["src"] for s in outside.find_all("script", src=True)]
+
+
+def test_the_projectors_tally_redraws_on_a_tally_event_with_a_slow_poll_behind(app):
+    code, lecturer, _ = start_lecture(app)
+    asked = lecturer.post(f"/classes/{code}/questions", data={"kind": "predict", "address": SLIDE})
+    page = BeautifulSoup(lecturer.get(asked.location).get_data(as_text=True), "html.parser")
+    section = page.select_one("section.class-question")
+    assert section["hx-ext"] == "sse" and section["sse-connect"] == f"/classes/{code}/events"
+    assert page.select_one("#tally")["hx-trigger"] == "sse:tally, every 5s"
+
+
+def test_the_extension_is_pinned_as_htmx_is():
+    from tests.test_vendor import vendor_assets
+
+    pins = {pin.destination: pin for pin in vendor_assets.PINS}
+    for destination in ("static/vendor/sse-extension.min.js", "static/vendor/sse-extension.LICENSE"):
+        assert pins[destination].package == "htmx-ext-sse" and pins[destination].version == "2.2.4"
+    assert vendor_assets.check() == []
+
+
+# --- hosted mode: the app leaves the streams to webnb events ----------------------------------------------------------
+
+
+def test_in_hosted_mode_the_app_sends_a_stream_request_away_and_the_page_polls(make_hosted_app, caplog):
+    app = make_hosted_app()
+    code, lecturer, student = start_lecture(app)
+    for _ in range(2):
+        response = student.get(f"/classes/{code}/events")
+        assert response.status_code == 503 and response.headers["Retry-After"] == "30"
+    assert sum("route /classes/<code>/events to `webnb events`" in r.getMessage() for r in caplog.records) == 1
+    assert browser_from(app).get(f"/classes/{code}/events").status_code == 404
+    assert student.get(f"/classes/{code}/follow.json").status_code == 200
+
+
+# --- webnb events: the stream server of hosted mode ------------------------------------------------------------------
+
+
+@pytest.fixture()
+def events_server(make_hosted_app, redis_test_url):
+    """A hosted app on Redis (as gunicorn's workers run it) and ``webnb events`` for it, served by uvicorn from a
+    thread on a free port: (app, port)."""
+    import uvicorn
+
+    from webnb.room.events_server import RoomEventsServer
+
+    app = make_hosted_app(WEBNB_RATE_LIMIT_STORAGE=redis_test_url)
+    listening = socket.socket()
+    listening.bind(("127.0.0.1", 0))
+    listening.listen()  # connections wait in the backlog until uvicorn takes them: no wait for it to start
+    server = uvicorn.Server(uvicorn.Config(RoomEventsServer(app), log_level="warning", lifespan="on",
+                                           timeout_graceful_shutdown=1))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listening]}, daemon=True)
+    thread.start()
+    try:
+        yield app, listening.getsockname()[1]
+    finally:
+        server.should_exit = True
+        thread.join()
+        listening.close()
+
+
+class RemoteStream:
+    """A stream of ``webnb events`` read over HTTP with the browser's cookie, one event (up to a blank line) at a
+    time."""
+
+    def __init__(self, port: int, code: str, cookie: str | None):
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=READ_TIMEOUT)
+        headers = {"Accept": "text/event-stream"} | ({"Cookie": cookie} if cookie else {})
+        self.connection.request("GET", f"/classes/{code}/events", headers=headers)
+        self.response = self.connection.getresponse()
+
+    def next(self) -> list[tuple[str, object]]:
+        lines = []
+        while (line := self.response.readline()) not in (b"\n", b""):
+            lines.append(line)
+        return parse(b"".join(lines))
+
+    def close(self):
+        self.connection.close()
+
+
+def cookie_of(client, app) -> str:
+    name = app.config["SESSION_COOKIE_NAME"]
+    return f"{name}={client.get_cookie(name).value}"
+
+
+def test_webnb_events_reads_the_session_cookie_and_forwards_a_move_published_through_redis(events_server):
+    app, port = events_server
+    code, lecturer, student = start_lecture(app)
+    record = app.extensions["webnb"]["storage"].get_class(code)
+
+    stream = RemoteStream(port, code, cookie_of(student, app))
+    try:
+        assert stream.response.status == 200
+        assert stream.response.getheader("Content-Type").startswith("text/event-stream")
+        assert stream.next() == [("retry", 3000)]
+        assert stream.next() == [("move", {"version": record.state_version, "address": record.state,
+                                           "running": True})]
+        # The lecturer's page, served by the app (a gunicorn worker): move_class publishes through Redis.
+        assert lecturer.get(SLIDE, headers=OWN_LINK).status_code == 200
+        assert stream.next() == [("move", {"version": record.state_version + 1, "address": SLIDE, "running": True})]
+    finally:
+        stream.close()
+
+    projector = RemoteStream(port, code, cookie_of(lecturer, app))
+    try:
+        assert projector.response.status == 200
+    finally:
+        projector.close()
+
+
+def test_webnb_events_refuses_a_missing_forged_or_foreign_cookie(events_server, make_hosted_app):
+    app, port = events_server
+    code, _, student = start_lecture(app)
+    other_code, _, _ = start_lecture(app)
+    name = app.config["SESSION_COOKIE_NAME"]
+    genuine = student.get_cookie(name).value
+    # Signed with another secret: the same data, another server's cookie.
+    foreign_app = make_hosted_app(SECRET_KEY="another secret of at least thirty-two bytes")
+    with foreign_app.test_request_context():
+        session_data = app.session_interface.get_signing_serializer(app).loads(genuine)
+        foreign = foreign_app.session_interface.get_signing_serializer(foreign_app).dumps(session_data)
+    for cookie, asked in ((None, code), (f"{name}={genuine[:-2]}xx", code), (f"{name}={foreign}", code),
+                          (f"{name}={genuine}", other_code), (f"{name}={genuine}", "x" * 80)):
+        stream = RemoteStream(port, asked, cookie)
+        try:
+            assert stream.response.status == 404, (cookie, asked)
+        finally:
+            stream.close()
+
+
+def test_webnb_events_needs_redis(make_hosted_app):
+    from webnb.room.events_server import RoomEventsServer
+
+    with pytest.raises(RuntimeError, match="through Redis"):
+        RoomEventsServer(make_hosted_app())  # the rate limits counted in memory: nothing to hear
+
+
+def test_webnb_events_is_a_subcommand(webnb, app):
+    code, _, error = webnb(app, "events", "--port", "0")
+    assert code == 2 and "redis://" in error

@@ -1,0 +1,67 @@
+"""What the two stream servers share (the app's own route, webnb/room/stream.py, and ``webnb events``,
+webnb/room/events_server.py): who may listen to a class, the first event of a stream, and the wire format.
+
+A stream answers a class's lecturer (the class's code is among the lecturer's in the signed session) and its
+members (the session names the class, and the database has this browser's workspace, or its local student name,
+among those who joined). Everyone else gets the same 404 as ``follow.json``.
+
+Each stream starts with ``retry:`` (how long the browser waits before reconnecting) and a ``move`` event with the
+class's present state, so that a browser that reconnects catches up on what it missed. A student's stream carries
+only ``move`` events; the lecturer's carries ``tally`` events too (an answer came in: the projector redraws its
+tally). A comment line every ``HEARTBEAT_SECONDS`` keeps proxies from closing an idle stream and tells the server when
+the browser has gone.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import datetime
+
+from webnb.room.broker import RoomEvent
+
+HEARTBEAT_SECONDS = 15.0
+RECONNECT_AFTER_MS = 3000
+STUDENTS_HEAR = frozenset({"move"})
+NOT_YOUR_CLASS = "This browser has not joined this class."
+
+
+def listener(session: Mapping, code: str, storage, *, hosted: bool):
+    """(the class, "lecturer" or "student") when this session may listen to the class with this code, else None.
+    ``session``: the signed session's data; one or two row reads."""
+    if code in session.get("lecturer", []):
+        record = storage.get_class(code)
+        return None if record is None else (record, "lecturer")
+    if session.get("class") != code:
+        return None  # no database read for a browser that never joined this class
+    student = session.get("workspace") if hosted else session.get("class_student")
+    if not isinstance(student, str) or not storage.is_member(code, student):
+        return None
+    record = storage.get_class(code)
+    return None if record is None else (record, "student")
+
+
+def hears(role: str, event: RoomEvent) -> bool:
+    return role == "lecturer" or event.event in STUDENTS_HEAR
+
+
+def present_state(record, now: datetime) -> RoomEvent:
+    """The class's state as a ``move`` event: what a stream sends first."""
+    return RoomEvent("move", {"version": record.state_version, "address": record.state,
+                              "running": record.running(now)})
+
+
+def opening(record, now: datetime, root: str) -> bytes:
+    """The first bytes of a stream: the reconnection delay and the class's present state."""
+    return f"retry: {RECONNECT_AFTER_MS}\n\n".encode() + wire(present_state(record, now), root)
+
+
+def wire(event: RoomEvent, root: str) -> bytes:
+    """One event as server-sent events write it. ``root``: the app's script root, put before a move's address (the
+    broker carries the address as stored, the same for every server)."""
+    data = event.data
+    if event.event == "move" and isinstance(data.get("address"), str):
+        data = {**data, "address": root + data["address"]}
+    return f"event: {event.event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
+
+
+HEARTBEAT = b": heartbeat\n\n"
