@@ -212,7 +212,7 @@
     }
   });
 
-  // A student following the lecturer (.class-bar[data-follow-url], webnb/views/classes.py): the class's event stream
+  // A student following the lecturer (.class-bar[data-follow-url], webnb/room/following.py): the class's event stream
   // (sse-connect on the bar, htmx's SSE extension, webnb/room) says each move of the lecturer, with the class's state
   // version and address, and the lecturer's page is opened when the version changed. Each stream starts with the
   // class's present state, so a page that (re)connects catches up at once. While the stream is not open (not yet,

@@ -179,14 +179,15 @@ def test_a_student_cannot_alter_it_beyond_what_a_built_in_allows(hosted_app, web
     publish(webnb, app, lecture_file)
     client = student(app)
     # No page adds, changes or removes a class corpus; every form that posts to a corpus answers as for a built-in.
-    # The only routes about classes are those of a class in the room (webnb/views/classes.py and questions.py),
+    # The only routes about classes are those of a class in the room (webnb/room/),
     # which name no corpus and whose start form, without the operator's instructor key, starts nothing.
     assert sorted(rule.rule for rule in app.url_map.iter_rules() if "class" in rule.rule) == [
-        "/classes", "/classes/<code>", "/classes/<code>/end", "/classes/<code>/follow",
+        "/classes", "/classes/<code>", "/classes/<code>/end", "/classes/<code>/events", "/classes/<code>/follow",
         "/classes/<code>/follow.json", "/classes/<code>/lead/<secret>", "/classes/<code>/questions",
         "/classes/<code>/questions/<int:number>", "/classes/<code>/questions/<int:number>/answers",
         "/classes/<code>/questions/<int:number>/answers.csv", "/classes/<code>/questions/<int:number>/hide",
-        "/classes/<code>/questions/<int:number>/reveal", "/classes/<code>/questions/<int:number>/tally"]
+        "/classes/<code>/questions/<int:number>/own-answer", "/classes/<code>/questions/<int:number>/reveal",
+        "/classes/<code>/questions/<int:number>/tally", "/classes/<code>/show"]
     assert client.post("/classes", data={"corpus": "newsgroups"}).status_code == 404
     posted = sorted(rule.rule for rule in app.url_map.iter_rules()
                     if "corpus_id" in rule.arguments and "POST" in rule.methods)

@@ -9,9 +9,9 @@ from urllib.parse import urlencode
 import pytest
 
 from tests.conftest import browser_from, soup_of
-from webnb import classes as lectures
+from webnb.room import lecture as lectures
 from webnb.room import proof
-from webnb.views.classes import PROOF_ASKED, WRONG_CODE
+from webnb.room.joining import PROOF_ASKED, WRONG_CODE
 
 INSTRUCTOR_KEY = "the operator's key for lecturers, long enough"
 HALL = "203.0.113.9"

@@ -12,10 +12,10 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.conftest import browser_from, soup_of
-from webnb import classes as lectures
 from webnb.cli import build_parser, run_class
+from webnb.room import lecture as lectures
+from webnb.room.joining import WRONG_CODE, qr_code
 from webnb.storage import PublishedCorpus, Storage
-from webnb.views.classes import WRONG_CODE, qr_code
 
 T0 = datetime(2026, 12, 3, 9, 0, tzinfo=timezone.utc)
 INSTRUCTOR_KEY = "the operator's key for lecturers, long enough"

@@ -16,8 +16,8 @@ import webnb.catalog
 from tests.conftest import browser_from, soup_of
 from tests.test_class_in_the_room import T0, set_clock, started
 from tests.test_class_questions import ask, twin
-from webnb import classes as lectures
 from webnb.engine import Corpus
+from webnb.room import lecture as lectures
 from webnb.storage import PublishedCorpus, Storage
 from webnb.views.common import LARGE_CORPUS
 

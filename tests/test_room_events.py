@@ -15,7 +15,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from tests.conftest import browser_from
-from webnb import classes as lectures
+from webnb.room import lecture as lectures
 
 SLIDE = "/corpora/match-reviews/inference?model=multinomial&alpha=1&text=brilliant+match&presenter=1"
 # webnb's own link, as the lecturer's browser sends it (a navigation from another site must not move the class).

@@ -238,3 +238,29 @@ def test_webnb_serve_beyond_loopback_with_proxies_trusted_warns(app, capsys):
     assert capsys.readouterr().err == ""
     warn_when_exposed_with_proxies(app, "0.0.0.0")
     assert "webnb: warning: WEBNB_PROXIES is set" in capsys.readouterr().err
+
+
+# --- the live layer's one seam ------------------------------------------------------------------------------------------
+
+
+def test_the_room_hooks_into_the_lesson_at_one_seam(app):
+    """No request hook of the room runs on every request: it wraps exactly the lesson pages' views (and its own
+    question page), and a lesson page's view is the room's wrapper around the page's own."""
+    import ast
+    from pathlib import Path
+
+    import webnb.room
+    from webnb import pages
+
+    room = Path(webnb.room.__file__).parent
+    hooks = [(path.name, node.attr) for path in room.glob("*.py")
+             for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.Attribute)
+             and node.attr in ("before_app_request", "after_app_request", "before_request", "after_request",
+                               "teardown_app_request")]
+    assert hooks == []
+    lesson_endpoints = {page.endpoint for kind in ("text", "table") for page in pages.PAGES[kind]}
+    wrapped = {endpoint for endpoint, view in app.view_functions.items() if getattr(view, "followed_by_the_room", 0)}
+    assert wrapped == lesson_endpoints | {"questions.show"}
+    # The room's caches are the app's, made with it: a new app starts with empty ones.
+    for name in ("broker", "followed_pages", "polled_classes", "answer_counts"):
+        assert name in app.extensions["webnb"]

@@ -22,17 +22,14 @@ def create_app(test_config=None, *, instance_path=None):
     from flask import Flask
     from flask_wtf.csrf import CSRFProtect
 
-    from webnb import errors, formatting, outages, pages, ratelimits, security, work, workspaces
+    from webnb import errors, formatting, outages, pages, ratelimits, room, security, work, workspaces
     from webnb.cache import DEFAULT_CACHE_MB, Cache
     from webnb.catalog import Catalog
     from webnb.jobs import Jobs
     from webnb.json_twins import JSONTwinProvider
-    from webnb.room import broker as room_broker
-    from webnb.room import stream as room_stream
     from webnb.storage import Storage, default_url
     from webnb.views import (
         additions,
-        classes,
         compare,
         corpus,
         evaluation,
@@ -47,7 +44,6 @@ def create_app(test_config=None, *, instance_path=None):
         parameters,
         parity,
         prior,
-        questions,
         sharing,
         words,
     )
@@ -94,15 +90,11 @@ def create_app(test_config=None, *, instance_path=None):
         "comparisons": Cache(max_entries=compare.COMPARISONS_KEPT),
         "sweeps": Cache(max_entries=evaluation.SWEEPS_KEPT),
         "parameter_tables": Cache(max_entries=parameters.PARAMETER_TABLES_KEPT),
-        "followed_pages": Cache(max_entries=classes.FOLLOWED_PAGES_KEPT),
     }
     work.init_app(app)  # the memory cap per piece of work and the heavy computations at once (webnb/work.py)
     CSRFProtect(app)
     security.init_app(app)
     ratelimits.init_app(app)  # per workspace, in hosted mode only
-    # A class's events (the lecturer's moves, answers to tally), published by the views and heard by the open event
-    # streams: Redis pub/sub when the rate limits are counted there (or WEBNB_BROKER_URL says so), else in-process.
-    app.extensions["webnb"]["broker"] = room_broker.make_broker(app)
     outages.init_app(app)  # knows when the database cannot be reached, and says so once in the log
     errors.init_app(app)  # every error a request meets, in webnb's own words (webnb/errors.py)
     app.jinja_env.filters.update(formatting.FILTERS)
@@ -114,9 +106,10 @@ def create_app(test_config=None, *, instance_path=None):
     app.register_blueprint(home.bp)
     for blueprint in (
         corpus.bp, matrix.bp, parameters.bp, inference.bp, evaluation.bp, compare.bp, words.bp, generative.bp,
-        additions.bp, parity.bp, sharing.bp, jobs.bp, export.bp, gaussian.bp, prior.bp, handouts.bp, classes.bp,
-        questions.bp,
+        additions.bp, parity.bp, sharing.bp, jobs.bp, export.bp, gaussian.bp, prior.bp, handouts.bp,
     ):
         app.register_blueprint(blueprint)
-    room_stream.init_app(app)  # /classes/<code>/events, served here in local mode (webnb/room/stream.py)
+    # The class in the room: its views, broker and caches, and its one seam into the lesson pages registered above
+    # (webnb/room/following.py wraps each page's view).
+    room.init_app(app)
     return app

@@ -356,7 +356,7 @@ CLASS_EXAMPLES = """examples:
 
 
 def _add_class_commands(commands) -> None:
-    from webnb.classes import DEFAULT_HOURS
+    from webnb.room.lecture import DEFAULT_HOURS
 
     lecture = commands.add_parser(
         "class", help="start or end a class in the room: students join by a short code or a QR code",
@@ -391,7 +391,7 @@ def _add_class_commands(commands) -> None:
 
 
 def _hours(text: str) -> float:
-    from webnb.classes import MAX_HOURS
+    from webnb.room.lecture import MAX_HOURS
 
     hours = float(text) if is_plain_decimal(text.strip()) else math.nan
     if not 0 < hours <= MAX_HOURS:  # also refuses nan
@@ -408,7 +408,7 @@ def run_class(args, out, now=None) -> int:
 
 
 def _start_class(app, args, out, *, now=None) -> int:
-    from webnb.classes import join_path, lecturer_path, start_class
+    from webnb.room.lecture import join_path, lecturer_path, start_class
 
     corpus_id = args.corpus_id or app.extensions["webnb"]["catalog"].builtin()[0].id
     entry = next((entry for entry in app.extensions["webnb"]["catalog"].builtin() if entry.id == corpus_id), None)
@@ -441,7 +441,7 @@ def _start_class(app, args, out, *, now=None) -> int:
 
 
 def _end_class(app, args, out, *, now=None) -> int:
-    from webnb.classes import normalise_code
+    from webnb.room.lecture import normalise_code
 
     storage = app.extensions["webnb"]["storage"]
     code = normalise_code(args.code)

@@ -25,7 +25,7 @@ from webnb.workspaces import current_workspace
 DEFAULT_LIMIT = "30 per 5 seconds; 900 per 10 minutes"
 
 
-POLLED_FREELY = frozenset({"static", "classes.follow_state", "questions.tally"})
+POLLED_FREELY = frozenset({"static", "following.follow_state", "questions.tally"})
 
 REDIS_TIMEOUT_SECONDS = 1.0
 # Flask-Limiter's own words when it switches store, replaced by webnb's (see _SwitchReport).

@@ -237,7 +237,7 @@ class_answers = sa.Table(
     # A challenge's: whether the engine found it did what was asked; a tuning's: False when it cannot be scored.
     sa.Column("success", sa.Boolean, nullable=True),
     # A tuning's: the held-out accuracy at the α answered; NULL (with success NULL) while it waits for its held-out
-    # set to be counted: a tuning answer is stored when it arrives and scored later (webnb/views/questions.py).
+    # set to be counted: a tuning answer is stored when it arrives and scored later (webnb/room/questions.py).
     sa.Column("score", sa.Float, nullable=True),
     sa.Column("hidden", sa.Boolean, nullable=False, server_default=sa.false()),  # the lecturer hid it from the reveal
     sa.Column("answered_at", sa.DateTime(timezone=True), nullable=False),

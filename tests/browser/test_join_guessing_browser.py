@@ -7,9 +7,9 @@ import time
 import pytest
 from conftest import browser_from, serving
 
-from webnb import classes as lectures
 from webnb import create_app
-from webnb.views.classes import PROOF_ASKED, PROOF_BITS
+from webnb.room import lecture as lectures
+from webnb.room.joining import PROOF_ASKED, PROOF_BITS
 
 pytestmark = pytest.mark.browser
 

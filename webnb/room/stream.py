@@ -15,10 +15,10 @@ from flask import Blueprint, Response, current_app, request, session
 from webnb.errors import refusal
 from webnb.room import events
 from webnb.room.broker import BrokerUnavailable
-from webnb.views.classes import now
+from webnb.room.hall import now
 from webnb.workspaces import hosted
 
-bp = Blueprint("room", __name__)
+bp = Blueprint("events", __name__)
 logger = logging.getLogger("webnb.room")
 
 
@@ -36,8 +36,8 @@ def class_events(code: str):
     if found is None:
         return refusal("Not your class", events.NOT_YOUR_CLASS, 404)
     if not current_app.config["WEBNB_EVENTS_IN_APP"]:
-        if not current_app.extensions.setdefault("webnb_events_misrouted", False):
-            current_app.extensions["webnb_events_misrouted"] = True
+        if not current_app.extensions["webnb"]["events_misrouted"]:
+            current_app.extensions["webnb"]["events_misrouted"] = True
             logger.warning("A class's event stream reached the app, which does not serve them here (hosted mode): "
                            "route /classes/<code>/events to `webnb events` (README, Hosting a lecture hall). The "
                            "students' pages follow by polling meanwhile.")

@@ -299,7 +299,7 @@ def respond(template: str, block: str, record=None, *, status: int = 200, **cont
     else:
         lesson = context.get("lesson")
         if isinstance(lesson, Linking) and request.method == "GET":
-            g.linking = lesson  # a class its lecturer leads follows its short address (webnb/views/classes.py)
+            g.linking = lesson  # a class its lecturer leads follows its short address (webnb/room/following.py)
         if is_htmx():
             response = make_response(render_block(template, block, record=record, **context))
             if "linking" in g:

@@ -118,9 +118,9 @@ class ClassStart:
 
 
 def _class_start() -> ClassStart:
-    from webnb.views import classes
+    from webnb.room.hall import may_start, offers_start
 
-    offered = classes.offers_start()
+    offered = offers_start()
     corpora = ()
     if offered:
         try:
@@ -129,4 +129,4 @@ def _class_start() -> ClassStart:
             corpora = tuple(entry for entry in builtin if entry.id not in test_parts)  # no class trains on a test set
         except STORAGE_ERRORS:
             corpora = ()
-    return ClassStart(offered and bool(corpora), offered and not classes.may_start(), corpora)
+    return ClassStart(offered and bool(corpora), offered and not may_start(), corpora)

@@ -14,11 +14,9 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, url_for
 from jinja2_fragments.flask import render_block
 from limits import parse as parse_limit
-from limits.storage import MemoryStorage
 from limits.strategies import FixedWindowRateLimiter
 from werkzeug.datastructures import MultiDict
 
-from webnb import classes as lectures
 from webnb.charts import accuracy_only, sweep_chart
 from webnb.engine.evaluation.sweep import MarkedSweep
 from webnb.engine.export.tables import csv_text
@@ -26,9 +24,11 @@ from webnb.engine.shared.numbers import ExactNumber
 from webnb.errors import refusal
 from webnb.notation import NOTATIONS
 from webnb.room import broker as room_broker
+from webnb.room import lecture
+from webnb.room.following import followed
+from webnb.room.hall import led_class, member_of, move_class, not_the_lecturer, now, room_storage, student_id
 from webnb.security import wants_json
 from webnb.state import entry_defaults, parse_alpha, parse_state
-from webnb.views.classes import led_class, member_of, move_class, not_the_lecturer, now, student_id
 from webnb.views.common import LARGE_CORPUS, catalog, load_lesson
 from webnb.views.evaluation import score_on, sweep_for
 from webnb.views.inference import lesson_explained
@@ -39,12 +39,8 @@ bp = Blueprint("questions", __name__)
 # Attempts of one student at one class's questions: a challenge is tried again and again, but not by a script.
 ANSWERS_PER_STUDENT = "30 per minute"
 # The answers' counts live in the rate limiter's storage when it has one (Redis, shared by every process); a class
-# on the lecturer's own laptop, where the rate limits are off, counts them in this process.
-_LOCAL_COUNTS = MemoryStorage()
-
-
-def _storage():
-    return current_app.extensions["webnb"]["storage"]
+# on the lecturer's own laptop, where the rate limits are off, counts them in this process
+# (``app.extensions["webnb"]["answer_counts"]``, made by webnb/room/__init__.py).
 
 
 def question_path(code: str, number: int, revealed: bool = False) -> str:
@@ -106,7 +102,7 @@ def ask(code: str):
     # A challenge is one choice: "class:<label>", "cannot-decide" or "flips".
     goal, _, target = challenge.partition(":")
     address = request.form.get("address", "")
-    if kind not in lectures.KINDS or not _is_slide_of(record, address, None if kind == "tune" else "inference"):
+    if kind not in lecture.KINDS or not _is_slide_of(record, address, None if kind == "tune" else "inference"):
         return refusal("No such question", "A question is asked from a slide of Bayes' rule (to predict or to "
                        "challenge) or from any slide of the lesson (to tune α); nothing was asked.", 400)
     lesson = _lesson_at(record, address)
@@ -119,13 +115,13 @@ def ask(code: str):
         if explained is None or not lesson.state.text.strip():
             return refusal("Type a review first", "A prediction is asked about the review on the slide: type one, "
                            "then ask. Nothing was asked.", 400)
-        answer = lectures.predicted(explained.verdict)
+        answer = lecture.predicted(explained.verdict)
     if kind == "challenge":
         classes = lesson.training.statistics.classes
-        if goal not in lectures.GOALS or (goal == "class" and target not in classes):
+        if goal not in lecture.GOALS or (goal == "class" and target not in classes):
             return refusal("No such challenge", "A challenge asks for a review of one of the corpus's classes, one "
                            "the model cannot decide, or one whose decision α changes. Nothing was asked.", 400)
-    question = _storage().ask_question(
+    question = room_storage().ask_question(
         record.code, kind=kind, address=address, goal=goal if kind == "challenge" else None,
         target=target if kind == "challenge" and goal == "class" else None, answer=answer, now=now())
     move_class(record.code, question_path(record.code, question.number))
@@ -140,8 +136,8 @@ def _tally(record, question, *, counted: bool = True):
     page and the check of an answer need the options only, not the room's 300 answers."""
     lesson = _lesson_at(record, question.address, **(_TUNING_LESSON if question.kind == "tune" else {}))
     classes = lesson.training.statistics.classes if lesson.training is not None else ()
-    answers = _storage().answers(question) if counted else ()
-    return lectures.tally(question, answers, classes, lesson.state.text), lesson
+    answers = room_storage().answers(question) if counted else ()
+    return lecture.tally(question, answers, classes, lesson.state.text), lesson
 
 
 def _sweep(record, question, tally, held):
@@ -160,7 +156,7 @@ def _sweep(record, question, tally, held):
 
 def _question(record, number: int):
     """The class's question ``number``; answered with a 404 page when it has none."""
-    question = _storage().question(record.code, number)
+    question = room_storage().question(record.code, number)
     if question is None:
         abort(refusal("No such question", "This class has no question with this number.", 404))
     return question
@@ -175,6 +171,7 @@ def _lecturers_question(code: str, number: int):
 
 
 @bp.get("/classes/<code>/questions/<int:number>")
+@followed  # an open question is drawn once for the students who have not answered it
 def show(code: str, number: int):
     lecturer = led_class(code)
     record = lecturer or member_of(code)
@@ -189,15 +186,15 @@ def show(code: str, number: int):
         mine = None if own is None else {"answer": own.answer, "success": own.success, "accuracy": own.score}
         if own is not None and question.kind == "tune":
             mine["pending"] = own.pending  # stored, its score not known yet
-        data = {"number": question.number, "kind": question.kind, "prompt": lectures.prompt(question),
+        data = {"number": question.number, "kind": question.kind, "prompt": lecture.prompt(question),
                 "review": tally.review, "options": list(tally.options) if question.kind == "predict" else [],
                 "revealed": tally.revealed, "own_answer": mine}
         if tally.revealed and question.kind == "predict":
             data["model_answer"] = question.answer
         return data
-    return render_template("classes/question.html", record=record, question=question, tally=tally, own=own,
-                           prompt=lectures.prompt(question), lesson=lesson, lecturer=False,
-                           max_length=lectures.MAX_ANSWER_LENGTH, running=record.running(now()))
+    return render_template("room/question.html", record=record, question=question, tally=tally, own=own,
+                           prompt=lecture.prompt(question), lesson=lesson, lecturer=False,
+                           max_length=lecture.MAX_ANSWER_LENGTH, running=record.running(now()))
 
 
 @bp.get("/classes/<code>/questions/<int:number>/own-answer")
@@ -207,23 +204,23 @@ def own_answer(code: str, number: int):
     if record is None:
         return refusal("Not your class", "This browser has not joined this class; join it with its code.", 404)
     question = _question(record, number)
-    return render_block("classes/question.html", "own_answer", record=record, question=question,
+    return render_block("room/question.html", "own_answer", record=record, question=question,
                         own=_own_answer(record, question))
 
 
 def _own_answer(record, question):
     """This student's answer; a tuning's scored first if it waits and its held-out set is counted by now."""
-    own = _storage().own_answer(question.id, student_id())
+    own = room_storage().own_answer(question.id, student_id())
     if question.kind == "tune" and own is not None and own.pending:
         _score_tuning(record, question)
-        own = _storage().own_answer(question.id, student_id())
+        own = room_storage().own_answer(question.id, student_id())
     return own
 
 
 def _lecturer_context(record, question) -> dict:
     held, counting = _score_tuning(record, question) if question.kind == "tune" else (None, False)
     tally, lesson = _tally(record, question)
-    return dict(record=record, question=question, tally=tally, prompt=lectures.prompt(question), lesson=lesson,
+    return dict(record=record, question=question, tally=tally, prompt=lecture.prompt(question), lesson=lesson,
                 lecturer=True, sweep=_sweep(record, question, tally, held) if held is not None else None,
                 counting=counting, running=record.running(now()), decision_address=decision_address(question.address))
 
@@ -234,13 +231,13 @@ def _lecturer_page(record, question):
             _score_tuning(record, question)  # answers that can be scored by now are, before the tally is made
         tally, _ = _tally(record, question)
         return {"class": record.code, "question": tally.to_dict(),
-                "questions": [_summary(record, q) for q in _storage().questions(record.code)]}
-    return render_template("classes/question.html", **_lecturer_context(record, question))
+                "questions": [_summary(record, q) for q in room_storage().questions(record.code)]}
+    return render_template("room/question.html", **_lecturer_context(record, question))
 
 
 def _summary(record, question) -> dict:
-    answers = _storage().answers(question)
-    return {"number": question.number, "kind": question.kind, "prompt": lectures.prompt(question),
+    answers = room_storage().answers(question)
+    return {"number": question.number, "kind": question.kind, "prompt": lecture.prompt(question),
             "answers": len(answers), "revealed": question.revealed_at is not None}
 
 
@@ -248,7 +245,7 @@ def _summary(record, question) -> dict:
 def tally(code: str, number: int):
     """The tally alone, which the projector's page polls (htmx, once a second)."""
     record, question = _lecturers_question(code, number)
-    return render_block("classes/question.html", "tally", **_lecturer_context(record, question))
+    return render_block("room/question.html", "tally", **_lecturer_context(record, question))
 
 
 # --- a tuning: stored when it arrives, scored when its held-out set is counted -----------------------------------
@@ -313,7 +310,7 @@ def _score_tuning(record, question) -> tuple[object, bool]:
     entry = shared.get(record.corpus_id)
     if entry is None:  # the class's corpus was removed: nothing to score on
         return None, False
-    tuning = _Tuning(question, entry, _address_args(question.address), shared, _storage())
+    tuning = _Tuning(question, entry, _address_args(question.address), shared, room_storage())
     try:
         # A small corpus is counted here, as quickly as the evaluation page counts it; a large one in the background.
         held = tuning.held_out(counted_only=entry.n_documents > LARGE_CORPUS)
@@ -360,7 +357,8 @@ def _start_scoring(tuning: _Tuning) -> None:
 
 def _too_many_answers() -> bool:
     limiter = current_app.extensions.get("webnb_limiter")
-    storage = limiter.limiter.storage if limiter is not None and limiter.enabled else _LOCAL_COUNTS
+    enabled = limiter is not None and limiter.enabled
+    storage = limiter.limiter.storage if enabled else current_app.extensions["webnb"]["answer_counts"]
     return not FixedWindowRateLimiter(storage).hit(parse_limit(ANSWERS_PER_STUDENT), "webnb-answer", student_id())
 
 
@@ -381,7 +379,7 @@ def _checked(record, question, given: str):
             return refusal("This review cannot be checked", "The model cannot be trained with this slide's "
                            "settings. Nothing was stored.", 400)
         verdict, at_zero, at_one = verdicts
-        return given, lectures.challenge_met(question, verdict=verdict, at_zero=at_zero, at_one=at_one), None
+        return given, lecture.challenge_met(question, verdict=verdict, at_zero=at_zero, at_one=at_one), None
     try:
         alpha = parse_alpha(given.strip())
     except ValueError as problem:
@@ -408,19 +406,19 @@ def answer(code: str, number: int):
         response.headers["Retry-After"] = "60"
         return response
     given = request.form.get("answer", "")
-    if len(given) > lectures.MAX_ANSWER_LENGTH:
-        return refusal("This answer is too long", f"An answer has at most {lectures.MAX_ANSWER_LENGTH:,} "
+    if len(given) > lecture.MAX_ANSWER_LENGTH:
+        return refusal("This answer is too long", f"An answer has at most {lecture.MAX_ANSWER_LENGTH:,} "
                        f"characters; this one has {len(given):,}. Shorten it and send it again.", 400)
     checked = _checked(record, question, given)
     if not isinstance(checked, tuple):
         return checked  # refused
     given, success, score = checked
-    _storage().answer_question(question.id, student_id(), given, success=success, score=score, now=now())
+    room_storage().answer_question(question.id, student_id(), given, success=success, score=score, now=now())
     stored = {"answer": given, "success": success, "accuracy": score}
     if question.kind == "tune":
         # Stored first: scored now when its held-out set is counted, else when the class's job has counted it.
         _score_tuning(record, question)
-        own = _storage().own_answer(question.id, student_id())
+        own = room_storage().own_answer(question.id, student_id())
         stored.update(success=own.success, accuracy=own.score, pending=own.pending)
     room_broker.publish(record.code, "tally", {"number": question.number})  # the projector redraws its tally
     if wants_json():
@@ -434,7 +432,7 @@ def answer(code: str, number: int):
 @bp.post("/classes/<code>/questions/<int:number>/reveal")
 def reveal(code: str, number: int):
     record, question = _lecturers_question(code, number)
-    _storage().reveal_question(question.id, now=now())
+    room_storage().reveal_question(question.id, now=now())
     if record.running(now()):
         move_class(record.code, question_path(record.code, question.number, revealed=True))
     return redirect(url_for("questions.show", code=record.code, number=question.number), 303)
@@ -448,7 +446,7 @@ def hide(code: str, number: int):
         student = int(request.form.get("student", ""))
     except ValueError:
         student = 0
-    if not _storage().hide_answer(question, student):
+    if not room_storage().hide_answer(question, student):
         return refusal("No such answer", "This question has no answer to hide by that number.", 404)
     return redirect(url_for("questions.show", code=record.code, number=question.number), 303)
 
@@ -458,7 +456,7 @@ def answers_csv(code: str, number: int):
     """A question's answers, for after class: a number per student (their order of joining), never who they are."""
     record, question = _lecturers_question(code, number)
     rows = ([a.student, a.answer, None if a.success is None else str(a.success).lower(), a.score,
-             a.answered_at.isoformat()] for a in _storage().answers(question))
+             a.answered_at.isoformat()] for a in room_storage().answers(question))
     # The engine's CSV, whose one rule neutralises what a spreadsheet would run as a formula.
     body = csv_text(["student", "answer", "success", "accuracy", "answered_at"], rows)
     response = Response(body, mimetype="text/csv")
