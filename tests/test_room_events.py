@@ -298,3 +298,54 @@ def test_webnb_events_needs_redis(make_hosted_app):
 def test_webnb_events_is_a_subcommand(webnb, app):
     code, _, error = webnb(app, "events", "--port", "0")
     assert code == 2 and "redis://" in error
+
+
+# --- one member cannot hold many streams --------------------------------------------------------------------------------
+
+
+def test_a_member_holds_a_few_streams_at_most_in_the_app(app):
+    from webnb.room.events import STREAMS_PER_STUDENT
+
+    code, lecturer, student = start_lecture(app)
+    streams = [Stream(student, code) for _ in range(STREAMS_PER_STUDENT)]
+    try:
+        assert [s.response.status_code for s in streams] == [200] * STREAMS_PER_STUDENT
+        refused = student.get(f"/classes/{code}/events", headers={"Accept": "application/json"})
+        assert refused.status_code == 429 and refused.headers["Retry-After"] == "30"
+        # Another member and the lecturer are not held up by this one.
+        neighbour = browser_from(app)
+        assert neighbour.get(f"/join/{code}").status_code == 303
+        others = [Stream(neighbour, code), Stream(lecturer, code)]
+        assert [s.response.status_code for s in others] == [200, 200]
+        for stream in others:
+            stream.close()
+        # A stream closed gives its place back.
+        streams.pop().close()
+        again = Stream(student, code)
+        assert again.response.status_code == 200
+        streams.append(again)
+    finally:
+        for stream in streams:
+            stream.close()
+
+
+def test_a_member_holds_a_few_streams_at_most_in_webnb_events(events_server):
+    from webnb.room.events import STREAMS_PER_STUDENT
+
+    app, port = events_server
+    code, lecturer, student = start_lecture(app)
+    cookie = cookie_of(student, app)
+    streams = [RemoteStream(port, code, cookie) for _ in range(STREAMS_PER_STUDENT)]
+    try:
+        assert [s.response.status for s in streams] == [200] * STREAMS_PER_STUDENT
+        for stream in streams:
+            stream.next()  # each is counted once its answer has started
+        refused = RemoteStream(port, code, cookie)
+        assert refused.response.status == 429 and refused.response.getheader("Retry-After") == "30"
+        refused.close()
+        projector = RemoteStream(port, code, cookie_of(lecturer, app))
+        assert projector.response.status == 200
+        projector.close()
+    finally:
+        for stream in streams:
+            stream.close()

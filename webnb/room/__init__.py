@@ -25,7 +25,7 @@ def init_app(app) -> None:
     from limits.storage import MemoryStorage
 
     from webnb.cache import Cache
-    from webnb.room import broker, following, hall, joining, questions, stream
+    from webnb.room import broker, events, following, hall, joining, questions, stream
 
     room = app.extensions["webnb"]
     # A class's events, published by the views and heard by the open event streams: Redis pub/sub when the rate
@@ -34,6 +34,7 @@ def init_app(app) -> None:
     room["followed_pages"] = Cache(max_entries=following.FOLLOWED_PAGES_KEPT)  # a followed slide, drawn once
     room["answer_counts"] = MemoryStorage()  # answers per student, where the rate limits are off (local mode)
     room["events_misrouted"] = False  # said once in the log (webnb/room/stream.py)
+    room["open_streams"] = events.OpenStreams()  # per listener, for the app's own stream route
     hall.init_app(app)
     for blueprint in (joining.bp, following.bp, questions.bp):
         app.register_blueprint(blueprint)

@@ -14,12 +14,18 @@ the browser has gone.
 from __future__ import annotations
 
 import json
+import threading
+from collections import Counter
 from collections.abc import Mapping
 from datetime import datetime
 
 from webnb.room.broker import RoomEvent
 
 HEARTBEAT_SECONDS = 15.0
+# Open streams of one listener in one process: a student's page and a reload or two, a lecturer's projector and
+# laptop. Past it a new stream answers 429, so that one member cannot hold a thousand connections.
+STREAMS_PER_STUDENT = 3
+STREAMS_PER_LECTURER = 8
 RECONNECT_AFTER_MS = 3000
 STUDENTS_HEAR = frozenset({"move"})
 NOT_YOUR_CLASS = "This browser has not joined this class."
@@ -38,6 +44,40 @@ def listener(session: Mapping, code: str, storage, *, hosted: bool):
         return None
     record = storage.get_class(code)
     return None if record is None else (record, "student")
+
+
+def listener_key(session: Mapping, code: str, role: str, *, hosted: bool) -> tuple:
+    """Who holds a stream, for counting their open streams: the class's lecturer, or one student."""
+    if role == "lecturer":
+        return (code, "lecturer")
+    return (code, session.get("workspace") if hosted else session.get("class_student"))
+
+
+class OpenStreams:
+    """How many streams each listener holds open in this process (thread-safe: the app's route runs in threads)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._open: Counter = Counter()
+
+    def take(self, key: tuple, role: str) -> bool:
+        """Count one more stream of ``key``; False (nothing counted) when it holds its share already."""
+        most = STREAMS_PER_LECTURER if role == "lecturer" else STREAMS_PER_STUDENT
+        with self._lock:
+            if self._open[key] >= most:
+                return False
+            self._open[key] += 1
+            return True
+
+    def give_back(self, key: tuple) -> None:
+        with self._lock:
+            self._open[key] -= 1
+            if self._open[key] <= 0:
+                del self._open[key]
+
+
+TOO_MANY_STREAMS = ("This browser has many pages of the class open already; this one follows the lecturer by "
+                    "asking once a second.")
 
 
 def hears(role: str, event: RoomEvent) -> bool:

@@ -117,6 +117,7 @@ class RoomEventsServer:
                                else app.config.get("WEBNB_EVENTS_HEARTBEAT_SECONDS", events.HEARTBEAT_SECONDS))
         self.url = url
         self.listeners = _Listeners()
+        self.open_streams = events.OpenStreams()  # per listener: one member cannot hold a thousand streams
         self._redis = None
         self._reader: asyncio.Task | None = None
         self._starting: asyncio.Lock | None = None
@@ -160,7 +161,7 @@ class RoomEventsServer:
             return
         # Listening before the state is read: a move made in between is in that state or heard after it.
         waiting = self.listeners.add(code)
-        gone = None
+        gone = taken = None
         try:
             session = self._session(scope)
             found = await asyncio.to_thread(events.listener, session, code, self.storage, hosted=self.hosted)
@@ -168,6 +169,11 @@ class RoomEventsServer:
                 await _answer(send, 404, {"error": events.NOT_YOUR_CLASS})
                 return
             record, role = found
+            holder = events.listener_key(session, code, role, hosted=self.hosted)
+            if not self.open_streams.take(holder, role):
+                await _answer(send, 429, {"error": events.TOO_MANY_STREAMS}, retry_after=30)
+                return
+            taken = holder
             await send({"type": "http.response.start", "status": 200, "headers": [
                 (b"content-type", b"text/event-stream; charset=utf-8"), (b"cache-control", b"no-store"),
                 (b"x-accel-buffering", b"no")]})
@@ -177,6 +183,8 @@ class RoomEventsServer:
             await self._forward(send, waiting, gone, role, root)
         finally:
             self.listeners.remove(code, waiting)
+            if taken is not None:
+                self.open_streams.give_back(taken)
             if gone is not None:
                 gone.cancel()
 

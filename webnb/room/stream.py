@@ -44,22 +44,30 @@ def class_events(code: str):
         return _unavailable("This server's event streams are served by another process; this page follows the "
                             "lecturer by asking once a second.")
     record, role = found
+    holder = events.listener_key(session, code, role, hosted=hosted())
+    open_streams = current_app.extensions["webnb"]["open_streams"]
+    if not open_streams.take(holder, role):
+        response = refusal("Too many open pages", events.TOO_MANY_STREAMS, 429)
+        response.headers["Retry-After"] = "30"
+        return response
     broker = current_app.extensions["webnb"]["broker"]
     try:
         subscription = broker.subscribe(record.code)
     except BrokerUnavailable:
+        open_streams.give_back(holder)
         return _unavailable("The class's events cannot be heard now; this page follows the lecturer by asking once "
                             "a second.")
     # Read again after subscribing, so that a move made in between is in the state sent first or heard after it.
     record = storage.get_class(record.code) or record
     opening = events.opening(record, now(), request.script_root)
     return Response(_stream(subscription, role, opening, request.script_root,
-                            float(current_app.config["WEBNB_EVENTS_HEARTBEAT_SECONDS"])),
+                            float(current_app.config["WEBNB_EVENTS_HEARTBEAT_SECONDS"]),
+                            lambda: open_streams.give_back(holder)),
                     mimetype="text/event-stream",
                     headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
-def _stream(subscription, role: str, opening: bytes, root: str, heartbeat: float):
+def _stream(subscription, role: str, opening: bytes, root: str, heartbeat: float, closed):
     """The bytes of one stream, until the browser goes (the server closes this generator) or the broker ends the
     subscription. Holds no request context: the request is over once the stream starts."""
     try:
@@ -74,6 +82,7 @@ def _stream(subscription, role: str, opening: bytes, root: str, heartbeat: float
                 yield events.wire(event, root)
     finally:
         subscription.end()
+        closed()
 
 
 def _unavailable(message: str):
