@@ -300,7 +300,7 @@ def test_webnb_events_is_a_subcommand(webnb, app):
     assert code == 2 and "redis://" in error
 
 
-# --- one member cannot hold many streams --------------------------------------------------------------------------------
+# --- one member cannot hold many streams ------------------------------------------------------------------------------
 
 
 def test_a_member_holds_a_few_streams_at_most_in_the_app(app):

@@ -240,7 +240,7 @@ def test_webnb_serve_beyond_loopback_with_proxies_trusted_warns(app, capsys):
     assert "webnb: warning: WEBNB_PROXIES is set" in capsys.readouterr().err
 
 
-# --- the live layer's one seam ------------------------------------------------------------------------------------------
+# --- the live layer's one seam ----------------------------------------------------------------------------------------
 
 
 def test_the_room_hooks_into_the_lesson_at_one_seam(app):

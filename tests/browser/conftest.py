@@ -207,3 +207,14 @@ def url_with(**params) -> re.Pattern:
 
 def scroll_width(page) -> int:
     return page.evaluate("document.documentElement.scrollWidth")
+
+
+# -- a class in the room -----------------------------------------------------------------------------------------------
+
+
+def start_class(page, server_url: str, corpus: str = "match-reviews") -> str:
+    """Start a class on ``corpus`` from the home page's form, which makes ``page``'s browser its lecturer; its code."""
+    page.goto(server_url + "/")
+    page.select_option("#class-corpus", corpus)
+    page.click("#start-class")
+    return page.locator("#class-code").inner_text()

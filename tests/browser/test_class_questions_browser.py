@@ -14,7 +14,7 @@ import pytest
 from accessibility import axe_violations
 from playwright.sync_api import expect
 
-from .conftest import PROJECTOR
+from .conftest import PROJECTOR, start_class
 
 pytestmark = pytest.mark.browser
 
@@ -23,13 +23,6 @@ FOLLOWING = 15_000  # ms: at most this long for a student's page to catch up (it
 SLIDE = "/corpora/match-reviews/inference?text=brilliant+match&model=multinomial&alpha=1&presenter=1"
 # The slide as the class follows it: its short address (the lesson's own order, without the projector's theme).
 FOLLOWED = "/corpora/match-reviews/inference?model=multinomial&alpha=1&text=brilliant+match&presenter=1"
-
-
-def start_class(page, server_url: str) -> str:
-    page.goto(server_url + "/")
-    page.select_option("#class-corpus", "match-reviews")
-    page.click("#start-class")
-    return page.locator("#class-code").inner_text()
 
 
 def path_and_query(url: str, server_url: str) -> str:

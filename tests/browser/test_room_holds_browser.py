@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from .conftest import start_class
+
 pytestmark = pytest.mark.browser
 
 SLIDE = "/corpora/match-reviews/inference?text=brilliant+match&model=multinomial&alpha=1&presenter=1"
@@ -17,10 +19,7 @@ LURE_SITE = "http://lure.example/"
 def test_a_link_from_another_site_moves_nothing_until_the_lecturer_shows_it(browsing, new_browsing, server_url,
                                                                             served_app, shot):
     lecturer = browsing.new_page()
-    lecturer.goto(server_url + "/")
-    lecturer.select_option("#class-corpus", "match-reviews")
-    lecturer.click("#start-class")
-    code = lecturer.locator("#class-code").inner_text()
+    code = start_class(lecturer, server_url)
     lecturer.goto(server_url + SLIDE)
     storage = served_app.extensions["webnb"]["storage"]
     state = storage.get_class(code).state

@@ -17,6 +17,8 @@ from playwright.sync_api import expect
 
 from webnb import create_app
 
+from .conftest import start_class
+
 pytestmark = pytest.mark.browser
 
 FOLLOWING = 15_000  # ms: at most this long for a student's page to catch up (the stream says a move at once)
@@ -24,13 +26,6 @@ SLIDE = "/corpora/match-reviews/inference?text=brilliant+match&model=multinomial
 FOLLOWED = "/corpora/match-reviews/inference?model=multinomial&alpha=1&text=brilliant+match&presenter=1"
 STREAM = "**/classes/*/events"
 STREAM_OPEN = ".class-bar[data-stream=open]"
-
-
-def start_class(page, server_url: str) -> str:
-    page.goto(server_url + "/")
-    page.select_option("#class-corpus", "match-reviews")
-    page.click("#start-class")
-    return page.locator("#class-code").inner_text()
 
 
 def lecturers_page(lecturer, server_url: str) -> str:
