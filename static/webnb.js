@@ -260,9 +260,11 @@
       if (done || streamOpen) { polling = false; return; }
       fetch(bar.getAttribute("data-follow-url"), {credentials: "same-origin", headers: {Accept: "application/json"}})
         .then(function (response) {
-          if (response.status === 429) { // past this member's budget of polls: ask again when the server says
+          if (response.status === 429 || response.status >= 500) {
+            // Past this member's budget of polls, or the server cannot answer now (its database, say): ask again
+            // when it says, never stop following for it. Only a 404 (not this class's member any more) stops.
             var wait = parseInt(response.headers.get("Retry-After") || "", 10);
-            window.setTimeout(poll, (wait > 0 ? wait : 5) * 1000);
+            window.setTimeout(poll, (wait > 0 ? Math.min(wait, 30) : 5) * 1000);
             return null;
           }
           return (response.ok ? response.json() : Promise.resolve(null)).then(function (state) {
