@@ -1,5 +1,5 @@
 """A class in the room under load: 300 students join a class on 20 Newsgroups, follow the lecturer's slides, and
-answer a prediction and a challenge, while the projector polls the tally.
+answer a prediction, a challenge and a tuning on a split no one has counted, while the projector polls the tally.
 
     python scripts/class_load.py [--students 300] [--database-url URL] [--json PATH]
 
@@ -19,10 +19,19 @@ answer a prediction and a challenge, while the projector polls the tally.
    challenge ("a review the model classifies as comp.graphics"); each student sends 1 to 3 attempts within 60 s,
    the last one standing. Meanwhile the projector polls the tally once a second; for each answer, the time until
    the tally counted it (the tally lag; the target is 2 s behind at most).
-7. The JSON twin's counts must equal the students' own last answers: 0 lost, 0 counted twice.
+7. Then a tuning ("find the α with the best held-out accuracy") asked from the slide with a new split ``seed=``
+   that no server has counted: each student sends 1 or 2 values of α within 10 s, the last one standing. Each is
+   stored at once with its score pending, and one background job per server counts the split for the whole class
+   (webnb/views/questions.py). While its answer is pending, a student's page asks for it once a second
+   (``own-answer``, as htmx does) until it shows the score. Measured: the time from the question until the
+   lecturer's JSON twin has no answer ``pending``, and per student until their own page showed the score.
+8. The JSON twin's counts must equal the students' own last answers: 0 lost, 0 counted twice; for the tuning, the
+   twin's ``points`` must be every student's last α, each scored, and each student's own answer (the question's
+   JSON twin, as the student sees it) their last α with an accuracy.
 
 Prints p50/p95/p99 of every kind of request, the lags, the counts and every worker's peak memory (VmHWM), with
-PASS/FAIL per target (submit and follow p95 ≤ 250 ms, lags ≤ 2 s, no error, no answer lost); ``--json PATH``
+PASS/FAIL per target (submit and follow p95 ≤ 250 ms, lags ≤ 2 s, no error, no answer lost, every tuning scored
+within ``--score-seconds``); ``--json PATH``
 writes the figures. Exits 1 if a target is missed.
 """
 from __future__ import annotations
@@ -49,11 +58,13 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 CORPUS = REPO_ROOT.parent / "shared" / "corpora" / "20newsgroups-bydate" / "train.jsonl.gz"
 CORPUS_ID = "newsgroups-20"
 REVIEW = "the graphics card and the gpu driver crash"
-STEPS = ("review", "vector", "factors", "product", "decision", "zero", "smoothing", "logs")
+# The steps of Bayes' rule (webnb/pages.py): the lecturer goes from the first to the next ones.
+STEPS = ("tokens", "vector", "factors", "product", "decision", "zeros", "smoothing", "underflow", "logspace")
 TARGET = "comp.graphics"
 CHALLENGE_WORDS = ("graphics", "image", "jpeg", "card", "driver", "space", "orbit", "god", "car", "engine",
                    "hockey", "game", "file", "format", "color", "screen", "polygon", "render", "the", "a")
-TARGETS_MS = {"submit": 250.0, "follow poll": 250.0, "follow page": 250.0}
+TARGETS_MS = {"submit": 250.0, "submit (tune)": 250.0, "follow poll": 250.0, "follow page": 250.0}
+ALPHAS = ("0", "0.001", "0.01", "0.05", "0.1", "0.2", "0.5", "1", "2", "5")
 LAG_TARGET_S = 2.0
 MAX_STUDENTS = 400
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
@@ -163,6 +174,10 @@ class Class:
         self.questions: dict[str, int] = {}  # question page address -> number
         self.kinds: dict[int, str] = {}
         self.options: dict[int, list[str]] = {}
+        self.clients: dict[str, Client] = {}  # student -> their browser, for looking at their own answers after
+        self.scored_seen: dict[int, dict[str, float]] = {}  # tuning -> student -> when their page showed the score
+        self.closed: set[int] = set()  # questions whose answering is over (the students stop asking)
+        self.in_flight = 0  # answers sent and not answered yet
 
     def moved(self, address: str) -> None:
         with self.lock:
@@ -188,6 +203,7 @@ class Class:
 
 def student(index: int, room: Class, ports: list[int], timings: Timings, join_at: float, rng: random.Random):
     client = Client(ports, timings, f"student {index}")
+    room.clients[f"student {index}"] = client
     time.sleep(max(0.0, join_at - time.monotonic()))
     response, _ = client.get("join", f"/join/{room.code}")
     if response is None or response.status != 303:
@@ -207,8 +223,11 @@ def student(index: int, room: Class, ports: list[int], timings: Timings, join_at
     next_poll = time.monotonic() + rng.random()
     while not room.stop.is_set():
         time.sleep(max(0.0, next_poll - time.monotonic()))
-        next_poll += 1.0
         response, data = client.get("follow poll", f"/classes/{room.code}/follow.json", Accept="application/json")
+        # As webnb.js: the next poll a second after this one's answer, or after Retry-After past the budget.
+        next_poll = time.monotonic() + 1.0
+        if response is not None and response.status == 429:
+            next_poll = time.monotonic() + float(response.headers.get("Retry-After") or 5)
         if response is None or response.status != 200:
             continue
         state = json.loads(data)
@@ -236,16 +255,39 @@ def answer(client: Client, room: Class, number: int, page: bytes, index: int, rn
     token = csrf_of(page)
     if room.kinds[number] == "predict":
         attempts = [(rng.uniform(0.5, 9.0), rng.choice(room.options[number]))]
+    elif room.kinds[number] == "tune":
+        attempts = [(t, rng.choice(ALPHAS)) for t in sorted(rng.uniform(0.5, 9.0) for _ in range(rng.randint(1, 2)))]
     else:
         times = sorted(rng.uniform(1.0, 55.0) for _ in range(rng.randint(1, 3)))
         attempts = [(t, " ".join(rng.choice(CHALLENGE_WORDS) for _ in range(rng.randint(2, 6)))) for t in times]
     asked = time.monotonic()
+    kind = "submit (tune)" if room.kinds[number] == "tune" else "submit"
     for delay, text in attempts:
         time.sleep(max(0.0, asked + delay - time.monotonic()))
-        response, data = client.post("submit", f"/classes/{room.code}/questions/{number}/answers",
-                                     {"csrf_token": token, "answer": text}, Accept="application/json")
-        if response is not None and response.status == 200:
-            room.answered(number, f"student {index}", time.monotonic(), text, json.loads(data)["success"])
+        with room.lock:
+            room.in_flight += 1
+        try:
+            response, data = client.post(kind, f"/classes/{room.code}/questions/{number}/answers",
+                                         {"csrf_token": token, "answer": text}, Accept="application/json")
+            if response is not None and response.status == 200:
+                room.answered(number, f"student {index}", time.monotonic(), text, json.loads(data)["success"])
+        finally:
+            with room.lock:
+                room.in_flight -= 1
+    if room.kinds[number] == "tune":
+        own_score(client, room, number, index)
+
+
+def own_score(client: Client, room: Class, number: int, index: int) -> None:
+    """A tuning's page while its answer is scored: it asks for the answer once a second until the score shows."""
+    path = f"/classes/{room.code}/questions/{number}/own-answer"
+    while not room.stop.is_set() and number not in room.closed:
+        started = time.monotonic()
+        response, data = client.get("own answer", path, **{"HX-Request": "true"})
+        if response is not None and response.status == 200 and b"answer-scoring" not in data:
+            room.scored_seen.setdefault(number, {})[f"student {index}"] = time.monotonic()
+            return
+        time.sleep(max(0.0, started + 1.0 - time.monotonic()))
 
 
 def projector(lecturer: Client, room: Class, number: int, until: threading.Event, seen: list) -> None:
@@ -269,6 +311,46 @@ def tally_lags(answers: dict, seen: list) -> list[float]:
         shown = next((at for at, count in seen if at >= moment and count >= k), None)
         lags.append((shown - moment) if shown is not None else float("inf"))
     return lags
+
+
+def tuning_scored(lecturer: Client, room: Class, number: int, twin_path: str, twin: dict, asked: float,
+                  patience: float) -> tuple[dict, dict]:
+    """Wait (the projector's JSON twin once a second) until no tuning answer is pending, for at most ``patience`` s
+    after the question was asked: (figures, the last twin)."""
+    first_pending = twin["question"].get("pending")
+    while twin["question"].get("pending") and time.monotonic() < asked + patience:
+        time.sleep(1.0)
+        twin = json.loads(lecturer.get("lecturer", twin_path)[1])
+    done = time.monotonic()
+    time.sleep(3)  # the students' pages ask once a second: the last ones see their score
+    seen = room.scored_seen.get(number, {})
+    answers = room.answers.get(number, {})
+    waits = [seen[s] - answers[s][0] for s in answers if s in seen]
+    return {"pending after the answers": first_pending, "pending at the end": twin["question"].get("pending"),
+            "seconds from the question until every answer was scored": round(done - asked, 1),
+            "students whose page showed their score": len(seen),
+            "own page showed the score s after the last answer": summary(waits, scale=1.0) if waits else None}, twin
+
+
+def tuning_counts(room: Class, number: int, twin: dict, answers: dict) -> tuple[dict, dict]:
+    """(what the twin counted, what the students sent) for a tuning: the α of every scored point, and every
+    student's own answer as their question's JSON twin shows it, against their last α sent."""
+    points = sorted(float(p["alpha"]) for p in twin["question"].get("points", []) if p["accuracy"] is not None)
+    sent = sorted(float(text) for _, text, _ in answers.values())
+    own_ok = 0
+    for student, (_, text, _) in answers.items():
+        client = room.clients.get(student)
+        if client is None:
+            continue
+        response, data = client.get("own answer (check)", f"/classes/{room.code}/questions/{number}?format=json",
+                                    Accept="application/json")
+        if response is not None and response.status == 200:
+            own = json.loads(data).get("own_answer") or {}
+            if own.get("answer") is not None and float(own["answer"]) == float(text) \
+                    and own.get("accuracy") is not None and not own.get("pending"):
+                own_ok += 1
+    return ({"scored points": points, "own answers scored": own_ok},
+            {"scored points": sent, "own answers scored": len(answers)})
 
 
 def run(args, folder: Path) -> dict:
@@ -324,11 +406,15 @@ def run(args, folder: Path) -> dict:
         slide = address
 
         figures_questions = {}
-        for kind, extra, seconds in (("predict", {}, 12), ("challenge", {"challenge": f"class:{TARGET}"}, 62)):
+        # The tuning's slide: a split seed that no server has counted (the lecturer's slides never split).
+        tuned = slide + "&" + urlencode({"seed": str(rng.randrange(10**6, 10**7))})
+        for kind, extra, seconds in (("predict", {}, 12), ("challenge", {"challenge": f"class:{TARGET}"}, 62),
+                                     ("tune", {}, 12)):
             _, page = lecturer.get("lecturer", slide)
             room.moved(slide)
-            response, _ = lecturer.post("lecturer", f"/classes/{room.code}/questions",
-                                        {"csrf_token": csrf_of(page), "kind": kind, "address": slide, **extra})
+            asked = time.monotonic()
+            response, _ = lecturer.post("lecturer", f"/classes/{room.code}/questions", {
+                "csrf_token": csrf_of(page), "kind": kind, "address": tuned if kind == "tune" else slide, **extra})
             number = int(response.headers["Location"].rsplit("/", 1)[1])
             room.moved(f"/classes/{room.code}/questions/{number}")
             room.kinds[number] = kind
@@ -340,21 +426,30 @@ def run(args, folder: Path) -> dict:
             watcher = threading.Thread(target=projector, args=(lecturer, room, number, done, seen), daemon=True)
             watcher.start()
             time.sleep(seconds)
+            waited_from = time.monotonic()
+            while room.in_flight and time.monotonic() < waited_from + 60:  # answers sent and not answered yet
+                time.sleep(0.2)
             time.sleep(3)  # the last answers reach the tally
             done.set()
             watcher.join()
             twin = json.loads(lecturer.get("lecturer", twin_path)[1])
             answers = room.answers.get(number, {})
-            expected: dict[str, int] = {}
-            for _, text, success in answers.values():
-                key = text if kind == "predict" else ("succeeded" if success else "failed")
-                expected[key] = expected.get(key, 0) + 1
-            counted = {k: v for k, v in twin["question"]["counts"].items() if v}
+            scoring = None
+            if kind == "tune":
+                scoring, twin = tuning_scored(lecturer, room, number, twin_path, twin, asked, args.score_seconds)
+                room.closed.add(number)
+                counted, expected = tuning_counts(room, number, twin, answers)
+            else:
+                expected: dict[str, int] = {}
+                for _, text, success in answers.values():
+                    key = text if kind == "predict" else ("succeeded" if success else "failed")
+                    expected[key] = expected.get(key, 0) + 1
+                counted = {k: v for k, v in twin["question"]["counts"].items() if v}
             lags = tally_lags(answers, seen)
             figures_questions[kind] = {
                 "answers sent by students": len(answers), "answers counted": twin["question"]["answers"],
                 "counts agree": counted == expected, "lost": len(answers) - twin["question"]["answers"],
-                "tally lag s": summary(lags, scale=1.0) if lags else None}
+                "tally lag s": summary(lags, scale=1.0) if lags else None, **(scoring or {})}
             lecturer.post("lecturer", f"/classes/{room.code}/questions/{number}/reveal",
                           {"csrf_token": csrf_of(page)})
             room.moved(f"/classes/{room.code}/questions/{number}?revealed=1")
@@ -395,8 +490,11 @@ def checks(figures: dict) -> list[tuple[str, bool, str]]:
     results.append((f"follow lag max ≤ {LAG_TARGET_S:g} s", lag is not None and lag["max"] <= LAG_TARGET_S,
                     f"p95 {lag and lag['p95']} s, max {lag and lag['max']} s"))
     for kind, question in figures["questions"].items():
-        results.append((f"{kind}: every answer counted", question["lost"] == 0 and question["counts agree"],
-                        f"{question['answers counted']} of {question['answers sent by students']}"))
+        results.append((f"{kind}: every answer counted" + (", stored and scored" if kind == "tune" else ""),
+                        question["lost"] == 0 and question["counts agree"],
+                        f"{question['answers counted']} of {question['answers sent by students']}"
+                        + (f", scored {question['seconds from the question until every answer was scored']} s after "
+                           f"the question, {question['pending at the end']} pending" if kind == "tune" else "")))
         tally = question["tally lag s"]
         results.append((f"{kind}: tally ≤ {LAG_TARGET_S:g} s behind",
                         tally is not None and tally["max"] <= LAG_TARGET_S,
@@ -417,6 +515,8 @@ def main(argv=None) -> int:
     parser.add_argument("--redis", help="a Redis URL on this machine for the rate limits' counts")
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--seed", type=int, default=25)
+    parser.add_argument("--score-seconds", type=float, default=300.0,
+                        help="how long the tuning's answers may wait for their scores (counting the new split)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     if not 1 <= args.students <= MAX_STUDENTS:
