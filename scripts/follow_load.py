@@ -39,7 +39,6 @@ import http.client
 import json
 import os
 import resource
-import signal
 import subprocess
 import sys
 import tempfile
@@ -50,7 +49,15 @@ from urllib.parse import urlencode, urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from class_load import CORPUS, CORPUS_ID, REVIEW, STEPS, summary  # noqa: E402
-from loadtest import HOST, Database, Gunicorn, PeakMemory, free_port, is_loopback_url  # noqa: E402
+from loadtest import (  # noqa: E402
+    HOST,
+    Database,
+    Gunicorn,
+    PeakMemory,
+    free_port,
+    is_loopback_url,
+    stop_process_group,
+)
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 MOVE_EVERY_S = 10.0
@@ -426,15 +433,7 @@ class EventsServer:
         raise RuntimeError("webnb events did not answer")
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            try:
-                os.killpg(self.process.pid, signal.SIGTERM)
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
-            except ProcessLookupError:
-                pass
+        stop_process_group(self.process)
         self.log.close()
 
 

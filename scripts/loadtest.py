@@ -215,6 +215,19 @@ def is_loopback_url(url: str) -> bool:
 
 # -- the server ---------------------------------------------------------------------------------------------------
 
+def stop_process_group(process: subprocess.Popen) -> None:
+    """Stop a server started with ``start_new_session=True``, its children with it: SIGTERM, then SIGKILL after 15 s."""
+    if process.poll() is None:
+        try:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        except ProcessLookupError:
+            pass
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind((HOST, 0))
@@ -310,15 +323,7 @@ class Gunicorn:
         raise RuntimeError(f"gunicorn did not answer within {timeout:.0f} s:\n{self.log_tail()}")
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            try:
-                os.killpg(self.process.pid, signal.SIGTERM)
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
-            except ProcessLookupError:
-                pass
+        stop_process_group(self.process)
         self.log.close()
 
     def cpu_seconds(self) -> float:
