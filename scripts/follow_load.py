@@ -24,9 +24,11 @@
    time from the event and the stream's reopening. (All 2,000 fetching a 20 Newsgroups slide within the same
    second is what a 2-core machine may not keep up with: ``--fetchers 2000`` measures it.)
 7. ``--hostile`` (scenario B): the same while a hostile client (a process of its own) holds ``--hostile-connections``
-   (2,000) more kept-alive connections to gunicorn and polls ``follow.json`` flat out on each: half as a member of
-   the class from one cookie, half as non-members, each request with no cookie (a fresh browser). Target: the honest
-   followers' move lag p95 ≤ 2 s; printed: the hostile requests' statuses (429, 404, …) and rates.
+   (2,000) more kept-alive connections and polls ``follow.json`` flat out on each: half as a member of the class
+   from one cookie, half as non-members, each request with no cookie (a fresh browser). The polls go where the
+   proxy of "Hosting a lecture hall" sends ``follow.json``, to ``webnb events`` (``--hostile-at gunicorn``: to
+   gunicorn, which answers the same address when reached directly). Target: the honest followers' move lag p95
+   ≤ 2 s; printed: the hostile requests' statuses (429, 404, …) and rates.
 
 Prints the figures (p50/p95/max) with PASS/FAIL per target; ``--json PATH`` writes them. Exits 1 if a target is
 missed. Linux only (reads /proc). Raises this process's open-file limit to its hard limit.
@@ -543,7 +545,8 @@ def run(args, folder: Path) -> dict:
             member.get(f"/join/{code}")
             cookie = "; ".join(f"{k}={v}" for k, v in member.cookies.items())
             seconds = 10 + MOVE_EVERY_S * args.moves + 5
-            hostile_argv = [str(server.port), code, cookie, str(args.hostile_connections), str(seconds)]
+            target = events.port if args.hostile_at == "events" else server.port
+            hostile_argv = [str(target), code, cookie, str(args.hostile_connections), str(seconds)]
         hall = Hall(args, server.port, events.port, code)
         hall.gunicorn_pid = server.process.pid
         figures = asyncio.run(lecture(hall, lecturer, events, hostile_argv, env))
@@ -559,7 +562,8 @@ def run(args, folder: Path) -> dict:
             after_answer.extend(f.arrivals[step] - hall.answered_at[step] for f in hall.followers
                                 if step in f.arrivals)
         return {
-            "scenario": "B (hostile)" if args.hostile else "A", "database": database.kind,
+            "scenario": f"B (hostile, polling {args.hostile_at})" if args.hostile else "A",
+            "database": database.kind,
             "followers": args.followers, "moves": len(hall.moves), **figures,
             "move lag ms": summary(all_lags) if all_lags else None,
             "move lag after the lecturer's page was answered ms (negative: before)":
@@ -614,6 +618,9 @@ def main(argv=None) -> int:
     parser.add_argument("--fetchers", type=int, default=100, help="followers that open each new page, as a page does")
     parser.add_argument("--hostile", action="store_true", help="scenario B: a hostile client polls flat out")
     parser.add_argument("--hostile-connections", type=int, default=2000)
+    parser.add_argument("--hostile-at", choices=("events", "gunicorn"), default="events",
+                        help="where the hostile polls go: webnb events, where the proxy of 'Hosting a lecture hall' "
+                             "sends follow.json (default), or gunicorn, which answers it too when reached directly")
     parser.add_argument("--database-url", default="postgresql+psycopg://postgres@127.0.0.1/test",
                         help="PostgreSQL on this machine (a fresh schema, dropped at the end)")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/10", help="emptied first")

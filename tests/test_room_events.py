@@ -5,6 +5,7 @@ class's end. ``webnb events`` reads the browser's signed session cookie and forw
 through Redis."""
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import socket
@@ -194,28 +195,34 @@ def test_in_hosted_mode_the_app_sends_a_stream_request_away_and_the_page_polls(m
 # --- webnb events: the stream server of hosted mode ------------------------------------------------------------------
 
 
-@pytest.fixture()
-def events_server(make_hosted_app, redis_test_url):
-    """A hosted app on Redis (as gunicorn's workers run it) and ``webnb events`` for it, served by uvicorn from a
-    thread on a free port: (app, port)."""
+@contextlib.contextmanager
+def serving(events_app):
+    """``events_app`` (a RoomEventsServer) served by uvicorn from a thread on a free port: yields the port."""
     import uvicorn
 
-    from webnb.room.events_server import RoomEventsServer
-
-    app = make_hosted_app(WEBNB_RATE_LIMIT_STORAGE=redis_test_url)
     listening = socket.socket()
     listening.bind(("127.0.0.1", 0))
     listening.listen()  # connections wait in the backlog until uvicorn takes them: no wait for it to start
-    server = uvicorn.Server(uvicorn.Config(RoomEventsServer(app), log_level="warning", lifespan="on",
+    server = uvicorn.Server(uvicorn.Config(events_app, log_level="warning", lifespan="on",
                                            timeout_graceful_shutdown=1))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listening]}, daemon=True)
     thread.start()
     try:
-        yield app, listening.getsockname()[1]
+        yield listening.getsockname()[1]
     finally:
         server.should_exit = True
         thread.join()
         listening.close()
+
+
+@pytest.fixture()
+def events_server(make_hosted_app, redis_test_url):
+    """A hosted app on Redis (as gunicorn's workers run it) and ``webnb events`` for it: (app, port)."""
+    from webnb.room.events_server import RoomEventsServer
+
+    app = make_hosted_app(WEBNB_RATE_LIMIT_STORAGE=redis_test_url)
+    with serving(RoomEventsServer(app)) as port:
+        yield app, port
 
 
 class RemoteStream:
@@ -349,3 +356,98 @@ def test_a_member_holds_a_few_streams_at_most_in_webnb_events(events_server):
     finally:
         for stream in streams:
             stream.close()
+
+
+# --- follow.json from webnb events ------------------------------------------------------------------------------------
+
+
+def poll(port: int, code: str, cookie: str | None) -> tuple[int, dict, dict]:
+    """GET follow.json from ``webnb events``: (status, headers, JSON body)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=READ_TIMEOUT)
+    try:
+        connection.request("GET", f"/classes/{code}/follow.json", headers={"Cookie": cookie} if cookie else {})
+        response = connection.getresponse()
+        return response.status, dict(response.getheaders()), json.loads(response.read())
+    finally:
+        connection.close()
+
+
+def test_webnb_events_answers_follow_json_as_the_app_does(events_server):
+    app, port = events_server
+    code, lecturer, student = start_lecture(app)
+    record = app.extensions["webnb"]["storage"].get_class(code)
+    own = student.get(f"/classes/{code}/follow.json").get_json()  # the app's own answer
+
+    status, headers, body = poll(port, code, cookie_of(student, app))
+    assert status == 200 and headers["cache-control"] == "no-store"
+    assert body == own == {"version": record.state_version, "address": record.state, "running": True}
+    assert poll(port, code, cookie_of(lecturer, app))[2] == own
+
+    # A move published through Redis is the next poll's answer, without a read of the class: the process heard it
+    # (the stream open beside shows when; the state read by the poll above is still fresh).
+    stream = RemoteStream(port, code, cookie_of(student, app))
+    try:
+        stream.next(), stream.next()
+        assert lecturer.get(SLIDE, headers=OWN_LINK).status_code == 200
+        moved = {"version": record.state_version + 1, "address": SLIDE, "running": True}
+        assert stream.next() == [("move", moved)]
+    finally:
+        stream.close()
+    own = student.get(f"/classes/{code}/follow.json").get_json()
+    assert poll(port, code, cookie_of(student, app))[2] == moved == own
+
+    # The class ends: the poll says so.
+    assert lecturer.post(f"/classes/{code}/end", data={}).status_code in (200, 303)
+    assert poll(port, code, cookie_of(student, app))[2]["running"] is False
+
+
+def test_webnb_events_tells_a_stranger_nothing_from_follow_json(events_server, make_hosted_app):
+    app, port = events_server
+    code, _, student = start_lecture(app)
+    other_code, _, _ = start_lecture(app)
+    name = app.config["SESSION_COOKIE_NAME"]
+    genuine = student.get_cookie(name).value
+    answers = [poll(port, asked, cookie) for cookie, asked in (
+        (None, code), (f"{name}={genuine[:-2]}xx", code), (f"{name}={genuine}", other_code),
+        (f"{name}={genuine}", "ZZZZZZ"), (None, "ZZZZZZ"))]
+    assert {status for status, _, _ in answers} == {404}
+    assert len({json.dumps(body) for _, _, body in answers}) == 1  # a running code and an unknown one alike
+
+
+def test_webnb_events_brakes_a_member_who_polls_flat_out_and_no_one_else(events_server):
+    from webnb.room.events import POLL_RETRY_SECONDS
+
+    app, port = events_server
+    code, lecturer, student = start_lecture(app)
+    neighbour = browser_from(app)
+    assert neighbour.get(f"/join/{code}").status_code == 303
+    flooding = cookie_of(student, app)
+    # A fixed window: the budget of a second may straddle two windows, so at most twice 3 polls pass.
+    statuses = [poll(port, code, flooding)[0] for _ in range(12)]
+    assert statuses.count(200) <= 6 and statuses[-1] == 429
+    status, headers, body = poll(port, code, flooding)
+    assert status == 429 and headers["retry-after"] == str(POLL_RETRY_SECONDS) and "few seconds" in body["error"]
+    assert poll(port, code, cookie_of(neighbour, app))[0] == 200
+    assert poll(port, code, cookie_of(lecturer, app))[0] == 200
+
+
+def test_without_redis_webnb_events_refuses_streams_at_once_and_answers_polls_from_the_database(events_server):
+    from webnb.room.events_server import RoomEventsServer
+
+    app, _ = events_server
+    code, _, student = start_lecture(app)
+    record = app.extensions["webnb"]["storage"].get_class(code)
+    unheard = RoomEventsServer(app)
+    with socket.socket() as closed:  # a port that nothing listens on: the broker does not answer
+        closed.bind(("127.0.0.1", 0))
+        unheard.url = f"redis://127.0.0.1:{closed.getsockname()[1]}"
+    with serving(unheard) as port:
+        streams = [RemoteStream(port, code, cookie_of(student, app)) for _ in range(2)]
+        try:
+            assert [(s.response.status, s.response.getheader("Retry-After")) for s in streams] == [(503, "30")] * 2
+        finally:
+            for stream in streams:
+                stream.close()
+        assert unheard._quiet_until > 0  # Redis is left alone a few seconds: requests do not queue behind tries
+        assert poll(port, code, cookie_of(student, app))[:3:2] == (
+            200, {"version": record.state_version, "address": record.state, "running": True})

@@ -29,6 +29,13 @@ STREAMS_PER_LECTURER = 8
 RECONNECT_AFTER_MS = 3000
 STUDENTS_HEAR = frozenset({"move"})
 NOT_YOUR_CLASS = "This browser has not joined this class."
+# follow.json, the poll of a page whose stream is not open (served by the app, webnb/room/following.py, and by
+# ``webnb events``): a page polls once a second (twice when a poll fails), which leaves room for a reload or two and
+# stops a script that polls flat out.
+POLLS_PER_MEMBER = "3 per second; 100 per minute"
+POLL_RETRY_SECONDS = 5
+TOO_MANY_POLLS = ("This page asked for the lecturer's slide many times in the last minute; it asks again in a few "
+                  "seconds.")
 
 
 def listener(session: Mapping, code: str, storage, *, hosted: bool):
@@ -44,6 +51,22 @@ def listener(session: Mapping, code: str, storage, *, hosted: bool):
         return None
     record = storage.get_class(code)
     return None if record is None else (record, "student")
+
+
+def may_poll(session: Mapping, code: str) -> bool:
+    """Whether this session may poll the class's state: a member or the lecturer, told from the signed session
+    alone (no read), so that a running code and an unknown one answer a stranger alike and in the same time."""
+    return session.get("class") == code or code in session.get("lecturer", [])
+
+
+def poller_key(session: Mapping, *, hosted: bool) -> str | None:
+    """Whose poll budget a poll spends: the browser's workspace (hosted mode) or its name in the class."""
+    return session.get("workspace") if hosted else session.get("class_student")
+
+
+def polled_state(version: int, address: str, running: bool, root: str) -> dict:
+    """follow.json's answer."""
+    return {"version": version, "address": root + address, "running": running}
 
 
 def listener_key(session: Mapping, code: str, role: str, *, hosted: bool) -> tuple:

@@ -18,6 +18,13 @@ Each stream:
 
 When Redis does not answer, a new stream answers 503 and the open ones end: the pages follow by polling
 ``follow.json`` until their stream reconnects.
+
+``follow.json``, that poll, is answered here too (the proxy sends it here with the streams): a page polls it while
+its stream is not open, and a script can poll it flat out from thousands of connections. Here such a flood costs
+a few microseconds of this loop per request and never takes a thread from the lecturer's pages. The answer is the
+app's (webnb/room/following.py): the same 404 from the session alone for anyone but a member or the lecturer, a
+budget per member (``WEBNB_FOLLOW_POLLS``, counted in this process: every poll of the hall comes here), and the
+class's state, kept from the moves heard on Redis and otherwise read at most every ``STATE_KEPT_SECONDS``.
 """
 from __future__ import annotations
 
@@ -30,6 +37,9 @@ from collections import defaultdict
 from datetime import datetime, timezone
 
 from itsdangerous import BadSignature
+from limits import parse_many
+from limits.storage import MemoryStorage
+from limits.strategies import FixedWindowRateLimiter
 from werkzeug.http import parse_cookie
 
 from webnb.room import events
@@ -40,12 +50,16 @@ from webnb.room.broker import (
     RoomEvent,
     is_redis_url,
 )
+from webnb.room.hall import STATE_KEPT_SECONDS
 
 logger = logging.getLogger("webnb.room")
 
 STREAM_PATH = re.compile(r"/classes/([0-9A-Za-z]{1,32})/events")
+POLL_PATH = re.compile(r"/classes/([0-9A-Za-z]{1,32})/follow\.json")
 # Seconds uvicorn waits for open streams when stopping, before it closes them: the browsers reconnect elsewhere.
 SHUTDOWN_SECONDS = 3
+# After Redis failed to answer, new streams answer 503 at once for this long before it is asked again.
+RETRY_BROKER_AFTER_SECONDS = 5.0
 _END = object()  # what a stream's queue gets when its subscription ends
 
 
@@ -89,6 +103,46 @@ class _Listeners:
         return sum(len(listening) for listening in self._by_code.values())
 
 
+class _PolledStates:
+    """Each polled class's state as follow.json gives it: (version, address, running), from the last move heard
+    or a read at most ``STATE_KEPT_SECONDS`` old; one read at a time per class, in a worker thread."""
+
+    def __init__(self, storage, clock):
+        self.storage = storage
+        self.clock = clock
+        self._kept: dict[str, tuple[float, tuple | None]] = {}
+        self._reading: dict[str, asyncio.Future] = {}
+
+    async def get(self, code: str) -> tuple | None:
+        kept = self._kept.get(code)
+        if kept is not None and time.monotonic() - kept[0] < STATE_KEPT_SECONDS:
+            return kept[1]
+        reading = self._reading.get(code)
+        if reading is None:  # the first poll reads; the others of that moment wait for its answer
+            reading = self._reading[code] = asyncio.ensure_future(asyncio.to_thread(self._read, code))
+            reading.add_done_callback(lambda _: self._reading.pop(code, None))
+        state = await asyncio.shield(reading)
+        self._keep(code, state)
+        return state
+
+    def _read(self, code: str) -> tuple | None:
+        record = self.storage.get_class(code)
+        return None if record is None else (record.state_version, record.state, record.running(self.clock()))
+
+    def heard(self, code: str, event: RoomEvent) -> None:
+        data = event.data
+        if event.event == "move" and isinstance(data.get("version"), int) and isinstance(data.get("address"), str):
+            self._keep(code, (data["version"], data["address"], bool(data.get("running", True))))
+
+    def _keep(self, code: str, state: tuple | None) -> None:
+        kept = self._kept.get(code)
+        if state is not None and kept is not None and kept[1] is not None and kept[1][0] > state[0]:
+            return  # a read that began before a move was heard never takes the class back
+        self._kept[code] = (time.monotonic(), state)
+        if len(self._kept) > 10_000:  # codes polled long ago; a flood of unknown codes never reaches here
+            self._kept.pop(next(iter(self._kept)))
+
+
 def _end(waiting: asyncio.Queue) -> None:
     while not waiting.empty():
         waiting.get_nowait()
@@ -118,9 +172,13 @@ class RoomEventsServer:
         self.url = url
         self.listeners = _Listeners()
         self.open_streams = events.OpenStreams()  # per listener: one member cannot hold a thousand streams
+        self.polled = _PolledStates(self.storage, self._now)
+        self.poll_budget = parse_many(app.config.get("WEBNB_FOLLOW_POLLS", events.POLLS_PER_MEMBER))
+        self.polls = FixedWindowRateLimiter(MemoryStorage())
         self._redis = None
         self._reader: asyncio.Task | None = None
         self._starting: asyncio.Lock | None = None
+        self._quiet_until = 0.0
 
     # --- ASGI ---
 
@@ -134,11 +192,13 @@ class RoomEventsServer:
         path = scope["path"]
         if root and path.startswith(root):  # uvicorn gives the path with its --root-path before it
             path = path[len(root):]
-        matched = STREAM_PATH.fullmatch(path)
-        if scope["method"] != "GET" or matched is None:
+        stream, poll = STREAM_PATH.fullmatch(path), POLL_PATH.fullmatch(path)
+        if scope["method"] != "GET" or not (stream or poll):
             await _answer(send, 404, {"error": "There is no page at this address."})
-            return
-        await self._stream(scope, receive, send, matched[1], root)
+        elif poll:
+            await self._poll(scope, send, poll[1], root)
+        else:
+            await self._stream(scope, receive, send, stream[1], root)
 
     async def _lifespan(self, receive, send):
         while True:
@@ -149,6 +209,27 @@ class RoomEventsServer:
                 await self.close()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
+
+    # --- follow.json ---
+
+    async def _poll(self, scope, send, code: str, root: str):
+        session = self._session(scope)
+        if not events.may_poll(session, code):
+            await _answer(send, 404, {"error": events.NOT_YOUR_CLASS})
+            return
+        poller = events.poller_key(session, hosted=self.hosted) or f"lecturer of {code}"
+        if not all(self.polls.hit(limit, "webnb-follow-poll", poller) for limit in self.poll_budget):
+            await _answer(send, 429, {"error": events.TOO_MANY_POLLS}, retry_after=events.POLL_RETRY_SECONDS)
+            return
+        try:
+            await self._hear_redis()  # the moves heard are the answers' freshest state
+        except Unavailable:
+            pass  # the state read from the database does as well
+        state = await self.polled.get(code)
+        if state is None:
+            await _answer(send, 404, {"error": events.NOT_YOUR_CLASS})
+            return
+        await _answer(send, 200, events.polled_state(*state, root))
 
     # --- one stream ---
 
@@ -228,6 +309,8 @@ class RoomEventsServer:
     async def _hear_redis(self) -> None:
         if self._reader is not None and not self._reader.done():
             return
+        if time.monotonic() < self._quiet_until:
+            raise Unavailable()  # asked a moment ago: requests meanwhile do not queue behind another try
         if self._starting is None:
             self._starting = asyncio.Lock()
         async with self._starting:
@@ -253,6 +336,7 @@ class RoomEventsServer:
                 await pubsub.aclose()
                 logger.warning("webnb events: the broker does not answer (%s); streams answer 503 until it does.",
                                type(error).__name__)
+                self._quiet_until = time.monotonic() + RETRY_BROKER_AFTER_SECONDS
                 raise Unavailable() from None
             self._reader = asyncio.ensure_future(self._read(pubsub))
 
@@ -266,7 +350,9 @@ class RoomEventsServer:
                     continue
                 event = RoomEvent.decoded(message["data"])
                 if event is not None:
-                    self.listeners.deliver(message["channel"].decode().removeprefix(CHANNEL_PREFIX), event)
+                    code = message["channel"].decode().removeprefix(CHANNEL_PREFIX)
+                    self.polled.heard(code, event)
+                    self.listeners.deliver(code, event)
         except (RedisError, OSError) as error:
             logger.warning("webnb events: the broker stopped answering (%s); the open streams end, and the pages "
                            "poll until they reconnect.", type(error).__name__)

@@ -24,6 +24,7 @@ from limits.strategies import FixedWindowRateLimiter
 
 from webnb import pages
 from webnb.errors import refusal
+from webnb.room import events
 from webnb.room.hall import (
     came_from_elsewhere,
     followed_address,
@@ -166,27 +167,21 @@ def follow_state(code: str):
     """What a student's page polls while its event stream is down: the class's state and its version (one row read
     at most every ``STATE_KEPT_SECONDS`` per process; no page drawn). Only for a member of the class or its
     lecturer, known from the signed session alone: anyone else gets the same 404 without any read, so that a running
-    code and an unknown one answer alike and in the same time. A member polls within a budget of their own."""
-    if session.get("class") != code and not leads(code):
-        return refusal("Not your class", "This browser has not joined this class.", 404)
+    code and an unknown one answer alike and in the same time. A member polls within a budget of their own.
+    ``webnb events`` answers the same in hosted mode (webnb/room/events_server.py)."""
+    if not events.may_poll(session, code):
+        return refusal("Not your class", events.NOT_YOUR_CLASS, 404)
     if _polls_spent():
-        response = refusal("Too many polls", "This page asked for the lecturer's slide many times in the last "
-                           "minute; it asks again in a few seconds.", 429)
-        response.headers["Retry-After"] = str(POLL_RETRY_SECONDS)
+        response = refusal("Too many polls", events.TOO_MANY_POLLS, 429)
+        response.headers["Retry-After"] = str(events.POLL_RETRY_SECONDS)
         return response
     record = polled_class(code)
     if record is None:
-        return refusal("Not your class", "This browser has not joined this class.", 404)
-    response = jsonify(version=record.state_version, address=request.script_root + record.state,
-                       running=record.running(now()))
+        return refusal("Not your class", events.NOT_YOUR_CLASS, 404)
+    response = jsonify(events.polled_state(record.state_version, record.state, record.running(now()),
+                                           request.script_root))
     response.headers["Cache-Control"] = "no-store"
     return response
-
-
-# A page polls once a second while its stream is down (twice when a poll fails): this leaves room for a reload or
-# two, and stops a script that polls flat out.
-POLLS_PER_MEMBER = "3 per second; 100 per minute"
-POLL_RETRY_SECONDS = 5
 
 
 def _polls_spent() -> bool:
@@ -194,7 +189,7 @@ def _polls_spent() -> bool:
     if not (limiter and limiter.enabled):
         return False
     counter = FixedWindowRateLimiter(limiter.limiter.storage)
-    budget = current_app.config.get("WEBNB_FOLLOW_POLLS", POLLS_PER_MEMBER)
+    budget = current_app.config.get("WEBNB_FOLLOW_POLLS", events.POLLS_PER_MEMBER)
     return not all(counter.hit(limit, "webnb-follow-poll", student_id()) for limit in parse_many(budget))
 
 
