@@ -86,9 +86,10 @@ class _Listeners:
                 del self._by_code[code]
 
     def deliver(self, code: str, event: RoomEvent) -> None:
+        heard = _Heard(event)
         for waiting in list(self._by_code.get(code, ())):
             try:
-                waiting.put_nowait(event)
+                waiting.put_nowait(heard)
             except asyncio.QueueFull:  # a stream that fell this far behind ends; its browser reconnects
                 self.remove(code, waiting)
                 _end(waiting)
@@ -141,6 +142,23 @@ class _PolledStates:
         self._kept[code] = (time.monotonic(), state)
         if len(self._kept) > 10_000:  # codes polled long ago; a flood of unknown codes never reaches here
             self._kept.pop(next(iter(self._kept)))
+
+
+class _Heard:
+    """An event heard once and sent on every stream of its class: written as bytes once per script root, not once per
+    stream (2,000 streams of one class hear each move)."""
+
+    __slots__ = ("event", "_written")
+
+    def __init__(self, event: RoomEvent):
+        self.event = event
+        self._written: dict[str, bytes] = {}
+
+    def wire(self, root: str) -> bytes:
+        written = self._written.get(root)
+        if written is None:
+            written = self._written[root] = events.wire(self.event, root)
+        return written
 
 
 def _end(waiting: asyncio.Queue) -> None:
@@ -280,13 +298,13 @@ class RoomEventsServer:
                 getter.cancel()
                 body = events.HEARTBEAT
             else:
-                event = getter.result()
-                if event is _END:
+                heard = getter.result()
+                if heard is _END:
                     await send({"type": "http.response.body", "body": b"", "more_body": False})
                     return
-                if not events.hears(role, event):
+                if not events.hears(role, heard.event):
                     continue
-                body = events.wire(event, root)
+                body = heard.wire(root)
             await send({"type": "http.response.body", "body": body, "more_body": True})
 
     def _session(self, scope) -> dict:
@@ -380,11 +398,13 @@ async def _until_disconnect(receive) -> None:
 
 
 async def _answer(send, status: int, body: dict, *, retry_after: int | None = None) -> None:
-    headers = [(b"content-type", b"application/json"), (b"cache-control", b"no-store")]
+    content = json.dumps(body).encode()
+    headers = [(b"content-type", b"application/json"), (b"cache-control", b"no-store"),
+               (b"content-length", str(len(content)).encode())]  # not chunked: the connection stays for the next
     if retry_after is not None:
         headers.append((b"retry-after", str(retry_after).encode()))
     await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": json.dumps(body).encode()})
+    await send({"type": "http.response.body", "body": content})
 
 
 def uvicorn_server(app, host: str = "127.0.0.1", port: int = 8001, **options):
