@@ -103,6 +103,22 @@
     showKeys(list !== null && list.hidden);
   });
 
+  // "Present" (and p) on a page outside the deck: the page as slides, with what is on screen now. htmx redraws
+  // parts of a page and pushes their address (α changed, the next step), so the link drawn with the page may be
+  // older than the address: it opens the address with presenter=1 instead (and without another page's slide=,
+  // data-first-slide, so that the deck starts at this page's first slide).
+  document.body.addEventListener("click", function (event) {
+    var link = event.target instanceof Element && event.target.closest("a.present-link");
+    if (!link || event.defaultPrevented || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey ||
+        event.altKey) return;
+    var address = new URL(window.location.href);
+    if (address.pathname !== new URL(link.href).pathname) return; // the page was not redrawn as another one
+    address.searchParams.set("presenter", "1");
+    if (link.hasAttribute("data-first-slide")) address.searchParams.delete("slide");
+    event.preventDefault();
+    window.location.assign(address.pathname + address.search);
+  });
+
   document.addEventListener("keydown", function (event) {
     if (event.defaultPrevented || event.isComposing) return;
     if (event.key === "?" && !event.altKey && !event.ctrlKey && !event.metaKey && !isField(event.target)) {

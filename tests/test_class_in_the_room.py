@@ -276,7 +276,7 @@ def test_only_the_holder_of_the_secret_leads_the_class(app):
     svg = slide.select_one("#class-qr svg")
     assert svg.title.get_text() == f"QR code of http://localhost/join/{lecture.code}"
     assert svg.path["d"] == qr_code(f"http://localhost/join/{lecture.code}").path and "style" not in str(svg)
-    assert slide.select_one("#class-lesson")["href"] == "/corpora/spam-ham"
+    assert slide.select_one("#class-lesson")["href"] == "/corpora/spam-ham?presenter=1"  # into the deck
     # The student's browser is still not the lecturer.
     assert student.get(f"/classes/{lecture.code}").status_code == 403
     assert lecturer.post(f"/classes/{lecture.code}/end").status_code == 303

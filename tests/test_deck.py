@@ -115,3 +115,56 @@ def test_the_keys_are_listed_on_every_slide(client):
     page, _ = bar(client, f"/corpora/match-reviews/matrix?{SETTINGS}&presenter=1")
     keys = page.find(id="deck-keys")
     assert keys.has_attr("hidden") and [k.get_text() for k in keys.find_all("kbd")][:4] == ["→", "←", "Home", "End"]
+
+
+# --- into the deck from any page (issue 36, part 1) -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind, corpus, settings", [
+    ("text", "match-reviews", SETTINGS + "&slide=priors"),  # another page's slide: the deck starts at this page's first
+    ("table", "iris", "var_smoothing=0.01"),
+])
+def test_every_lesson_page_has_a_present_control_that_opens_its_first_slide_with_the_state(client, kind, corpus,
+                                                                                              settings):
+    for page in pages.PAGES[kind]:
+        path = f"/corpora/{corpus}{page.path}"
+        if page.key in ("cell", "prior"):  # one parameter's pages: which one is part of the address
+            settings_here = settings + "&word=match&class=positive"
+        else:
+            settings_here = settings
+        response = client.get(f"{path}?{settings_here}")
+        assert response.status_code == 200, path
+        present = soup_of(response).select("a.present-link[data-presenter-toggle]")
+        assert len(present) == 1 and present[0].get_text(strip=True) == "Present", path
+        assert present[0].has_attr("data-first-slide") == (page.slide_parameter == "slide"), path
+        shown, deck = bar(client, present[0]["href"])
+        query = parse_qs(urlsplit(present[0]["href"]).query)
+        assert urlsplit(present[0]["href"]).path == path and query["presenter"] == ["1"], path
+        for name, value in parse_qs(settings_here).items():
+            if name != "slide":
+                assert query[name] == value, (path, name)
+        # The page's first slide (the Bayes'-rule pages: their first step, none being asked for).
+        number = next(n for n, slide in enumerate(pages.walk(kind), 1) if slide.page is page)
+        assert deck.find(class_="deck-position").get_text(" ", strip=True).endswith(
+            f"{number}/{len(pages.walk(kind))} slides"), path
+        assert not shown.select("a.present-link"), path  # in the deck: the bar's Exit instead
+
+
+def test_present_keeps_the_step_on_screen_and_the_pages_own_parameters(client):
+    inference = soup_of(client.get(f"/corpora/match-reviews/inference?{SETTINGS}&step=smoothing"))
+    [present] = inference.select("a.present-link")
+    assert parse_qs(urlsplit(present["href"]).query)["step"] == ["smoothing"]
+    assert not inference.find(string="Presenter mode")  # one control, not two
+    sample = soup_of(client.get(f"/corpora/match-reviews/sample?{SETTINGS}&draw=7"))
+    assert parse_qs(urlsplit(sample.select_one("a.present-link")["href"]).query)["draw"] == ["7"]
+
+
+def test_the_join_slides_go_to_the_lesson_opens_the_deck(app, client):
+    from tests.conftest import browser_from
+
+    lecturer = browser_from(app)
+    started = soup_of(lecturer.post("/classes", data={"corpus": "match-reviews"}))
+    slide = soup_of(lecturer.get(started.find("a", id="show-join-slide")["href"]))
+    go = slide.find("a", id="class-lesson")["href"]
+    assert urlsplit(go).path == "/corpora/match-reviews" and parse_qs(urlsplit(go).query)["presenter"] == ["1"]
+    bar(lecturer, go)

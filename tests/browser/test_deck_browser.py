@@ -8,6 +8,7 @@ from urllib.parse import urlencode, urlsplit
 import pytest
 from playwright.sync_api import expect
 
+from browser.conftest import htmx_settled, query_of, response_to, url_with
 from browser.slides import press, slide_problems, walk_deck
 from webnb import pages
 
@@ -121,3 +122,43 @@ def test_alpha_the_model_and_the_review_change_on_the_slide_without_leaving_it(p
     # The decision on the slide is the one the record gives for the new review.
     twin = page.request.get(page.url + "&format=json").json()
     expect(page.locator('[data-about="lesson"]')).to_have_attribute("data-says", twin["statements"]["lesson"]["says"])
+
+
+# --- into the deck from any page (issue 36, part 1) -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lesson", ["match-reviews", "iris"])
+def test_p_on_every_lesson_page_opens_that_pages_first_slide_with_the_state(page, server_url, shot, lesson):
+    corpus, settings, kind = LESSONS[lesson]
+    page.set_viewport_size({"width": 1024, "height": 768})
+    walk = pages.walk(kind)
+    for lesson_page in pages.PAGES[kind]:
+        extra = {"word": "match", "class": "positive"} if lesson_page.key in ("cell", "prior") else {}
+        query = urlencode({**settings, **extra})
+        path = f"/corpora/{corpus}{lesson_page.path}"
+        page.goto(f"{server_url}{path}?{query}")
+        expect(page.locator("a.present-link")).to_be_visible()  # on screen, at the top, without scrolling
+        box = page.locator("a.present-link").bounding_box()
+        assert box["y"] + box["height"] <= 768 and box["x"] + box["width"] <= 1024, (path, box)
+        press(page, "p")
+        number = next(n for n, slide in enumerate(walk, 1) if slide.page is lesson_page)
+        expect(page.locator(".deck-bar .deck-position")).to_contain_text(f"{number}/{len(walk)}")
+        assert urlsplit(page.url).path == path and query_of(page.url)["presenter"] == "1", page.url
+        for name, value in {**settings, **extra}.items():
+            assert query_of(page.url)[name] == value, (path, name, page.url)
+        expect(page.locator("a.present-link")).to_have_count(0)
+    shot(page, f"present-{lesson}-last")
+
+
+def test_present_after_htmx_redraws_keeps_what_is_on_screen_now(page, server_url):
+    corpus, settings, _ = LESSONS["match-reviews"]
+    page.goto(f"{server_url}/corpora/{corpus}/inference?{urlencode(settings)}")
+    htmx_settled(page)
+    with page.expect_response(response_to(f"/corpora/{corpus}/inference", alpha="2")):
+        page.locator("#model-alpha").fill("2")
+    expect(page).to_have_url(url_with(alpha="2"))  # htmx pushed the new address; the link was drawn with alpha=0
+    htmx_settled(page)
+    page.locator("#model-alpha").blur()  # p typed in a field is a letter, not a key of the deck
+    press(page, "p")
+    assert query_of(page.url)["alpha"] == "2" and query_of(page.url)["presenter"] == "1", page.url
+    expect(page.locator(".deck-bar")).to_be_visible()

@@ -140,6 +140,13 @@ def followed_address(address: str | None = None) -> str:
     return path + (f"?{query}" if query else "")
 
 
+def in_the_deck(address: str) -> str:
+    """A lesson address in presenter mode: where the join slide's "Go to the lesson" takes the lecturer."""
+    parts = urlsplit(address)
+    parameters = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "presenter"]
+    return parts.path + "?" + urlencode([*parameters, ("presenter", "1")])
+
+
 def is_lesson_page() -> bool:
     return any(pages.page_of(kind, request.endpoint) is not None for kind in ("text", "table"))
 

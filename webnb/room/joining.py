@@ -28,6 +28,7 @@ from webnb.room import broker as room_broker
 from webnb.room import lecture, proof
 from webnb.room.hall import (
     forget_state,
+    in_the_deck,
     instructor_key,
     led_class,
     make_lecturer,
@@ -231,6 +232,7 @@ def slide(code: str):
     entry = catalog().get(record.corpus_id)
     join_url = request.host_url.rstrip("/") + request.script_root + lecture.join_path(record.code)
     return render_template("room/slide.html", record=record, entry=entry, join_url=join_url,
+                           lesson_address=request.script_root + in_the_deck(record.state),
                            qr=qr_code(join_url), running=record.running(now()))
 
 

@@ -40,6 +40,9 @@ def catalog() -> ScopedCatalog:
 ALPHA_LADDER = tuple(ExactNumber(text) for text in ("0", "0.01", "0.1", "0.5", "1", "2", "5", "10"))
 
 
+PRESENT_VALUE_CHARS = 500  # a page parameter longer than this is refused, so "Present" leaves it out
+
+
 class Linking:
     """``link()`` for a page's lesson: needs ``state`` (with ``query``) and ``defaults``, the state that a link
     leaves out, and ``kind``, the lesson's pages ("text" or "table"). Text and table lessons share it."""
@@ -57,9 +60,30 @@ class Linking:
         """This request's address as a link writes it: the lesson's state without what equals the corpus's defaults
         and presets, then the page's own parameters that say something (the last of repeated ones, as they are
         read). What htmx pushes into the history after a form was sent, instead of every field of the form."""
+        return self.link(request.path, self._own_parameters())
+
+    def present_link(self) -> str | None:
+        """This page in presenter mode, with the lesson's state and the page's own parameters (the cell's word, the
+        sample's draw): "Present" and the key p on a page outside the deck. It opens the page's first slide, or on
+        the Bayes'-rule pages, whose slides are the steps, the step on screen. None in the deck and off the lesson."""
+        page = pages.page_of(self.kind, request.endpoint)
+        if page is None or self.state.presenter:
+            return None
+        changes = {"slide": self.defaults.slide} if self.first_slide_on_present() else {}
+        # A value longer than any word, class or number a page takes was refused with a message on the page: the
+        # link leaves it out rather than echo it into every page (a 10,000-digit page= stays in the address alone).
+        own = {name: value for name, value in self._own_parameters().items() if len(value) <= PRESENT_VALUE_CHARS}
+        return self.link(request.path, own, presenter=True, **changes)
+
+    def first_slide_on_present(self) -> bool:
+        """Whether "Present" opens this page's first slide (its ``slide=`` reset), not the step on screen."""
+        page = pages.page_of(self.kind, request.endpoint)
+        return page is not None and page.slide_parameter == "slide"
+
+    def _own_parameters(self) -> dict:
+        """The page's own parameters in this request's address (the last of repeated ones, as they are read)."""
         lesson_names = {parameter.name for parameter in self.parameter_table().parameters}
-        extra = {name: request.args.getlist(name)[-1] for name in request.args if name not in lesson_names}
-        return self.link(request.path, extra)
+        return {name: request.args.getlist(name)[-1] for name in request.args if name not in lesson_names}
 
     def parameter_table(self):
         return LESSON_PARAMETERS if self.kind == "text" else TABLE_PARAMETERS
