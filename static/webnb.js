@@ -103,6 +103,17 @@
     showKeys(list !== null && list.hidden);
   });
 
+  // The slide's review form (r, then Enter) sends every setting of the lesson as a field, which would leave the long
+  // address in the bar; with the script, the slide's own short address with the new review is opened instead.
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!(form instanceof HTMLFormElement) || form.id !== "slide-review" || event.defaultPrevented) return;
+    var address = new URL(window.location.href);
+    address.searchParams.set("text", form.querySelector("input[name=text]").value);
+    event.preventDefault();
+    window.location.assign(address.pathname + address.search);
+  });
+
   // "Present" (and p) on a page outside the deck: the page as slides, with what is on screen now. htmx redraws
   // parts of a page and pushes their address (α changed, the next step), so the link drawn with the page may be
   // older than the address: it opens the address with presenter=1 instead (and without another page's slide=,
@@ -128,6 +139,7 @@
     }
     // + and − (Shift is how many keyboards type +): α one step, on a slide.
     var controls = {"+": "alpha-up", "=": "alpha-up", "-": "alpha-down", "−": "alpha-down"};
+    if (controls[event.key] && document.querySelector(".class-bar[data-following]")) return;
     if (controls[event.key] && !event.altKey && !event.ctrlKey && !event.metaKey && !isField(event.target)) {
       var control = document.querySelector('[data-control="' + controls[event.key] + '"]');
       if (control) {
@@ -162,6 +174,7 @@
     if ((key === "ArrowLeft" || key === "ArrowRight") && event.target instanceof Element &&
         event.target.closest('[role="region"][tabindex]')) return;
     var slideKeys = {m: "model", r: "review", t: "theme", z: "zoom-in"};
+    if ((key === "m" || key === "r") && document.querySelector(".class-bar[data-following]")) return;
     if (slideKeys[key] && !isField(event.target)) {
       var slideControl = document.querySelector('[data-control="' + slideKeys[key] + '"]');
       if (slideControl) {
@@ -172,6 +185,9 @@
     }
     var selector = TARGETS[key];
     if (!selector || isField(event.target)) return;
+    // Following the lecturer: the lecturer moves this page, so the keys that would move it alone do nothing (the
+    // bar's "Explore on my own" leaves following first).
+    if (key !== "p" && document.querySelector(".class-bar[data-following]")) return;
     if (key === "p" && event.repeat) return; // holding p must not flip presenter mode back and forth
     var target = document.querySelector(".deck-bar " + selector) || document.querySelector(selector);
     if (!target || target.getAttribute("aria-disabled") === "true") return;
@@ -257,10 +273,25 @@
       if (source) source.close();
       bar.removeAttribute("data-stream");
     };
-    // The class's state, from the stream or a poll: true while the page stays and follows.
+    var following = bar.hasAttribute("data-following");
+    // The class has ended: said in the bar at once, on a following page and an exploring one alike; the page stays.
+    var showEnded = function () {
+      var ended = bar.querySelector(".class-ended");
+      if (!ended) return;
+      ended.hidden = false;
+      Array.prototype.forEach.call(bar.querySelectorAll(".class-status, form"), function (part) { part.hidden = true; });
+      bar.removeAttribute("data-following");
+      bar.classList.add("class-bar-ended");
+    };
+    // The class's state, from the stream or a poll: true while the page stays and listens.
     var follow = function (state) {
       if (done) return false;
-      if (!state || !state.running) { stopFollowing(); return false; } // ended, or this browser left it
+      if (!state || !state.running) { // ended, or this browser left it
+        stopFollowing();
+        if (state && state.running === false) showEnded();
+        return false;
+      }
+      if (!following) return true; // exploring: only the end of the class is heard
       if (String(state.version) !== shown) {
         shown = String(state.version);
         if (state.address !== location.pathname + location.search) {

@@ -263,7 +263,8 @@ def test_only_the_holder_of_the_secret_leads_the_class(app):
     lecture = started(app)
     lecturer, student = app.test_client(), app.test_client()
     assert student.get(f"/join/{lecture.code}").status_code == 303
-    for page in (f"/classes/{lecture.code}", f"/classes/{lecture.code}/lead/{lecture.secret[:-1]}x",
+    assert soup_of(student.get(f"/classes/{lecture.code}"), 404).h1.get_text() == "No such class here"
+    for page in (f"/classes/{lecture.code}/lead/{lecture.secret[:-1]}x",
                  f"/classes/{lecture.code}/lead/not-the-secret"):
         assert soup_of(student.get(page), 403)
     assert student.post(f"/classes/{lecture.code}/end").status_code == 403
@@ -278,7 +279,7 @@ def test_only_the_holder_of_the_secret_leads_the_class(app):
     assert svg.path["d"] == qr_code(f"http://localhost/join/{lecture.code}").path and "style" not in str(svg)
     assert slide.select_one("#class-lesson")["href"] == "/corpora/spam-ham?presenter=1"  # into the deck
     # The student's browser is still not the lecturer.
-    assert student.get(f"/classes/{lecture.code}").status_code == 403
+    assert student.get(f"/classes/{lecture.code}").status_code == 404
     assert lecturer.post(f"/classes/{lecture.code}/end").status_code == 303
     assert app.extensions["webnb"]["storage"].get_class(lecture.code).ended_at == T0
     ended = soup_of(lecturer.get(f"/classes/{lecture.code}"))
@@ -318,7 +319,7 @@ def test_the_owner_starts_a_class_from_the_home_page_in_local_mode(app, client):
     record = app.extensions["webnb"]["storage"].get_class(code)
     assert record.corpus_id == "china-japan" and lectures.holds_secret(record, secret)
     assert client.get(f"/classes/{code}").status_code == 200  # this browser is the lecturer
-    assert app.test_client().get(f"/classes/{code}").status_code == 403
+    assert app.test_client().get(f"/classes/{code}").status_code == 404
     assert soup_of(client.post("/classes", data={"corpus": "nope"}), 400).h1.get_text() == "No such corpus"
 
 
@@ -338,7 +339,7 @@ def test_hosted_mode_starts_a_class_for_a_browser_that_gave_the_instructor_key(m
     assert student.post("/classes", data={"corpus": "spam-ham"}).status_code == 403
     page = soup_of(lecturer.post("/classes", data={"corpus": "spam-ham", "instructor_key": INSTRUCTOR_KEY}))
     code = page.select_one("#class-code").get_text()
-    assert lecturer.get(f"/classes/{code}").status_code == 200 and student.get(f"/classes/{code}").status_code == 403
+    assert lecturer.get(f"/classes/{code}").status_code == 200 and student.get(f"/classes/{code}").status_code == 404
     # Once given, the key is not asked for again in this browser.
     assert soup_of(lecturer.get("/")).select_one(".start-class #instructor-key") is None
     assert lecturer.post("/classes", data={"corpus": "spam-ham"}).status_code == 200

@@ -97,14 +97,15 @@ def test_a_student_polls_the_state_and_follows_or_explores(app):
     assert polled.get_json() == {"version": version, "address": SLIDE, "running": True}
     page = soup_of(student.get("/corpora/match-reviews"))
     bar = page.select_one(".class-bar")
-    assert bar["data-follow-url"] == f"/classes/{lecture.code}/follow.json"
+    assert bar["data-follow-url"] == f"/classes/{lecture.code}/follow.json" and bar.has_attr("data-following")
     assert bar["data-follow-version"] == str(version) and "following the lecturer" in bar.get_text()
-    # Explore on my own: the page stays, and stops polling.
+    # Explore on my own: the page stays and stops following; it still hears the class (its end).
     away = student.post(f"/classes/{lecture.code}/follow",
                         data={"follow": "0", "back": "/corpora/match-reviews/matrix"})
     assert away.status_code == 303 and away.location == "/corpora/match-reviews/matrix"
     bar = soup_of(student.get(away.location)).select_one(".class-bar")
-    assert not bar.has_attr("data-follow-url") and "exploring on my own" in bar.get_text()
+    assert not bar.has_attr("data-following") and "exploring on my own" in bar.get_text()
+    assert bar["data-follow-url"] == f"/classes/{lecture.code}/follow.json"
     assert bar.select_one("#follow").get_text() == "Follow the lecturer"
     # Follow the lecturer: straight to the lecturer's slide.
     back = student.post(f"/classes/{lecture.code}/follow", data={"follow": "1"})
@@ -159,8 +160,9 @@ def test_predict_from_ask_to_reveal(app):
     data = twin(lecturer, lecture.code, number)
     assert data["question"]["counts"] == {"negative": 0, "positive": 4, "cannot decide": 1}
     assert data["question"]["answers"] == 5 and "model_answer" not in data["question"]
-    assert data["questions"] == [{"number": number, "kind": "predict", "prompt": lectures.prompt(
-        storage_of(app).question(lecture.code, number)), "answers": 5, "revealed": False}]
+    assert data["questions"] == [{"number": number, "kind": "predict",
+                                  "prompt": "Which class will the model choose for this review?", "answers": 5,
+                                  "revealed": False}]
     tally = soup_of(lecturer.get(f"/classes/{lecture.code}/questions/{number}/tally"))
     assert {n["data-option"]: n.get_text() for n in tally.select(".tally-n")} == {
         "negative": "0", "positive": "4", "cannot decide": "1"}
@@ -399,7 +401,8 @@ def test_300_students_answering_at_once_are_counted_exactly(database_url):
         for k in range(30):
             for i in range(len(students[k::30])):
                 expected[choices[(k + i + 1) % 3]] += 1
-        tally = lectures.tally(question, answers, ("negative", "positive"), "brilliant match")
+        setting = lectures.Setting("Match reviews", "bernoulli", "α", "0", False, "training")
+        tally = lectures.tally(question, answers, ("negative", "positive"), "brilliant match", setting)
         assert tally.counts == expected and sum(tally.counts.values()) == 300
 
 

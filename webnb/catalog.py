@@ -32,6 +32,7 @@ from webnb.engine.text.analysis import Analyzer
 from webnb.engine.text.bag import BagOfWords
 from webnb.examples import EXAMPLES, TABLE_EXAMPLES, example_ids, load_example_corpus, load_example_table
 from webnb.faults import pause_at
+from webnb.notation import NOTATIONS
 from webnb.storage import ANY_WORKSPACE, ClassCorpusSummary, CorpusSummary, PublishedCorpus, Storage, content_hash
 from webnb.work import Busy, heavy_slot
 
@@ -100,7 +101,9 @@ class CorpusEntry:
     @property
     def preset_phrases(self) -> tuple[str, ...]:
         """A class corpus's presets in words, for its place in the lists."""
-        return tuple(_preset_phrase(name, text) for name, text in self.presets)
+        notation = dict(self.presets).get("notation")
+        pseudo_count = NOTATIONS[notation].pseudo_count if notation in NOTATIONS else "α"
+        return tuple(_preset_phrase(name, text, pseudo_count) for name, text in self.presets)
 
 
 def _builtin_entry(example, **fields) -> CorpusEntry:
@@ -143,11 +146,11 @@ MAX_ID_LENGTH = 64
 NGRAM_WORDS = {"1-1": "single words", "1-2": "single words and pairs", "2-2": "pairs of words"}
 
 
-def _preset_phrase(name: str, text: str) -> str:
-    """One preset in the words of the lesson pages."""
+def _preset_phrase(name: str, text: str, pseudo_count: str = "α") -> str:
+    """One preset in the words of the lesson pages (after "opens with"), α named as the corpus's notation names it."""
     phrases = {
         "model": lambda: f"{text} model",
-        "alpha": lambda: f"α = {text}",
+        "alpha": lambda: f"{pseudo_count} = {text}",
         "binary": lambda: "binary features" if text in ("1", "true", "on", "yes") else "counts",
         "max_features": lambda: f"the {int(text):,} most frequent words" if text.isdigit() else "every word",
         "min_df": lambda: f"words in at least {text} documents" if "." not in text else f"min_df {text}",
@@ -155,7 +158,9 @@ def _preset_phrase(name: str, text: str) -> str:
         "ngrams": lambda: NGRAM_WORDS.get(text, text),
         "floor": lambda: "the 10⁻¹⁴ floor" if text in ("1", "true", "on", "yes") else "no floor",
         "text": lambda: f"the review “{text}”",
-        "test": lambda: f"tested on {text}",
+        "test": lambda: {"split": "a held-out split", "training": "its training documents as the test set"}.get(
+            text, f"{text} as the test set"),
+        "notation": lambda: f"the notation {NOTATIONS[text].title}" if text in NOTATIONS else f"notation = {text}",
     }
     return phrases.get(name, lambda: f"{name} = {text}")()
 

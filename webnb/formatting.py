@@ -30,6 +30,18 @@ def probability(value: float | None) -> str:
 _EXPONENTS = {f"{e:+03d}": str(e).translate(_SUPERSCRIPT) for e in range(-330, 0)}
 
 
+def float64(value: float | None) -> str:
+    """A float64 with every digit it holds (the shortest text that reads back as the same float): where the point is
+    the float itself, 0.01²⁰ is 1.0000000000000005 × 10⁻⁴⁰, not 10⁻⁴⁰."""
+    if value is None:
+        return "—"
+    text = repr(float(value))
+    if "e" not in text:
+        return text.replace("-", "−")
+    mantissa, exponent = text.split("e")
+    return f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}".replace("-", "−")
+
+
 def logarithm(value: float | None) -> str:
     if value is None:
         return "—"
@@ -157,6 +169,7 @@ FILTERS = {
     "percent": percent,
     "loss": loss,
     "probability": probability,
+    "float64": float64,
     "logarithm": logarithm,
     "exact": exact,
     "ratio": ratio,

@@ -242,6 +242,16 @@ def _alpha(text: str) -> ExactNumber:
     return ExactNumber(alpha)
 
 
+# "0,5": a decimal comma, which a phone's keyboard types in many languages (a class answers α from phones).
+_DECIMAL_COMMA = re.compile(r"\s*(\d*),(\d+)\s*")
+
+
+def read_alpha_answer(text: str) -> ExactNumber:
+    """α typed as an answer to a question: read as the pages read it, and with a decimal comma too."""
+    comma = _DECIMAL_COMMA.fullmatch(text)
+    return _alpha(f"{comma[1] or '0'}.{comma[2]}" if comma else text.strip())
+
+
 def _review(text: str) -> str:
     if len(text) > MAX_TEXT_LENGTH:
         raise ValueError(f"The review is {len(text):,} characters long; the limit is {MAX_TEXT_LENGTH:,}.")

@@ -161,9 +161,18 @@ def test_each_kind_of_question_from_ask_to_reveal(browsing, new_browsing, server
     lecturer.click(".ask-class summary")
     lecturer.click("#ask-tune")
     expect(phone.locator("#answer-alpha")).to_be_visible(timeout=FOLLOWING)
-    phone.fill("#answer-alpha", "0.5")
+    # The slide holds no documents out: the question says what it is scored by (issue 36, part 4).
+    expect(phone.locator("h1")).to_contain_text("Find the α with the best training accuracy.")
+    phone.fill("#answer-alpha", "a half")  # refused: said on the question page, which keeps the question
     phone.click("#send-answer")
-    expect(phone.locator("#own-answer")).to_contain_text("held-out accuracy")
+    expect(phone.locator("#answer-refused")).to_contain_text("Not a value of α")
+    expect(phone.locator("#answer-alpha")).to_have_value("a half")
+    assert no_sideways_scroll(phone) and axe_violations(phone) == []
+    shot(phone, "class-phone-tune-refused")
+    phone.fill("#answer-alpha", "0,5")  # a phone's decimal comma
+    phone.click("#send-answer")
+    expect(phone.locator("#own-answer")).to_contain_text("0.5")
+    expect(phone.locator("#own-answer")).to_contain_text("training accuracy")
     expect(lecturer.locator(".sweep-chart .student-mark")).to_have_count(1, timeout=FOLLOWING)
     assert axe_violations(lecturer) == []
     assert lecturer.evaluate("() => document.scrollingElement.scrollHeight") <= PROJECTOR["height"]

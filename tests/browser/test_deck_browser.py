@@ -119,6 +119,9 @@ def test_alpha_the_model_and_the_review_change_on_the_slide_without_leaving_it(p
     expect(page.locator(".slide-context q")).to_have_text("not sharp match")
     expect(page.locator("#step-decision")).to_be_visible()
     expect(page.locator("body")).to_have_class("presenter slide")
+    # The short address, as the slide's own links write it, not every field of the form (issue 36, part 6).
+    assert query_of(page.url) == {"model": "multinomial", "alpha": "0", "text": "not sharp match",
+                                  "step": "decision", "presenter": "1"}, page.url
     # The decision on the slide is the one the record gives for the new review.
     twin = page.request.get(page.url + "&format=json").json()
     expect(page.locator('[data-about="lesson"]')).to_have_attribute("data-says", twin["statements"]["lesson"]["says"])

@@ -13,10 +13,14 @@ from datetime import datetime, timezone
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from flask import current_app, request, session
+from werkzeug.datastructures import MultiDict
 
 from webnb import pages
 from webnb.errors import refusal
+from webnb.notation import NOTATIONS
 from webnb.room import broker as room_broker
+from webnb.room import lecture
+from webnb.state import entry_defaults, parse_state
 from webnb.views.common import catalog
 from webnb.workspaces import current_workspace, hosted
 
@@ -147,6 +151,17 @@ def in_the_deck(address: str) -> str:
     return parts.path + "?" + urlencode([*parameters, ("presenter", "1")])
 
 
+def question_setting(corpus_id: str, address: str):
+    """What a question asked from the lesson address ``address`` of the class's corpus is about (lecture.Setting),
+    read from the address alone: nothing is counted."""
+    shared = catalog()
+    entry = shared.get(corpus_id)
+    state = parse_state(MultiDict(parse_qsl(urlsplit(address).query, keep_blank_values=True)), entry_defaults(entry))
+    test_entry = shared.get(state.test) if state.test not in ("split", "training") else None
+    return lecture.setting_of(entry.name, state, NOTATIONS[state.notation].pseudo_count,
+                              test_entry.name if test_entry is not None else state.test)
+
+
 def is_lesson_page() -> bool:
     return any(pages.page_of(kind, request.endpoint) is not None for kind in ("text", "table"))
 
@@ -192,6 +207,11 @@ class Room:
         if request.endpoint == "inference.show":
             return "any"
         return "tune" if pages.page_of("text", request.endpoint) is not None else None
+
+    @property
+    def tune_setting(self):
+        """What a tuning asked from this page would be scored by (the ask form says it before it is asked)."""
+        return question_setting(self.record.corpus_id, self.here)
 
     @property
     def shows_elsewhere(self) -> bool:

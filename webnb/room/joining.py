@@ -227,7 +227,10 @@ def slide(code: str):
     """The join slide for the projector: the code in very large type and the QR code of the join address."""
     record = led_class(code)
     if record is None:
-        return not_the_lecturer()
+        # The same 404 for a code no class has and for a class this browser does not lead: the join slide tells
+        # nothing of which codes exist (joining does, braked for wrong codes).
+        return refusal("No such class here", "No class with this code is led from this browser. To join a class, "
+                       "type its code on the join page; a lecturer opens this slide with the lecturer's link.", 404)
     session["leading"] = record.code
     entry = catalog().get(record.corpus_id)
     join_url = request.host_url.rstrip("/") + request.script_root + lecture.join_path(record.code)

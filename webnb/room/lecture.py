@@ -105,17 +105,73 @@ MAX_ANSWER_LENGTH = 1000  # characters of a challenge's review: a few sentences,
 REVEALED_SHOWN = 5  # successful reviews the projector shows on reveal (the lecturer may hide any; the next moves up)
 
 
-def prompt(question) -> str:
+@dataclass(frozen=True)
+class Setting:
+    """What a question is about, from the address of the slide it was asked from: the corpus, the model, its
+    pseudo-count as the lesson's notation names it, and what a tuning's α is scored on. Every screen that shows the
+    question says it (the same question at α = 0 and at α = 0.01 has different answers), and so does its JSON twin."""
+
+    corpus: str  # the corpus's name
+    model: str  # "bernoulli" or "multinomial"
+    pseudo_count: str  # the notation's symbol of α ("α", "γ"…)
+    alpha: str  # as the lesson writes it
+    floor: bool  # probabilities clipped to [10⁻¹⁴, 1 − 10⁻¹⁴] (the lecture notebook's floor)
+    scored_on: str  # "held-out", "training" or "test corpus"
+    test_share: str = ""  # a split's held-out share, "25 %"
+    seed: str = ""  # a split's seed
+    test_corpus: str = ""  # the test corpus's name
+
+    @property
+    def model_name(self) -> str:
+        return "Bernoulli" if self.model == "bernoulli" else "multinomial"
+
+    @property
+    def measure(self) -> str:
+        """What a tuning's α is scored by: "held-out accuracy" only where documents are held out."""
+        if self.scored_on == "held-out":
+            return "held-out accuracy"
+        if self.scored_on == "training":
+            return "training accuracy"
+        return f"accuracy on {self.test_corpus}"
+
+    @property
+    def scored_where(self) -> str:
+        if self.scored_on == "held-out":
+            return f"trained on the rest, tested on {self.test_share} of each class held out (seed {self.seed})"
+        if self.scored_on == "training":
+            return ("tested on the documents it was trained on: this slide holds none out, so the accuracy flatters "
+                    "the model")
+        return f"trained on every document, tested on {self.test_corpus}"
+
+    def to_dict(self) -> dict:
+        return {"corpus": self.corpus, "model": self.model, "pseudo_count": self.pseudo_count, "alpha": self.alpha,
+                "floor": self.floor, "scored_on": self.scored_on, "measure": self.measure,
+                "test_share": self.test_share or None, "seed": self.seed or None,
+                "test_corpus": self.test_corpus or None}
+
+
+def setting_of(corpus_name: str, state, pseudo_count: str, test_corpus_name: str = "") -> Setting:
+    """The Setting of a question asked at the lesson state ``state`` (webnb/state.py LessonState)."""
+    scored_on = {"split": "held-out", "training": "training"}.get(state.test, "test corpus")
+    return Setting(corpus=corpus_name, model=state.model, pseudo_count=pseudo_count, alpha=str(state.alpha),
+                   floor=bool(state.floor), scored_on=scored_on,
+                   test_share=f"{float(state.test_size) * 100:g} %" if scored_on == "held-out" else "",
+                   seed=str(state.seed) if scored_on == "held-out" else "",
+                   test_corpus=test_corpus_name if scored_on == "test corpus" else "")
+
+
+def prompt(question, setting: Setting) -> str:
     """The question as the students' screens and the projector ask it."""
+    alpha = setting.pseudo_count
     if question.kind == "predict":
         return "Which class will the model choose for this review?"
     if question.kind == "tune":
-        return "Find the α with the best held-out accuracy."
+        return f"Find the {alpha} with the best {setting.measure}."
     if question.goal == "class":
         return f"Type a review that the model classifies as {question.target}."
     if question.goal == "cannot-decide":
-        return "Type a review that the model cannot decide at α = 0: every class gets probability 0."
-    return "Type a review whose decision changes when α goes from 0 to 1."
+        return f"Type a review that the model cannot decide at {alpha} = 0: every class gets probability 0."
+    return f"Type a review whose decision changes when {alpha} goes from 0 to 1."
 
 
 def predicted(verdict) -> str:
@@ -144,6 +200,11 @@ class Tally:
     counts: dict
     answers: tuple  # storage.AnswerRecord, first answered first
     review: str  # the review of the slide it was asked from
+    setting: Setting  # what it is about
+
+    @property
+    def prompt(self) -> str:
+        return prompt(self.question, self.setting)
 
     @property
     def n_answers(self) -> int:
@@ -180,7 +241,8 @@ class Tally:
     def to_dict(self) -> dict:
         question = self.question
         data = {"number": question.number, "kind": question.kind, "goal": question.goal, "target": question.target,
-                "prompt": prompt(question), "review": self.review, "asked_at": question.asked_at.isoformat(),
+                "prompt": self.prompt, "about": self.setting.to_dict(), "review": self.review,
+                "asked_at": question.asked_at.isoformat(),
                 "revealed": self.revealed, "answers": self.n_answers,
                 "counts": {option: self.counts.get(option, 0) for option in self.options}}
         if self.revealed and question.kind == "predict":
@@ -193,7 +255,7 @@ class Tally:
         return data
 
 
-def tally(question, answers, classes: tuple[str, ...], review: str) -> Tally:
+def tally(question, answers, classes: tuple[str, ...], review: str, setting: Setting) -> Tally:
     if question.kind == "predict":
         options = (*classes, CANNOT_DECIDE)
     elif question.kind == "challenge":
@@ -204,4 +266,4 @@ def tally(question, answers, classes: tuple[str, ...], review: str) -> Tally:
     for answer in answers:
         key = answer.answer if question.kind == "predict" else "succeeded" if answer.success else "failed"
         counts[key] = counts.get(key, 0) + 1
-    return Tally(question, options, counts, tuple(answers), review)
+    return Tally(question, options, counts, tuple(answers), review, setting)

@@ -11,7 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from jinja2_fragments.flask import render_block
 from limits import parse as parse_limit
 from limits.strategies import FixedWindowRateLimiter
@@ -20,15 +30,23 @@ from werkzeug.datastructures import MultiDict
 from webnb.charts import accuracy_only, sweep_chart
 from webnb.engine.evaluation.sweep import MarkedSweep
 from webnb.engine.export.tables import csv_text
-from webnb.engine.shared.numbers import ExactNumber
 from webnb.errors import refusal
 from webnb.notation import NOTATIONS
 from webnb.room import broker as room_broker
 from webnb.room import lecture
 from webnb.room.following import followed
-from webnb.room.hall import led_class, member_of, move_class, not_the_lecturer, now, room_storage, student_id
+from webnb.room.hall import (
+    led_class,
+    member_of,
+    move_class,
+    not_the_lecturer,
+    now,
+    question_setting,
+    room_storage,
+    student_id,
+)
 from webnb.security import wants_json
-from webnb.state import entry_defaults, parse_alpha, parse_state
+from webnb.state import entry_defaults, parse_alpha, parse_state, read_alpha_answer
 from webnb.views.common import LARGE_CORPUS, catalog, load_lesson
 from webnb.views.evaluation import score_on, sweep_for
 from webnb.views.inference import lesson_explained
@@ -137,7 +155,8 @@ def _tally(record, question, *, counted: bool = True):
     lesson = _lesson_at(record, question.address, **(_TUNING_LESSON if question.kind == "tune" else {}))
     classes = lesson.training.statistics.classes if lesson.training is not None else ()
     answers = room_storage().answers(question) if counted else ()
-    return lecture.tally(question, answers, classes, lesson.state.text), lesson
+    setting = question_setting(record.corpus_id, question.address)
+    return lecture.tally(question, answers, classes, lesson.state.text, setting), lesson
 
 
 def _sweep(record, question, tally, held):
@@ -186,15 +205,24 @@ def show(code: str, number: int):
         mine = None if own is None else {"answer": own.answer, "success": own.success, "accuracy": own.score}
         if own is not None and question.kind == "tune":
             mine["pending"] = own.pending  # stored, its score not known yet
-        data = {"number": question.number, "kind": question.kind, "prompt": lecture.prompt(question),
-                "review": tally.review, "options": list(tally.options) if question.kind == "predict" else [],
+        data = {"number": question.number, "kind": question.kind, "prompt": tally.prompt,
+                "about": tally.setting.to_dict(), "review": tally.review,
+                "options": list(tally.options) if question.kind == "predict" else [],
                 "revealed": tally.revealed, "own_answer": mine}
         if tally.revealed and question.kind == "predict":
             data["model_answer"] = question.answer
         return data
+    return _student_page(record, question, tally, lesson, own)
+
+
+def _student_page(record, question, tally, lesson, own, *, refused: tuple[str, str] | None = None,
+                  typed: str | None = None, status: int = 200):
+    """The question on a student's screen; after a refused answer, with the message (``refused``: title, message)
+    above the form, which keeps what was ``typed``."""
     return render_template("room/question.html", record=record, question=question, tally=tally, own=own,
-                           prompt=lecture.prompt(question), lesson=lesson, lecturer=False,
-                           max_length=lecture.MAX_ANSWER_LENGTH, running=record.running(now()))
+                           lesson=lesson, lecturer=False, max_length=lecture.MAX_ANSWER_LENGTH,
+                           running=record.running(now()), refused=refused, typed=typed,
+                           measure=tally.setting.measure), status
 
 
 @bp.get("/classes/<code>/questions/<int:number>/own-answer")
@@ -205,7 +233,8 @@ def own_answer(code: str, number: int):
         return refusal("Not your class", "This browser has not joined this class; join it with its code.", 404)
     question = _question(record, number)
     return render_block("room/question.html", "own_answer", record=record, question=question,
-                        own=_own_answer(record, question))
+                        own=_own_answer(record, question),
+                        measure=question_setting(record.corpus_id, question.address).measure)
 
 
 def _own_answer(record, question):
@@ -220,7 +249,7 @@ def _own_answer(record, question):
 def _lecturer_context(record, question) -> dict:
     held, counting = _score_tuning(record, question) if question.kind == "tune" else (None, False)
     tally, lesson = _tally(record, question)
-    return dict(record=record, question=question, tally=tally, prompt=lecture.prompt(question), lesson=lesson,
+    return dict(record=record, question=question, tally=tally, lesson=lesson,
                 lecturer=True, sweep=_sweep(record, question, tally, held) if held is not None else None,
                 counting=counting, running=record.running(now()), decision_address=decision_address(question.address))
 
@@ -237,7 +266,8 @@ def _lecturer_page(record, question):
 
 def _summary(record, question) -> dict:
     answers = room_storage().answers(question)
-    return {"number": question.number, "kind": question.kind, "prompt": lecture.prompt(question),
+    setting = question_setting(record.corpus_id, question.address)
+    return {"number": question.number, "kind": question.kind, "prompt": lecture.prompt(question, setting),
             "answers": len(answers), "revealed": question.revealed_at is not None}
 
 
@@ -362,31 +392,40 @@ def _too_many_answers() -> bool:
     return not FixedWindowRateLimiter(storage).hit(parse_limit(ANSWERS_PER_STUDENT), "webnb-answer", student_id())
 
 
+class _Refused(Exception):
+    """An answer that cannot be taken: the question page says why (``title``, ``message``), the form keeps it."""
+
+    def __init__(self, title: str, message: str, status: int = 400):
+        super().__init__(message)
+        self.title, self.message, self.status = title, message, status
+
+
 def _checked(record, question, given: str):
-    """The answer as stored and whether it succeeded (a challenge); or a refusal that says why it cannot be taken.
+    """The answer as stored and whether it succeeded (a challenge); raises _Refused with why it cannot be taken.
     A tuning's α is checked here and scored once it is stored (``_score_tuning``)."""
+    if len(given) > lecture.MAX_ANSWER_LENGTH:
+        raise _Refused("This answer is too long", f"An answer has at most {lecture.MAX_ANSWER_LENGTH:,} characters; "
+                       f"this one has {len(given):,}. Shorten it and send it again.")
     if question.kind == "predict":
         tally, _ = _tally(record, question, counted=False)
         if given not in tally.options:
-            return refusal("Choose one of the answers", "Choose one of the classes, or that the model cannot "
-                           "decide. Your answer was not stored.", 400)
+            raise _Refused("Choose one of the answers", "Choose one of the classes, or that the model cannot "
+                           "decide. Your answer was not stored.")
         return given, None, None
     if question.kind == "challenge":
         if not given.strip():
-            return refusal("Type a review", "Type a review, then send it. Nothing was stored.", 400)
+            raise _Refused("Type a review", "Type a review, then send it. Nothing was stored.")
         verdicts = _verdicts(record, question, given)
         if verdicts is None:
-            return refusal("This review cannot be checked", "The model cannot be trained with this slide's "
-                           "settings. Nothing was stored.", 400)
+            raise _Refused("This review cannot be checked", "The model cannot be trained with this slide's "
+                           "settings. Nothing was stored.")
         verdict, at_zero, at_one = verdicts
         return given, lecture.challenge_met(question, verdict=verdict, at_zero=at_zero, at_one=at_one), None
     try:
-        alpha = parse_alpha(given.strip())
+        alpha = read_alpha_answer(given)
     except ValueError as problem:
-        return refusal("Not a value of α", f"{problem}. Your answer was not stored.", 400)
-    if alpha > 1000:
-        return refusal("Not a value of α", "Try an α between 0 and 1000. Your answer was not stored.", 400)
-    return str(ExactNumber(alpha)), None, None
+        raise _Refused("Not a value of α", f"{str(problem).rstrip('.')}. Your answer was not stored.") from None
+    return str(alpha), None, None
 
 
 @bp.post("/classes/<code>/questions/<int:number>/answers")
@@ -397,22 +436,17 @@ def answer(code: str, number: int):
     if not record.running(now()):
         return refusal("This class has ended", "The class has ended, so it takes no more answers.", 410)
     question = _question(record, number)
-    if question.revealed_at is not None:
-        return refusal("This question is closed", "The lecturer has shown the answers to this question, so it takes "
-                       "no more. Your answer was not stored.", 409)
-    if _too_many_answers():
-        response = refusal("Too many answers", "You sent many answers in the last minute. Wait a moment, then send "
-                           "your best one.", 429)
-        response.headers["Retry-After"] = "60"
-        return response
     given = request.form.get("answer", "")
-    if len(given) > lecture.MAX_ANSWER_LENGTH:
-        return refusal("This answer is too long", f"An answer has at most {lecture.MAX_ANSWER_LENGTH:,} "
-                       f"characters; this one has {len(given):,}. Shorten it and send it again.", 400)
-    checked = _checked(record, question, given)
-    if not isinstance(checked, tuple):
-        return checked  # refused
-    given, success, score = checked
+    try:
+        if question.revealed_at is not None:
+            raise _Refused("This question is closed", "The lecturer has shown the answers to this question, so it "
+                           "takes no more. Your answer was not stored.", 409)
+        if _too_many_answers():
+            raise _Refused("Too many answers", "You sent many answers in the last minute. Wait a moment, then send "
+                           "your best one.", 429)
+        given, success, score = _checked(record, question, given)
+    except _Refused as refused:
+        return _refused_answer(record, question, refused, given)
     room_storage().answer_question(question.id, student_id(), given, success=success, score=score, now=now())
     stored = {"answer": given, "success": success, "accuracy": score}
     if question.kind == "tune":
@@ -424,6 +458,20 @@ def answer(code: str, number: int):
     if wants_json():
         return stored
     return redirect(url_for("questions.show", code=record.code, number=question.number), 303)
+
+
+def _refused_answer(record, question, refused: _Refused, typed: str):
+    """A refused answer: on the question page with the message and the form as it was sent (JSON: the message)."""
+    if wants_json():
+        response = refusal(refused.title, refused.message, refused.status)
+    else:
+        tally, lesson = _tally(record, question, counted=False)
+        response = make_response(_student_page(record, question, tally, lesson, _own_answer(record, question),
+                                               refused=(refused.title, refused.message),
+                                               typed=typed[:lecture.MAX_ANSWER_LENGTH], status=refused.status))
+    if refused.status == 429:
+        response.headers["Retry-After"] = "60"
+    return response
 
 
 # --- revealing, hiding, after class ---------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from webnb.admission import address_key
 from webnb.catalog import CorpusEntry, ScopedCatalog
 from webnb.engine import NaiveBayes, TrainingSet
 from webnb.engine.shared.numbers import ExactNumber
+from webnb.notation import NOTATIONS
 from webnb.state import LESSON_PARAMETERS, TABLE_PARAMETERS, LessonState, entry_defaults, parse_state, read_parameter
 from webnb.storage import ANY_WORKSPACE
 from webnb.workspaces import current_workspace, hosted, quota
@@ -125,6 +126,12 @@ class TextLesson(Linking):
     @property
     def defaults(self) -> LessonState:
         return entry_defaults(self.entry)
+
+    @property
+    def notation(self):
+        """The lesson's notation (webnb/notation.py): the names of φ, ψ, θ and the pseudo-count on every part of a
+        page, the deck's bar and keys included."""
+        return NOTATIONS[self.state.notation]
 
     def alpha_steps(self) -> tuple[ExactNumber | None, ExactNumber | None]:
         """The α one step down and one step up the slide's ladder (None past its ends), for the presenter's − and +."""

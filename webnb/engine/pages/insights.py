@@ -101,6 +101,20 @@ class AlphaSweep:
         return len(self.tied) == 1
 
     @property
+    def as_accurate(self) -> int:
+        """How many α score exactly the best accuracy (the best included)."""
+        return sum(p.correct == self.best.correct for p in self.points)
+
+    @property
+    def best_picked_by(self) -> str:
+        """Why ``best`` is the α named: "accuracy" (no other α is as accurate), "log loss" (others are, with a larger
+        log loss) or "smaller α" (others are, with the same log loss)."""
+        if self.as_accurate == 1:
+            return "accuracy"
+        same_loss = sum(p.correct == self.best.correct and p.log_loss == self.best.log_loss for p in self.points)
+        return "log loss" if same_loss == 1 else "smaller α"
+
+    @property
     def few_test_documents(self) -> bool:
         return self.n_test < FEW_TEST_DOCUMENTS
 
@@ -115,6 +129,8 @@ class AlphaSweep:
             "best_interval": list(self.best_interval),
             "tied_alphas": [p.alpha for p in self.tied],
             "best_is_clear": self.best_is_clear,
+            "as_accurate": self.as_accurate,
+            "best_picked_by": self.best_picked_by,
             "few_test_documents": self.few_test_documents,
         }
 

@@ -183,6 +183,17 @@ class ParameterTable:
         """K(d + 1): a prior per class, and a probability per class and word."""
         return len(self.model.classes) * (self.vocabulary_size + 1)
 
+    @property
+    def parameter_counts(self) -> dict:
+        """The numbers the model is, counted the three ways the page says: every prior and probability, K(d + 1);
+        without the last prior, which the others fix (they sum to 1), K·d + (K − 1) (the lecture notes' count); and
+        for the multinomial model, whose probabilities of each class sum to 1 too, the free ones, K(d − 1) + (K − 1)."""
+        classes = len(self.model.classes)
+        counts = {"every": self.parameter_count, "last_prior_fixed": self.parameter_count - 1}
+        if self.model.kind == "multinomial":
+            counts["free"] = self.parameter_count - 1 - classes
+        return counts
+
     def to_dict(self) -> dict:
         return {
             "model": self.model.to_dict(),
@@ -190,6 +201,7 @@ class ParameterTable:
             "priors": [prior.to_dict() for prior in self.priors],
             "vocabulary_size": self.vocabulary_size,
             "parameter_count": self.parameter_count,
+            "parameter_counts": self.parameter_counts,
             "breaking_cells": self.breaking_cells,
             "page": self.page,
             "pages": self.pages,
