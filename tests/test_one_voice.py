@@ -28,9 +28,9 @@ def test_the_sweep_slide_says_why_the_alpha_it_names_is_named(client):
         False, 20, 19, "log loss")
     slide = soup_of(client.get("/corpora/match-reviews/evaluation/sweep?presenter=1"))
     lead = words(slide.select_one(".slide-lead"))
-    assert "tie" not in lead and lead.endswith(
-        "20 values score within the 95 % interval of the top accuracy, so these documents cannot tell them apart.")
-    assert words(slide.select_one(".best-alpha dt")) == "◯ Most accurate α, least log loss"
+    assert "tie" not in lead and lead.endswith("20 values too close to call.")
+    assert words(slide.select_one(".best-alpha dt")) == "◯ Most accurate α"
+    assert words(slide.select_one(".best-alpha dd")).startswith("0 100.0 % right least log loss")
     page = words(soup_of(client.get("/corpora/match-reviews/evaluation/sweep")).select_one("#sweep-verdict")
                  or soup_of(client.get("/corpora/match-reviews/evaluation/sweep")))
     assert "19 of these 20 are equally the most accurate; of them, the smallest log loss is α = 0" in page
@@ -40,12 +40,9 @@ def test_a_clear_best_alpha_is_named_best(client):
     data = client.get("/corpora/spam-ham/evaluation/sweep?format=json").get_json()
     slide = soup_of(client.get("/corpora/spam-ham/evaluation/sweep?presenter=1"))
     label = words(slide.select_one(".best-alpha dt"))
-    if data["best_is_clear"]:
-        assert label == "◯ Best α"
-    elif data["best_picked_by"] == "accuracy":
-        assert label == "◯ Most accurate α"
-    else:
-        assert label.startswith("◯ Most accurate α, ")
+    assert label == ("◯ Best α" if data["best_is_clear"] else "◯ Most accurate α")
+    said = words(slide.select_one(".best-alpha dd"))
+    assert ("least log loss" in said) == (data["best_picked_by"] == "log loss")
 
 
 # --- parameter counts -----------------------------------------------------------------------------------------------

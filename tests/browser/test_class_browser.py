@@ -63,7 +63,7 @@ def test_the_lecturer_starts_a_class_and_a_student_joins_by_its_code(browsing, n
     expect(student).to_have_url(f"{server_url}/corpora/spam-ham")
     expect(student.locator("h1")).to_contain_text("Spam or ham")
     # The student's browser does not lead the class.
-    assert student.goto(f"{server_url}/classes/{code}").status == 403
+    assert student.goto(f"{server_url}/classes/{code}").status == 404
 
     wrong = new_browsing().new_page()
     wrong.goto(server_url + "/join")

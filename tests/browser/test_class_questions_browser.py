@@ -59,7 +59,7 @@ def test_a_student_follows_the_lecturer_steps_away_and_comes_back(browsing, new_
 
     student.click("#explore")
     expect(student.locator(".class-bar")).to_contain_text("exploring on my own")
-    assert student.locator(".class-bar").get_attribute("data-follow-url") is None  # it no longer polls
+    assert student.locator(".class-bar").get_attribute("data-following") is None  # it no longer follows
     explored = student.url
     with lecturer.expect_navigation():
         lecturer.click(".deck-bar [data-step=next]")
@@ -201,3 +201,47 @@ def test_the_code_stays_on_every_slide_of_the_lecture_and_nothing_overflows(brow
             following.click()
     assert slides == 25
     assert browsing.errors == []
+
+
+# --- followers know where they are (issue 36, part 3) ----------------------------------------------------------------
+
+
+def test_a_followers_arrows_are_off_and_the_end_of_the_class_reaches_every_students_page(
+        browsing, new_browsing, server_url, shot):
+    lecturer = browsing.new_page()
+    code = start_class(lecturer, server_url)
+    lecturer.goto(server_url + SLIDE)
+    follower, explorer = new_browsing().new_page(), new_browsing().new_page()
+    for student in (follower, explorer):
+        student.set_viewport_size(PROJECTOR)
+        student.goto(f"{server_url}/join/{code}")
+        expect(student.locator(".deck-bar")).to_be_visible()
+    # Following: the bar says so, its arrows are off, and the keys that would move the page alone do nothing.
+    bar = follower.locator(".deck-bar")
+    expect(bar).to_contain_text("following the lecturer")
+    expect(bar.locator("[data-step], [data-control=alpha-up], [data-control=model]")).to_have_count(0)
+    followed = follower.url
+    # A key that moves a slide clicks its link inside the key's own handler: counted here, none may happen.
+    follower.evaluate("() => { window.webnbClicks = 0; "
+                      "document.addEventListener('click', () => window.webnbClicks++, true); }")
+    for key in ("ArrowRight", "ArrowLeft", "End", "+", "m"):
+        follower.keyboard.press(key)
+    assert follower.evaluate("() => window.webnbClicks") == 0 and follower.url == followed
+    shot(follower, "class-follower-bar", full_page=False)
+    # Exploring: the bar's arrows are back.
+    explorer.click("#explore")
+    expect(explorer.locator(".deck-bar [data-step=next]")).to_have_count(1)
+    expect(explorer.locator(".deck-bar")).not_to_contain_text("following the lecturer")
+    expect(explorer.locator(".class-bar[data-stream=open]")).to_have_count(1, timeout=FOLLOWING)
+    expect(follower.locator(".class-bar[data-stream=open]")).to_have_count(1, timeout=FOLLOWING)
+    # The lecturer ends the class: both pages say so within 2 s, and stay where they are.
+    explored = explorer.url
+    lecturer.goto(f"{server_url}/classes/{code}")
+    lecturer.get_by_role("button", name="End the class").click()
+    for student in (follower, explorer):
+        expect(student.locator(".class-ended")).to_be_visible(timeout=2_000)
+        expect(student.locator(".class-ended")).to_have_text(
+            f"The class {code} has ended: this page stays yours to explore.")
+        expect(student.locator(".class-bar #explore, .class-bar #follow")).to_be_hidden()
+    assert follower.url == followed and explorer.url == explored
+    shot(follower, "class-ended-follower", full_page=False)

@@ -109,10 +109,10 @@ def test_a_student_follows_by_the_stream_falls_back_to_polling_and_comes_back(br
     student.unroute(STREAM)
     expect(student.locator(STREAM_OPEN)).to_have_count(1, timeout=60_000)
 
-    # Exploring: the page stays where the student is, neither stream nor polls.
+    # Exploring: the page stays where the student is; it hears the stream for the end of the class alone.
     student.click("#explore")
     expect(student.locator(".class-bar")).to_contain_text("exploring on my own")
-    assert student.locator(".class-bar").get_attribute("sse-connect") is None
+    assert student.locator(".class-bar").get_attribute("data-following") is None
     explored = student.url
     move_on(lecturer)
     assert student.url == explored

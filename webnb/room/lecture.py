@@ -136,12 +136,12 @@ class Setting:
 
     @property
     def scored_where(self) -> str:
+        """Which documents a tuning's α is scored on, in a few words."""
         if self.scored_on == "held-out":
-            return f"trained on the rest, tested on {self.test_share} of each class held out (seed {self.seed})"
+            return f"{self.test_share} of each class held out, seed {self.seed}"
         if self.scored_on == "training":
-            return ("tested on the documents it was trained on: this slide holds none out, so the accuracy flatters "
-                    "the model")
-        return f"trained on every document, tested on {self.test_corpus}"
+            return "no documents held out"
+        return f"tested on {self.test_corpus}"
 
     def to_dict(self) -> dict:
         return {"corpus": self.corpus, "model": self.model, "pseudo_count": self.pseudo_count, "alpha": self.alpha,
