@@ -183,7 +183,8 @@ def test_a_student_cannot_alter_it_beyond_what_a_built_in_allows(hosted_app, web
     # which name no corpus and whose start form, without the operator's instructor key, starts nothing.
     assert sorted(rule.rule for rule in app.url_map.iter_rules() if "class" in rule.rule) == [
         "/classes", "/classes/<code>", "/classes/<code>/end", "/classes/<code>/events", "/classes/<code>/follow",
-        "/classes/<code>/follow.json", "/classes/<code>/lead/<secret>", "/classes/<code>/questions",
+        "/classes/<code>/follow.json", "/classes/<code>/headcount", "/classes/<code>/lead/<secret>",
+        "/classes/<code>/questions",
         "/classes/<code>/questions/<int:number>", "/classes/<code>/questions/<int:number>/answers",
         "/classes/<code>/questions/<int:number>/answers.csv", "/classes/<code>/questions/<int:number>/hide",
         "/classes/<code>/questions/<int:number>/own-answer", "/classes/<code>/questions/<int:number>/reveal",

@@ -705,6 +705,12 @@ class Storage:
                 sa.select(class_members.c.workspace).where(class_members.c.code == code)
                 .order_by(class_members.c.joined_at, class_members.c.workspace)).scalars())
 
+    def class_member_count(self, code: str) -> int:
+        """How many joined the class (one count, for the lecturer's pages)."""
+        with self.engine.connect() as connection:
+            return connection.execute(sa.select(sa.func.count()).select_from(class_members)
+                                      .where(class_members.c.code == code)).scalar_one()
+
     def set_class_state(self, code: str, state: str) -> int | None:
         """Move the class to the lesson address ``state``; its new state version (the old one when the state was
         this already), or None when there is no such class."""

@@ -20,6 +20,7 @@ import json
 import logging
 import os
 import queue
+import socket
 import threading
 import time
 from collections import defaultdict
@@ -150,6 +151,40 @@ class _Listeners:
             return sum(len(subscriptions) for subscriptions in self._by_code.values())
 
 
+@dataclass(frozen=True)
+class Presence:
+    """The students of a class with one of its pages open now (a stream open), and how many of them follow."""
+
+    following: int = 0
+    listening: int = 0
+
+    def __add__(self, other: Presence) -> Presence:
+        return Presence(self.following + other.following, self.listening + other.listening)
+
+    def encoded(self) -> str:
+        return f"{self.following} {self.listening}"
+
+    @classmethod
+    def decoded(cls, raw) -> Presence:
+        try:
+            following, listening = (int(part) for part in (raw.decode() if isinstance(raw, bytes) else raw).split())
+        except (ValueError, AttributeError):
+            return cls()
+        return cls(following, listening)
+
+
+# Where each process that holds streams says how many students of a class it holds, when the broker is Redis: the
+# hash ``PRESENCE_PREFIX + code``, a field per process ("following listening"), gone PRESENCE_TTL_SECONDS after its
+# last write, so that a process that stopped counts no more.
+PRESENCE_PREFIX = "webnb:presence:"
+PRESENCE_TTL_SECONDS = 60
+
+
+def presence_field() -> str:
+    """This process's name in the presence hashes."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
 class LocalBroker:
     """An in-process channel: what one process publishes reaches the streams this process serves."""
 
@@ -166,6 +201,12 @@ class LocalBroker:
 
     def listening(self) -> int:
         return self._listeners.count()
+
+    def record_presence(self, code: str, presence: Presence) -> None:
+        """Nothing to record: this process alone holds the streams."""
+
+    def presence(self, code: str, here: Presence) -> Presence:
+        return here
 
     def close(self) -> None:
         self._listeners.end_all()
@@ -227,6 +268,29 @@ class RedisBroker:
 
     def listening(self) -> int:
         return self._listeners.count()
+
+    # --- who is in the room: each process that holds streams writes its counts, any process reads their sum ---
+
+    def record_presence(self, code: str, presence: Presence) -> None:
+        """This process's students of the class (a field of the class's hash, named by the process)."""
+        if time.monotonic() < self._skip_until:
+            return
+        key = PRESENCE_PREFIX + code
+        try:
+            with self._client.pipeline() as pipe:
+                pipe.hset(key, presence_field(), presence.encoded())
+                pipe.expire(key, PRESENCE_TTL_SECONDS)
+                pipe.execute()
+        except (self._redis.RedisError, OSError) as error:
+            self._note_failure(error)
+
+    def presence(self, code: str, here: Presence) -> Presence:
+        """Every process's students of the class; ``here`` (this process's) when Redis does not answer."""
+        try:
+            fields = self._client.hgetall(PRESENCE_PREFIX + code)
+        except (self._redis.RedisError, OSError):
+            return here
+        return sum((Presence.decoded(raw) for raw in fields.values()), Presence())
 
     def _start_reading(self) -> None:
         with self._lock:

@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Mapping
 from datetime import datetime
 
-from webnb.room.broker import RoomEvent
+from webnb.room.broker import Presence, RoomEvent
 
 HEARTBEAT_SECONDS = 15.0
 # Open streams of one listener in one process: a student's page and a reload or two, a lecturer's projector and
@@ -77,26 +77,49 @@ def listener_key(session: Mapping, code: str, role: str, *, hosted: bool) -> tup
 
 
 class OpenStreams:
-    """How many streams each listener holds open in this process (thread-safe: the app's route runs in threads)."""
+    """How many streams each listener holds open in this process (thread-safe: the app's route runs in threads), and
+    of each class the students who hold one, following the lecturer or exploring."""
 
     def __init__(self):
         self._lock = threading.Lock()
         self._open: Counter = Counter()
+        self._students: dict[str, Counter] = {}  # code -> (student, following) -> open streams
 
-    def take(self, key: tuple, role: str) -> bool:
+    def take(self, key: tuple, role: str, following: bool = False) -> bool:
         """Count one more stream of ``key``; False (nothing counted) when it holds its share already."""
         most = STREAMS_PER_LECTURER if role == "lecturer" else STREAMS_PER_STUDENT
         with self._lock:
             if self._open[key] >= most:
                 return False
             self._open[key] += 1
+            if role != "lecturer":
+                self._students.setdefault(key[0], Counter())[(key[1], bool(following))] += 1
             return True
 
-    def give_back(self, key: tuple) -> None:
+    def give_back(self, key: tuple, following: bool = False) -> None:
         with self._lock:
             self._open[key] -= 1
             if self._open[key] <= 0:
                 del self._open[key]
+            students = self._students.get(key[0])
+            if students is not None and key[1] != "lecturer":
+                students[(key[1], bool(following))] -= 1
+                if students[(key[1], bool(following))] <= 0:
+                    del students[(key[1], bool(following))]
+                if not students:
+                    del self._students[key[0]]
+
+    def presence(self, code: str) -> Presence:
+        """Of the class's students with a stream open here: how many follow (one following page is enough), how many
+        in all."""
+        with self._lock:
+            held = list(self._students.get(code, ()))
+        following = {student for student, follows in held if follows}
+        return Presence(len(following), len({student for student, _ in held}))
+
+    def classes(self) -> list[str]:
+        with self._lock:
+            return list(self._students)
 
 
 TOO_MANY_STREAMS = ("This browser has many pages of the class open already; this one follows the lecturer by "

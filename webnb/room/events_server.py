@@ -45,10 +45,13 @@ from werkzeug.http import parse_cookie
 from webnb.room import events
 from webnb.room.broker import (
     CHANNEL_PREFIX,
+    PRESENCE_PREFIX,
+    PRESENCE_TTL_SECONDS,
     REDIS_TIMEOUT_SECONDS,
     WAITING_EVENTS_KEPT,
     RoomEvent,
     is_redis_url,
+    presence_field,
 )
 from webnb.room.hall import STATE_KEPT_SECONDS
 
@@ -60,6 +63,8 @@ POLL_PATH = re.compile(r"/classes/([0-9A-Za-z]{1,32})/follow\.json")
 SHUTDOWN_SECONDS = 3
 # After Redis failed to answer, new streams answer 503 at once for this long before it is asked again.
 RETRY_BROKER_AFTER_SECONDS = 5.0
+# How often the students present (open streams) are written to Redis for the lecturer's pages, at most.
+PRESENCE_WRITE_SECONDS = 1.0
 _END = object()  # what a stream's queue gets when its subscription ends
 
 
@@ -197,6 +202,9 @@ class RoomEventsServer:
         self._reader: asyncio.Task | None = None
         self._starting: asyncio.Lock | None = None
         self._quiet_until = 0.0
+        self._presence_changed: set[str] = set()
+        self._presence_writer: asyncio.Task | None = None
+        self._presence_field = presence_field()
 
     # --- ASGI ---
 
@@ -261,6 +269,7 @@ class RoomEventsServer:
         # Listening before the state is read: a move made in between is in that state or heard after it.
         waiting = self.listeners.add(code)
         gone = taken = None
+        following = False
         try:
             session = self._session(scope)
             found = await asyncio.to_thread(events.listener, session, code, self.storage, hosted=self.hosted)
@@ -269,10 +278,12 @@ class RoomEventsServer:
                 return
             record, role = found
             holder = events.listener_key(session, code, role, hosted=self.hosted)
-            if not self.open_streams.take(holder, role):
+            following = role == "student" and bool(session.get("following"))
+            if not self.open_streams.take(holder, role, following):
                 await _answer(send, 429, {"error": events.TOO_MANY_STREAMS}, retry_after=30)
                 return
             taken = holder
+            self._present(code)
             await send({"type": "http.response.start", "status": 200, "headers": [
                 (b"content-type", b"text/event-stream; charset=utf-8"), (b"cache-control", b"no-store"),
                 (b"x-accel-buffering", b"no")]})
@@ -283,7 +294,8 @@ class RoomEventsServer:
         finally:
             self.listeners.remove(code, waiting)
             if taken is not None:
-                self.open_streams.give_back(taken)
+                self.open_streams.give_back(taken, following)
+                self._present(code)
             if gone is not None:
                 gone.cancel()
 
@@ -321,6 +333,40 @@ class RoomEventsServer:
 
     def _now(self) -> datetime:
         return self.clock() if self.clock else datetime.now(timezone.utc)
+
+    # --- who is in the room, written to Redis for the lecturer's pages (gunicorn reads it) ---
+
+    def _present(self, code: str) -> None:
+        """The class's students here changed: written within PRESENCE_WRITE_SECONDS, once however many changed."""
+        self._presence_changed.add(code)
+        if self._presence_writer is None or self._presence_writer.done():
+            self._presence_writer = asyncio.ensure_future(self._write_presence())
+
+    async def _write_presence(self) -> None:
+        """Write the changed classes' counts every PRESENCE_WRITE_SECONDS, and every class's again before its hash
+        expires; ends when no stream is open."""
+        from redis.exceptions import RedisError
+
+        rewritten = time.monotonic()
+        while True:
+            await asyncio.sleep(PRESENCE_WRITE_SECONDS)
+            if time.monotonic() - rewritten > PRESENCE_TTL_SECONDS / 3:
+                self._presence_changed.update(self.open_streams.classes())
+                rewritten = time.monotonic()
+            changed, self._presence_changed = self._presence_changed, set()
+            if self._redis is None:
+                continue
+            try:
+                async with self._redis.pipeline(transaction=False) as pipe:
+                    for code in changed:
+                        key = PRESENCE_PREFIX + code
+                        pipe.hset(key, self._presence_field, self.open_streams.presence(code).encoded())
+                        pipe.expire(key, PRESENCE_TTL_SECONDS)
+                    await pipe.execute()
+            except (RedisError, OSError):
+                self._presence_changed |= changed  # written with the next ones
+            if not changed and not self.open_streams.classes():
+                return
 
     # --- Redis: one pattern subscription for every class ---
 
@@ -380,6 +426,8 @@ class RoomEventsServer:
 
     async def close(self) -> None:
         """End every stream and the Redis subscription (uvicorn's shutdown)."""
+        if self._presence_writer is not None:
+            self._presence_writer.cancel()
         if self._reader is not None:
             self._reader.cancel()
             try:

@@ -162,6 +162,25 @@ def question_setting(corpus_id: str, address: str):
                               test_entry.name if test_entry is not None else state.test)
 
 
+@dataclass(frozen=True)
+class Headcount:
+    """The lecturer's view of the room: how many joined the class, how many of them have one of its pages open now
+    (an event stream) and how many of those follow the lecturer."""
+
+    joined: int
+    listening: int
+    following: int
+
+    def to_dict(self) -> dict:
+        return {"joined": self.joined, "listening": self.listening, "following": self.following}
+
+
+def headcount(code: str) -> Headcount:
+    webnb = current_app.extensions["webnb"]
+    present = webnb["broker"].presence(code, webnb["open_streams"].presence(code))
+    return Headcount(room_storage().class_member_count(code), present.listening, present.following)
+
+
 def is_lesson_page() -> bool:
     return any(pages.page_of(kind, request.endpoint) is not None for kind in ("text", "table"))
 
@@ -207,6 +226,10 @@ class Room:
         if request.endpoint == "inference.show":
             return "any"
         return "tune" if pages.page_of("text", request.endpoint) is not None else None
+
+    @property
+    def headcount(self) -> Headcount:
+        return headcount(self.record.code)
 
     @property
     def tune_setting(self):

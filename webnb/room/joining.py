@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import segno
 from flask import Blueprint, Response, abort, current_app, jsonify, redirect, render_template, request, session, url_for
+from jinja2_fragments.flask import render_block
 from limits import parse as parse_limit
 from limits.strategies import FixedWindowRateLimiter
 
@@ -28,6 +29,7 @@ from webnb.room import broker as room_broker
 from webnb.room import lecture, proof
 from webnb.room.hall import (
     forget_state,
+    headcount,
     in_the_deck,
     instructor_key,
     led_class,
@@ -236,7 +238,20 @@ def slide(code: str):
     join_url = request.host_url.rstrip("/") + request.script_root + lecture.join_path(record.code)
     return render_template("room/slide.html", record=record, entry=entry, join_url=join_url,
                            lesson_address=request.script_root + in_the_deck(record.state),
+                           headcount=headcount(record.code) if record.running(now()) else None,
                            qr=qr_code(join_url), running=record.running(now()))
+
+
+@bp.get("/classes/<code>/headcount")
+def headcount_now(code: str):
+    """How many joined and follow now, for the lecturer's pages, which ask every few seconds (htmx), and as JSON."""
+    record = led_class(code)
+    if record is None:
+        return refusal("No such class here", "No class with this code is led from this browser.", 404)
+    counted = headcount(record.code)
+    if wants_json():
+        return counted.to_dict()
+    return render_block("room/_headcount.html", "headcount", code=record.code, headcount=counted)
 
 
 @bp.post("/classes/<code>/end")

@@ -45,24 +45,30 @@ def class_events(code: str):
                             "lecturer by asking once a second.")
     record, role = found
     holder = events.listener_key(session, code, role, hosted=hosted())
+    following = role == "student" and bool(session.get("following"))
     open_streams = current_app.extensions["webnb"]["open_streams"]
-    if not open_streams.take(holder, role):
+    if not open_streams.take(holder, role, following):
         response = refusal("Too many open pages", events.TOO_MANY_STREAMS, 429)
         response.headers["Retry-After"] = "30"
         return response
     broker = current_app.extensions["webnb"]["broker"]
+
+    def closed():
+        open_streams.give_back(holder, following)
+        broker.record_presence(record.code, open_streams.presence(record.code))
+
     try:
         subscription = broker.subscribe(record.code)
     except BrokerUnavailable:
-        open_streams.give_back(holder)
+        open_streams.give_back(holder, following)
         return _unavailable("The class's events cannot be heard now; this page follows the lecturer by asking once "
                             "a second.")
     # Read again after subscribing, so that a move made in between is in the state sent first or heard after it.
     record = storage.get_class(record.code) or record
+    broker.record_presence(record.code, open_streams.presence(record.code))
     opening = events.opening(record, now(), request.script_root)
     return Response(_stream(subscription, role, opening, request.script_root,
-                            float(current_app.config["WEBNB_EVENTS_HEARTBEAT_SECONDS"]),
-                            lambda: open_streams.give_back(holder)),
+                            float(current_app.config["WEBNB_EVENTS_HEARTBEAT_SECONDS"]), closed),
                     mimetype="text/event-stream",
                     headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
