@@ -282,6 +282,9 @@
       Array.prototype.forEach.call(bar.querySelectorAll(".class-status, form"), function (part) { part.hidden = true; });
       bar.removeAttribute("data-following");
       bar.classList.add("class-bar-ended");
+      // The deck's bar drawn for a follower has no arrows: it offers the same slide with them.
+      Array.prototype.forEach.call(document.querySelectorAll(".deck-following"), function (note) { note.hidden = true; });
+      Array.prototype.forEach.call(document.querySelectorAll(".deck-unfollowed"), function (link) { link.hidden = false; });
     };
     // The class's state, from the stream or a poll: true while the page stays and listens.
     var follow = function (state) {

@@ -245,3 +245,9 @@ def test_a_followers_arrows_are_off_and_the_end_of_the_class_reaches_every_stude
         expect(student.locator(".class-bar #explore, .class-bar #follow")).to_be_hidden()
     assert follower.url == followed and explorer.url == explored
     shot(follower, "class-ended-follower", full_page=False)
+    # The follower's bar offers the same slide with its arrows, as the class no longer moves it.
+    expect(follower.locator(".deck-following")).to_be_hidden()
+    with follower.expect_navigation():
+        follower.locator(".deck-unfollowed").click()
+    expect(follower.locator(".deck-bar [data-step=next]")).to_have_count(1)
+    expect(follower.locator(".class-bar")).to_have_count(0)

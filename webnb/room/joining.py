@@ -238,7 +238,6 @@ def slide(code: str):
     join_url = request.host_url.rstrip("/") + request.script_root + lecture.join_path(record.code)
     return render_template("room/slide.html", record=record, entry=entry, join_url=join_url,
                            lesson_address=request.script_root + in_the_deck(record.state),
-                           headcount=headcount(record.code) if record.running(now()) else None,
                            qr=qr_code(join_url), running=record.running(now()))
 
 
