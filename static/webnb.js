@@ -103,6 +103,54 @@
     showKeys(list !== null && list.hidden);
   });
 
+  // A chart as a PNG picture: its SVG file (the "Download SVG" link's) drawn on a canvas at twice its size, so that
+  // it stays sharp on a slide or in a document, and saved under the SVG file's name.
+  var PNG_SCALE = 2;
+  function downloadPng(button) {
+    var address = button.getAttribute("data-png-of"), name = "chart.png";
+    fetch(address, {credentials: "same-origin"}).then(function (response) {
+      if (!response.ok) throw new Error("no chart");
+      var saved = /filename="([^"]+)"/.exec(response.headers.get("Content-Disposition") || "");
+      if (saved) name = saved[1].replace(/\.svg$/, ".png");
+      return response.text();
+    }).then(function (text) {
+      var svg = new DOMParser().parseFromString(text, "image/svg+xml").documentElement;
+      var box = (svg.getAttribute("viewBox") || "").split(/[\s,]+/).map(Number);
+      var width = parseFloat(svg.getAttribute("width")) || box[2] || 800;
+      var height = parseFloat(svg.getAttribute("height")) || box[3] || 600;
+      svg.setAttribute("width", width);
+      svg.setAttribute("height", height);
+      var picture = new Image();
+      picture.onload = function () {
+        var canvas = document.createElement("canvas");
+        canvas.width = Math.round(width * PNG_SCALE);
+        canvas.height = Math.round(height * PNG_SCALE);
+        var context = canvas.getContext("2d");
+        context.fillStyle = "#fff"; // a picture pasted anywhere keeps the chart's white paper
+        context.fillRect(0, 0, canvas.width, canvas.height);
+        context.drawImage(picture, 0, 0, canvas.width, canvas.height);
+        canvas.toBlob(function (blob) {
+          var link = document.createElement("a");
+          link.href = URL.createObjectURL(blob);
+          link.download = name;
+          document.body.appendChild(link);
+          link.click();
+          link.remove();
+          window.setTimeout(function () { URL.revokeObjectURL(link.href); }, 0);
+        }, "image/png");
+      };
+      picture.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(new XMLSerializer().serializeToString(svg));
+    }).catch(function () { button.disabled = true; });
+  }
+  Array.prototype.forEach.call(document.querySelectorAll("[data-png-of]"), function (button) { button.hidden = false; });
+  document.body.addEventListener("htmx:afterSettle", function () {
+    Array.prototype.forEach.call(document.querySelectorAll("[data-png-of][hidden]"), function (b) { b.hidden = false; });
+  });
+  document.addEventListener("click", function (event) {
+    var button = event.target instanceof Element && event.target.closest("[data-png-of]");
+    if (button) downloadPng(button);
+  });
+
   // The slide's review form (r, then Enter) sends every setting of the lesson as a field, which would leave the long
   // address in the bar; with the script, the slide's own short address with the new review is opened instead.
   document.addEventListener("submit", function (event) {

@@ -70,6 +70,69 @@ def test_a_printed_lesson_page_shows_its_state_and_no_controls(page, server_url)
     assert page.evaluate(WIDER_THAN_THE_PAGE) == []
 
 
+# Number cells whose text takes more than one line as laid out (a number broken inside), and screen-only controls
+# that print anyway.
+BROKEN_NUMBERS = """() => {
+  // Lines a box list takes as laid out: a box below the bottom of the line before starts a new one (a raised flag
+  // overlaps its line, so it is not one).
+  const lines = rects => {
+    let count = 0, bottom = -Infinity;
+    for (const box of [...rects].filter(r => r.width > 0).sort((a, b) => a.top - b.top)) {
+      if (box.top >= bottom - 2) { count += 1; bottom = box.bottom; } else { bottom = Math.max(bottom, box.bottom); }
+    }
+    return count;
+  };
+  const broken = [];
+  for (const cell of document.querySelectorAll(".num")) {
+    if (cell.getBoundingClientRect().width === 0) continue;
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+      for (const token of text.data.matchAll(/[0-9][0-9.,/]*/g)) {  // a number, a fraction: one unit each
+        const range = document.createRange();
+        range.setStart(text, token.index); range.setEnd(text, token.index + token[0].length);
+        if (lines(range.getClientRects()) > 1) broken.push(token[0]);
+      }
+    }
+  }
+  return broken;
+}"""
+PRINTED_CONTROLS = """() => [...document.querySelectorAll(".downloads, details.full-table:not([open]) > summary")]
+  .filter(e => e.getClientRects().length > 0).map(e => e.textContent.trim().slice(0, 40))"""
+
+
+@pytest.mark.parametrize("path", ["/corpora/match-reviews/parameters?" + SETTINGS, "/corpora/match-reviews/lecture?"
+                                  + SETTINGS, "/corpora/match-reviews/evaluation/sweep?" + SETTINGS + "&presenter=1"])
+def test_on_paper_numbers_stay_whole_and_screen_controls_do_not_print(page, server_url, path):
+    page.goto(server_url + path)
+    page.emulate_media(media="print")
+    assert page.evaluate(BROKEN_NUMBERS) == []
+    assert page.evaluate(PRINTED_CONTROLS) == []
+    assert page.evaluate(WIDER_THAN_THE_PAGE) == []
+
+
+def test_each_chart_downloads_as_svg_and_as_png(page, server_url):
+    """The α sweep's chart: its SVG file, and a PNG drawn from it in the browser at twice its size."""
+    import struct
+
+    page.goto(f"{server_url}/corpora/match-reviews/evaluation/sweep?{SETTINGS}")
+    figure = page.locator(".figure-download").first
+    svg_link, png_button = figure.locator("a[download]"), figure.locator("button[data-png-of]")
+    expect(png_button).to_be_visible()
+    assert png_button.get_attribute("data-png-of") == svg_link.get_attribute("href")
+    with page.expect_download() as svg_download:
+        svg_link.click()
+    assert svg_download.value.suggested_filename == "match-reviews-sweep-sweep.svg"
+    with page.expect_download() as png_download:
+        png_button.click()
+    assert png_download.value.suggested_filename == "match-reviews-sweep-sweep.png"
+    data = png_download.value.path().read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", data[16:24])  # the IHDR chunk: the picture's size
+    svg = svg_download.value.path().read_text(encoding="utf-8")
+    view_box = [float(v) for v in svg.split('viewBox="', 1)[1].split('"', 1)[0].split()]
+    assert (width, height) == (round(view_box[2] * 2), round(view_box[3] * 2))
+
+
 TWENTY = "twenty-handout"
 
 
@@ -100,6 +163,7 @@ def test_the_published_lectures_print_one_page_per_slide(page, server_url, lectu
     expect(page.locator('meta[http-equiv="refresh"]')).to_have_count(0)
     page.emulate_media(media="print")
     assert page.evaluate(WIDER_THAN_THE_PAGE) == []
+    assert page.evaluate(BROKEN_NUMBERS) == [] and page.evaluate(PRINTED_CONTROLS) == []
     shot(page, f"handout-print-{corpus}", full_page=False)
     assert pdf_pages(page.pdf(format="A4", landscape=True)) == slides
     page.goto(f"{server_url}/corpora/{corpus}/lecture?{urlencode(lecture_corpora[corpus])}&per_page=2")
