@@ -183,3 +183,43 @@ def test_a_wide_table_scrolls_in_its_own_box_on_a_phone(browsing, page, server_u
     shot(page, "phone-mistakes-scrolled", full_page=False)
     assert page.evaluate("document.scrollingElement.scrollWidth") <= PHONE["width"]
     assert browsing.errors == []
+
+
+# --- twenty classes on a phone (issue 36, part 5) -----------------------------------------------------------------
+
+TWENTY = "twenty-phone"
+# The outermost elements that stick out of the screen's width, and by how much: what to fix.
+STICKING_OUT = """() => [...document.querySelectorAll('body *')].filter(el => {
+  const r = el.getBoundingClientRect();
+  if (r.width === 0 || r.right <= innerWidth) return false;
+  const parent = el.parentElement.getBoundingClientRect();
+  return parent.right <= innerWidth || getComputedStyle(el).position === 'absolute';
+}).slice(0, 3).map(el => el.tagName.toLowerCase() + '.' + el.className + ' ' + el.getBoundingClientRect().right.toFixed(1) + ' ' + el.textContent.trim().slice(0, 30))"""
+
+
+@pytest.fixture(scope="module")
+def twenty_classes(served_app, shared_corpora, tmp_path_factory) -> str:
+    """40 training posts of each of 20 Newsgroups' classes, published as a class corpus."""
+    from browser.slides import publish_twenty_sample
+
+    return publish_twenty_sample(served_app, shared_corpora, tmp_path_factory.mktemp("twenty"), TWENTY, 40)
+
+
+@pytest.mark.corpora
+@pytest.mark.slow
+def test_every_page_of_twenty_classes_fits_a_phone(browsing, page, server_url, shot, twenty_classes):
+    page.set_viewport_size(PHONE)
+    base = f"/corpora/{twenty_classes}"
+    review = "text=OpenGL+on+the+GPU+is+fast"
+    paths = [f"{base}?{review}", *(f"{base}/{p}?{review}" for p in TEXT_PAGES if p != "parity"),
+             f"{base}/parameters/cell?word=space&{review}", *(f"{base}/inference?step={s}&{review}" for s in STEPS)]
+    problems = {}
+    for path in paths:
+        open_settled(page, server_url + path)
+        measured = page.evaluate(MEASURE, [TAP_HEIGHT])
+        if measured["scrollWidth"] > measured["innerWidth"]:
+            problems[path] = (f"scrolls sideways: {measured['scrollWidth']} px in {measured['innerWidth']}",
+                              page.evaluate(STICKING_OUT))
+    shot(page, "phone-twenty", full_page=False)
+    assert problems == {}
+    assert browsing.errors == []
