@@ -68,10 +68,13 @@ def test_the_phone_shows_the_steps_result_on_the_first_screen_after_typing(brows
     assert browsing.errors == []
 
 
-@pytest.mark.parametrize("step", STEPS)
-def test_every_step_starts_on_the_phones_first_screen(page, server_url, step):
+@pytest.mark.parametrize("path", [f"/corpora/match-reviews/inference?step={step}" for step in STEPS]
+                         + [f"/corpora/iris/gaussian/inference?step={step}" for step in GAUSSIAN_STEPS])
+def test_every_step_starts_on_the_phones_first_screen(page, server_url, path):
+    """Texts and tables alike: the values and the model fold into a line each (issue 36, part 5: iris's first result
+    was at 1,024 px)."""
     page.set_viewport_size(PHONE)
-    page.goto(server_url + f"/corpora/match-reviews/inference?step={step}")
+    page.goto(server_url + path)
     lazy_parts_loaded(page)
     first_content = page.evaluate("""() => { const h = document.querySelector('.step h2');
         const next = h.nextElementSibling; const r = next.getBoundingClientRect(); return r.top; }""")
