@@ -194,7 +194,8 @@ STICKING_OUT = """() => [...document.querySelectorAll('body *')].filter(el => {
   if (r.width === 0 || r.right <= innerWidth) return false;
   const parent = el.parentElement.getBoundingClientRect();
   return parent.right <= innerWidth || getComputedStyle(el).position === 'absolute';
-}).slice(0, 3).map(el => `${el.tagName.toLowerCase()}.${el.className} ${Math.round(el.getBoundingClientRect().right)}`)"""
+}).slice(0, 3)
+  .map(el => `${el.tagName.toLowerCase()}.${el.className} ${Math.round(el.getBoundingClientRect().right)}`)"""
 
 
 @pytest.fixture(scope="module")
