@@ -31,7 +31,11 @@ MEASURE = """() => {
   const sizes = texts.map(e => [parseFloat(getComputedStyle(e).fontSize) * scale(e),
       e.tagName + '.' + e.className + ': ' + e.textContent.trim().slice(0, 40)]);
   sizes.sort((a, b) => a[0] - b[0]);
-  return {height: document.scrollingElement.scrollHeight, width: document.scrollingElement.scrollWidth,
+  // The bar's slide numbers, whole: the page's title may give way (…), the numbers may not.
+  const number = document.querySelector('.deck-bar .deck-number');
+  const right = number && number.getBoundingClientRect().right;
+  const cut = number !== null && (right > number.parentElement.getBoundingClientRect().right + 1 || right > innerWidth);
+  return {height: document.scrollingElement.scrollHeight, width: document.scrollingElement.scrollWidth, numberCut: cut,
           body: parseFloat(getComputedStyle(document.querySelector('main')).fontSize),
           smallest: sizes.length ? sizes[0] : [99, '']};
 }"""
@@ -43,6 +47,8 @@ def slide_problems(size: dict) -> list[str]:
     problems = []
     if size["height"] > 768 or size["width"] > 1024:
         problems.append(f"{size['width']} × {size['height']} px")
+    if size.get("numberCut"):
+        problems.append("the bar cuts the slide's number")
     if size["body"] < BODY_TYPE or size["smallest"][0] < SMALLEST_TYPE:
         problems.append(f"body {size['body']} px, smallest {size['smallest']}")
     return problems
