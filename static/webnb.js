@@ -215,6 +215,12 @@
       return;
     }
     if (key === "Escape") {
+      // A full table opened over a slide closes, and its summary keeps the focus for Enter to open it again.
+      Array.prototype.forEach.call(document.querySelectorAll("body.slide details.full-table[open]"), function (open) {
+        open.open = false;
+        var summary = open.querySelector("summary");
+        if (summary) summary.focus();
+      });
       showKeys(false);
       return;
     }

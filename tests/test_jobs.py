@@ -51,6 +51,33 @@ def test_a_big_corpus_page_shows_progress_then_itself(app):
     assert client.get(f"/corpora/{corpus_id}/parameters?stop_words=english&format=json").status_code == 200
 
 
+def test_a_slide_that_computes_shows_its_progress_inside_the_deck(app):
+    """Issue 36, part 2: in presenter mode the progress is a slide, in the deck's theme and zoom, with a bar whose ←
+    goes back to the slide before and whose Exit leaves presenter mode; a page outside the deck keeps the plain one."""
+    catalog = app.extensions["webnb"]["storage"]
+    corpus_id = catalog.add_corpus(big_corpus(LARGE_CORPUS + 500), name="Big", source="test")
+    client = app.test_client()
+    before = f"http://localhost/corpora/{corpus_id}?presenter=1&theme=dark&zoom=150"
+    first = client.get(f"/corpora/{corpus_id}/matrix?presenter=1&theme=dark&zoom=150&model=bernoulli",
+                       headers={"Referer": before})
+    assert first.status_code == 202
+    soup = BeautifulSoup(first.get_data(as_text=True), "html.parser")
+    assert soup.body["class"] == ["presenter", "slide", "theme-dark", "zoom-150"]
+    bar = soup.select_one("nav.deck-bar")
+    assert bar.select_one("[data-step=prev]")["href"] == f"/corpora/{corpus_id}?presenter=1&theme=dark&zoom=150"
+    assert bar.select_one(".deck-exit")["href"] == f"/corpora/{corpus_id}/matrix?theme=dark&zoom=150&model=bernoulli"
+    assert "Counting the words" in bar.select_one(".deck-position").get_text()
+    job_url = soup.find(id="job")["hx-get"]
+    # The job's own page, asked for again, is drawn in the deck too (from the slide's address it will open).
+    again = BeautifulSoup(client.get(job_url).get_data(as_text=True), "html.parser")
+    if again.body is not None and again.body.get("class"):
+        assert again.body["class"][:2] == ["presenter", "slide"]
+    app.extensions["webnb"]["jobs"].wait(job_url.rsplit("/", 1)[1], timeout=30)
+    other = catalog.add_corpus(big_corpus(LARGE_CORPUS + 501), name="Big too", source="test")
+    plain = BeautifulSoup(client.get(f"/corpora/{other}/matrix").get_data(as_text=True), "html.parser")
+    assert plain.select_one("nav.deck-bar") is None and not plain.body.get("class")
+
+
 def test_a_big_upload_is_stored_in_the_background(app):
     client = app.test_client()
     lines = [

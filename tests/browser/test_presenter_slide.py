@@ -176,3 +176,28 @@ def test_every_gaussian_step_fits_the_projector_in_legible_type(page, server_url
         assert size["height"] <= size["innerHeight"], f"{step} is {size['height']} px tall"
         assert size["width"] <= size["innerWidth"], f"{step} is {size['width']} px wide"
         assert size["body"] >= SMALLEST_TYPE and size["smallest"] >= SMALLEST_TYPE, (step, size)
+
+
+@pytest.mark.parametrize("address", [
+    "/corpora/iris/gaussian?presenter=1",  # 150 rows: far taller than the projector
+    "/corpora/match-reviews/evaluation/sweep?presenter=1",
+])
+def test_a_full_table_opens_over_the_slide_and_scrolls_inside_itself(page, server_url, address):
+    """Issue 36, part 2: opened with Tab and Enter, the full table lies over the slide, the slide does not scroll
+    (it did, to 1,423 px), the table scrolls in its own box, and Esc closes it."""
+    page.set_viewport_size({"width": 1024, "height": 768})
+    page.goto(server_url + address)
+    details = page.locator("details.full-table").first
+    open_folded(page, details.locator("> summary"))
+    expect(details).to_have_attribute("open", "")
+    measured = details.evaluate("""d => ({position: getComputedStyle(d).position,
+        page: document.scrollingElement.scrollHeight, bottom: d.getBoundingClientRect().bottom,
+        bar: document.querySelector('.deck-bar').getBoundingClientRect().top,
+        inside: d.scrollHeight, shown: d.clientHeight})""")
+    assert measured["position"] == "fixed" and measured["page"] <= 768, measured
+    assert measured["bottom"] <= measured["bar"] + 1, measured  # the bar stays in sight
+    if "iris" in address:
+        assert measured["inside"] > measured["shown"]  # the 150 rows scroll inside the overlay
+    page.keyboard.press("Escape")
+    expect(details).not_to_have_attribute("open", "")
+    expect(details.locator("> summary")).to_be_focused()

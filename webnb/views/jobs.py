@@ -10,9 +10,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from flask import Blueprint, abort, make_response, redirect
+from flask import Blueprint, abort, make_response, redirect, request
 
+from webnb import pages
 from webnb.jobs import Job
 from webnb.views.common import find_job, is_htmx, respond
 
@@ -118,8 +120,38 @@ class Progress:
         }
 
 
+@dataclass(frozen=True)
+class SlideWait:
+    """Work for a slide (``presenter=1`` in its address): the progress is drawn as a slide of the deck, in its theme
+    and zoom, with a bar that goes back to the slide before and leaves presenter mode."""
+
+    theme: str
+    zoom: str
+    exit_url: str
+    back_url: str | None
+
+
+def _slide_wait(progress: Progress) -> SlideWait | None:
+    # Drawn at the slide's own address (a page whose numbers the job computes), or at /jobs/<id>: its result's.
+    at_the_slide = bool(request.args.get("presenter"))
+    parts = urlsplit(request.full_path if at_the_slide else progress.result_url or "")
+    args = dict(parse_qsl(parts.query))
+    if str(args.get("presenter", "")).lower() not in ("1", "true", "on", "yes"):
+        return None
+    theme = args.get("theme", "") if args.get("theme", "") in pages.THEMES else ""
+    zoom = args.get("zoom", "") if args.get("zoom", "") in pages.ZOOMS else ""
+    kept = [(name, value) for name, value in parse_qsl(parts.query, keep_blank_values=True)
+            if name not in ("presenter", "slide", "step")]
+    exit_url = parts.path + ("?" + urlencode(kept) if kept else "")
+    referrer = urlsplit(request.referrer or "")
+    back = (referrer.path + ("?" + referrer.query if referrer.query else "")
+            if referrer.netloc == request.host and referrer.path != request.path else None)
+    return SlideWait(theme, zoom, exit_url, back)
+
+
 def _progress_page(progress: Progress, status: int):
-    return respond("jobs/show.html", "progress", progress, status=status, job=progress)
+    return respond("jobs/show.html", "progress", progress, status=status, job=progress,
+                   slide_wait=_slide_wait(progress))
 
 
 @bp.get("/jobs/<job_id>")
