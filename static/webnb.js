@@ -103,6 +103,28 @@
     showKeys(list !== null && list.hidden);
   });
 
+  // A slide at 125 % or 150 % (zoom-125, zoom-150 on the body; presenter.css zooms <main>): enlarged as far as the
+  // chosen zoom, and less where the slide would not fit 1024 × 768 at it, so that zoom never makes a slide scroll. The
+  // zoom in use is written on <main> (data-zoom-in-use) for the tests and the curious.
+  var ZOOM_STEP = 0.05;
+  function fitSlide() {
+    var body = document.body, main = document.querySelector("main");
+    if (!main || !body.classList.contains("slide")) return;
+    var chosen = body.classList.contains("zoom-150") ? 1.5 : body.classList.contains("zoom-125") ? 1.25 : 1;
+    main.style.zoom = "";
+    var zoom = chosen, page = document.scrollingElement;
+    var overflows = function () { return page.scrollHeight > window.innerHeight || page.scrollWidth > window.innerWidth; };
+    while (zoom > 1 && overflows()) {
+      zoom = Math.max(1, Math.round((zoom - ZOOM_STEP) * 100) / 100);
+      main.style.zoom = String(zoom);
+    }
+    main.setAttribute("data-zoom-in-use", String(zoom));
+  }
+  fitSlide();
+  window.addEventListener("resize", fitSlide);
+  if (document.fonts && document.fonts.ready) document.fonts.ready.then(fitSlide);
+  document.body.addEventListener("htmx:afterSettle", fitSlide);
+
   // A chart as a PNG picture: its SVG file (the "Download SVG" link's) drawn on a canvas at twice its size, so that
   // it stays sharp on a slide or in a document, and saved under the SVG file's name.
   var PNG_SCALE = 2;

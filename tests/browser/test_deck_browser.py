@@ -49,6 +49,22 @@ def test_the_whole_lecture_is_one_walk_of_slides_that_fit_the_projector(page, se
     assert problems == [], "\n".join(problems)
 
 
+@pytest.mark.parametrize("lesson, zoom, theme", [
+    ("match-reviews", "125", ""), ("match-reviews", "150", "dark"), ("iris", "125", "light"), ("iris", "150", ""),
+])
+def test_zoom_enlarges_every_slide_as_far_as_it_fits_and_never_makes_it_scroll(page, server_url, lesson, zoom, theme):
+    """Issue 36, part 2: at 150 % 20 of the match reviews' 25 slides and all 9 of iris's scrolled (up to 1396 × 1484
+    px). Each slide is now enlarged up to the chosen zoom, less where it would not fit; never below 100 %."""
+    problems, in_use = [], []
+    for slide, size in walk_by_keyboard(page, server_url, lesson, None, zoom=zoom, theme=theme):
+        problems += [f"{slide.page.key}/{slide.key}: {problem}" for problem in slide_problems(size)]
+        in_use.append(float(page.locator("main").get_attribute("data-zoom-in-use")))
+    assert problems == [], "\n".join(problems)
+    assert all(1 <= used <= int(zoom) / 100 for used in in_use)
+    # Zoom does enlarge: most slides are larger than at 100 % (match reviews at 125 %: 16 of 25 at the full 125 %).
+    assert sum(used > 1 for used in in_use) >= 0.8 * len(in_use), in_use
+
+
 def test_back_home_end_and_exit(page, server_url):
     page.goto(first_slide_url(server_url, "match-reviews"))
     expect(page.locator(".deck-bar [data-step=prev]")).to_have_count(0)  # nothing before the first slide
