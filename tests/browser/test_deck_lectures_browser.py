@@ -125,3 +125,17 @@ def test_the_published_lectures_pass_axe_in_both_high_contrast_themes(page, serv
     for slide, _ in walk_deck(page, first, "text", timeout=240_000):
         problems += axe_problems(page, theme, f"{slide.page.key}/{slide.key}")
     assert problems == [], "\n".join(problems)
+
+
+@pytest.mark.corpora
+@pytest.mark.slow
+@pytest.mark.parametrize("zoom, theme", [("125", "light"), ("150", "dark")])
+def test_twenty_classes_at_every_zoom_never_make_a_slide_scroll(page, server_url, lecture_corpora, zoom, theme):
+    """Issue 36, part 2, on 20 Newsgroups' twenty classes: every slide enlarged as far as it fits, none scrolls."""
+    settings = lecture_corpora[TWENTY]
+    first = f"{server_url}/corpora/{TWENTY}?{urlencode({**settings, 'presenter': '1', 'zoom': zoom, 'theme': theme})}"
+    problems = []
+    for slide, size in walk_deck(page, first, "text", None, TWENTY, timeout=240_000):
+        problems += [f"{slide.page.key}/{slide.key}: {problem}" for problem in slide_problems(size)]
+        assert 1 <= float(page.locator("main").get_attribute("data-zoom-in-use")) <= int(zoom) / 100
+    assert problems == [], "\n".join(problems)
