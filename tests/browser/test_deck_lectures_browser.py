@@ -4,6 +4,7 @@ digits-sized table of numbers (10 classes, 64 features) and for the published le
 Collection, the four and the twenty newsgroups)."""
 from __future__ import annotations
 
+import re
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import numpy as np
@@ -139,3 +140,28 @@ def test_twenty_classes_at_every_zoom_never_make_a_slide_scroll(page, server_url
         problems += [f"{slide.page.key}/{slide.key}: {problem}" for problem in slide_problems(size)]
         assert 1 <= float(page.locator("main").get_attribute("data-zoom-in-use")) <= int(zoom) / 100
     assert problems == [], "\n".join(problems)
+
+
+@pytest.mark.corpora
+@pytest.mark.slow
+def test_a_slide_that_counts_shows_its_progress_inside_the_deck(page, server_url, lecture_corpora, monkeypatch,
+                                                                 tmp_path):
+    """Issue 36, part 2: a slide whose words must be counted first (options no process has counted) shows the
+    progress as a slide, in the deck's theme, with its bar, then the slide itself. The count is held for 5 s at the
+    named point ``counting`` (webnb/faults.py), so that the progress is on screen whatever the machine's speed."""
+    import webnb.faults
+
+    monkeypatch.setenv("WEBNB_PAUSE_AT", f"counting:{tmp_path / 'paused'}")
+    monkeypatch.setattr(webnb.faults, "PAUSE_SECONDS", 5)
+    settings = {**lecture_corpora["sms-spam"], "stop_words": "english", "ngrams": "1-2", "presenter": "1",
+                "theme": "dark"}
+    before = f"{server_url}/corpora/sms-spam?{urlencode({**lecture_corpora['sms-spam'], 'presenter': '1'})}"
+    page.goto(f"{server_url}/corpora/sms-spam/matrix?{urlencode(settings)}", referer=before)
+    expect(page.locator("body")).to_have_class("presenter slide theme-dark")
+    bar = page.locator(".deck-bar")
+    expect(bar.locator(".deck-position")).to_contain_text("Counting")
+    expect(bar.locator("[data-step=prev]")).to_have_attribute("href", re.compile(r"^/corpora/sms-spam\?"))
+    expect(bar.locator(".deck-exit")).to_be_visible()
+    # When the count is done, the slide itself, still in the deck and the theme.
+    expect(bar.locator(".deck-position strong")).to_have_text("Bag of words", timeout=120_000)
+    expect(page.locator("body")).to_have_class(re.compile(r"presenter slide theme-dark"))
