@@ -168,3 +168,30 @@ def test_the_join_slides_go_to_the_lesson_opens_the_deck(app, client):
     go = slide.find("a", id="class-lesson")["href"]
     assert urlsplit(go).path == "/corpora/match-reviews" and parse_qs(urlsplit(go).query)["presenter"] == ["1"]
     bar(lecturer, go)
+
+
+# --- zoom shows less (issue 36, part 2) -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("zoom, rows, words", [("", 6, 7), ("125", 4, 5), ("150", 4, 4)])
+def test_zoom_keeps_fewer_rows_and_words_of_the_matrix_on_a_slide(client, zoom, rows, words):
+    page = soup_of(client.get(f"/corpora/spam-ham/matrix?presenter=1&zoom={zoom}"))
+    table = page.select_one("#slide-matrix table")
+    assert len(table.select("tbody tr")) == rows
+    assert len(table.select("thead th")) == words + 2  # the document and its class, then the words
+
+
+@pytest.mark.parametrize("zoom, rows", [("", 6), ("125", 4), ("150", 4)])
+def test_zoom_keeps_fewer_of_the_reviews_words_in_the_parameters_slide(client, zoom, rows):
+    review = "win a free prize call now claim cash"
+    page = soup_of(client.get("/corpora/spam-ham/parameters", query_string={
+        "presenter": "1", "slide": "table", "zoom": zoom, "text": review}))
+    assert len(page.select_one(".deck-slide table").select("tbody tr")) == rows
+
+
+def test_kept_at_zoom():
+    from webnb.pages import kept_at_zoom
+
+    assert [kept_at_zoom(6, zoom) for zoom in ("", "125", "150")] == [6, 4, 4]
+    assert [kept_at_zoom(7, zoom) for zoom in ("", "125", "150")] == [7, 5, 4]
+    assert kept_at_zoom(2, "150") == 2  # never fewer than two

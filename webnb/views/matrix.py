@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 from flask import Blueprint, request
 
+from webnb import pages
 from webnb.engine.pages.matrix_window import MatrixRow, MatrixWindow, matrix_pages
 from webnb.engine.pages.matrix_window import matrix_window as window_of
 from webnb.engine.text.bag import document_frequency
@@ -55,25 +56,28 @@ def slide_window(lesson, window: MatrixWindow) -> SlideWindow:
     """The few words and documents a slide shows of the matrix (values as ``window`` shows them: counts or presence):
     the review's words of the vocabulary, then the words in most documents, up to SLIDE_WORDS; and SLIDE_ROWS
     documents that contain the most of those words (the rare ones counting more), one of each class first, shown in
-    the corpus's order. A small corpus whose whole matrix fits is shown whole."""
+    the corpus's order; fewer of both at the projector's zoom (pages.kept_at_zoom). A small corpus whose whole
+    matrix fits is shown whole."""
     training = lesson.training
     matrix, vocabulary = training.matrix, training.vocabulary
     n_documents, n_words = matrix.shape
-    whole = n_words <= SLIDE_WORDS + 1 and n_documents <= SLIDE_ROWS + 2
+    slide_rows = pages.kept_at_zoom(SLIDE_ROWS, lesson.state.zoom)
+    slide_words = pages.kept_at_zoom(SLIDE_WORDS, lesson.state.zoom)
+    whole = n_words <= slide_words + 1 and n_documents <= slide_rows + 2
     from_review = 0
     if whole:
         columns = np.arange(n_words)
     else:
-        chosen = lesson.review_words(SLIDE_WORDS)
+        chosen = lesson.review_words(slide_words)
         from_review = len(chosen)
-        if len(chosen) < SLIDE_WORDS:
+        if len(chosen) < slide_words:
             taken = set(chosen)
-            for j in np.argsort(-document_frequency(matrix), kind="stable")[: SLIDE_WORDS * 2].tolist():
-                if len(chosen) < SLIDE_WORDS and j not in taken:
+            for j in np.argsort(-document_frequency(matrix), kind="stable")[: slide_words * 2].tolist():
+                if len(chosen) < slide_words and j not in taken:
                     chosen.append(j)
         columns = np.array(chosen, dtype=np.int64)
     cells = matrix[:, columns]
-    if whole or n_documents <= SLIDE_ROWS + 2:
+    if whole or n_documents <= slide_rows + 2:
         rows = np.arange(n_documents)
     else:
         # Rare words weigh more (log N/df), so that the review's telling words show up, not only "the" and "is".
@@ -81,11 +85,11 @@ def slide_window(lesson, window: MatrixWindow) -> SlideWindow:
         score = np.asarray((cells > 0).astype(float) @ weights).ravel()
         best = np.argsort(-score, kind="stable")  # the documents with the most (and rarest) of the words first
         labels, picked, seen = training.corpus.labels, [], set()
-        for i in best[: SLIDE_ROWS * 50].tolist():
-            if len(picked) < SLIDE_ROWS and labels[i] not in seen:
+        for i in best[: slide_rows * 50].tolist():
+            if len(picked) < slide_rows and labels[i] not in seen:
                 picked.append(i)
                 seen.add(labels[i])
-        picked += [i for i in best[: SLIDE_ROWS * 2].tolist() if i not in picked][: SLIDE_ROWS - len(picked)]
+        picked += [i for i in best[: slide_rows * 2].tolist() if i not in picked][: slide_rows - len(picked)]
         rows = np.array(sorted(picked), dtype=np.int64)
     values = cells[rows].toarray()
     if window.presence:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 from flask import Blueprint, current_app, request
 
+from webnb import pages
 from webnb.engine.pages.estimate import Estimate, estimate
 from webnb.engine.pages.parameter_table import WholeTable, parameter_pages, parameter_table
 from webnb.engine.text.models import NaiveBayes
@@ -46,7 +47,7 @@ def show(corpus_id):
         table = parameter_table(whole, words, query=query, sort=sort, page=page)
         if lesson.deck() is not None:
             # The presenter's table: the review's words, joined by the vocabulary's first when it has few.
-            shown = lesson.review_words(SLIDE_WORDS)
+            shown = lesson.review_words(pages.kept_at_zoom(SLIDE_WORDS, lesson.state.zoom))
             from_review = len(shown)
             shown += [j for j in range(min(len(model.vocabulary), SLIDE_LEAST_WORDS + len(shown)))
                       if j not in shown][: max(0, SLIDE_LEAST_WORDS - len(shown))]
