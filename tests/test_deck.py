@@ -195,3 +195,18 @@ def test_kept_at_zoom():
     assert [kept_at_zoom(6, zoom) for zoom in ("", "125", "150")] == [6, 4, 4]
     assert [kept_at_zoom(7, zoom) for zoom in ("", "125", "150")] == [7, 5, 4]
     assert kept_at_zoom(2, "150") == 2  # never fewer than two
+
+
+@pytest.mark.parametrize("zoom, shown", [("", 3), ("125", 2), ("150", 2)])
+def test_zoom_keeps_fewer_classes_side_by_side(app, zoom, shown):
+    """Twenty classes: 3 and "+ 17 more" at 100 %, 2 and "+ 18 more" at 125 % and 150 % (at least two)."""
+    from webnb.formatting import leading_on_slide
+
+    class Lesson:
+        class state:
+            pass
+
+    Lesson.state.zoom = zoom
+    scores = [{"log_joint": float(k)} for k in range(20)]
+    kept = leading_on_slide({"lesson": Lesson}, scores, "log_joint")
+    assert [s["log_joint"] for s in kept] == [float(k) for k in range(20 - shown, 20)]
