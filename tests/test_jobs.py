@@ -67,6 +67,8 @@ def test_a_slide_that_computes_shows_its_progress_inside_the_deck(app):
     assert bar.select_one("[data-step=prev]")["href"] == f"/corpora/{corpus_id}?presenter=1&theme=dark&zoom=150"
     assert bar.select_one(".deck-exit")["href"] == f"/corpora/{corpus_id}/matrix?theme=dark&zoom=150&model=bernoulli"
     assert "Counting the words" in bar.select_one(".deck-position").get_text()
+    keys = [" ".join(row.th.get_text().split()) for row in soup.select("#deck-keys tr")]
+    assert keys == ["←", "p", "Esc", "?"] and bar.select_one("[data-keys-toggle]")
     job_url = soup.find(id="job")["hx-get"]
     # The job's own page, asked for again, is drawn in the deck too (from the slide's address it will open).
     again = BeautifulSoup(client.get(job_url).get_data(as_text=True), "html.parser")
