@@ -144,8 +144,10 @@ def _slide_wait(progress: Progress) -> SlideWait | None:
             if name not in ("presenter", "slide", "step")]
     exit_url = parts.path + ("?" + urlencode(kept) if kept else "")
     referrer = urlsplit(request.referrer or "")
+    same_site = (referrer.netloc == request.host and referrer.path.startswith("/")
+                 and not referrer.path.startswith("//"))  # "//elsewhere" would leave the site
     back = (referrer.path + ("?" + referrer.query if referrer.query else "")
-            if referrer.netloc == request.host and referrer.path != request.path else None)
+            if same_site and referrer.path != request.path else None)
     return SlideWait(theme, zoom, exit_url, back)
 
 
