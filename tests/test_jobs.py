@@ -70,10 +70,14 @@ def test_a_slide_that_computes_shows_its_progress_inside_the_deck(app):
     keys = [" ".join(row.th.get_text().split()) for row in soup.select("#deck-keys tr")]
     assert keys == ["←", "p", "Esc", "?"] and bar.select_one("[data-keys-toggle]")
     job_url = soup.find(id="job")["hx-get"]
-    for elsewhere in ("https://elsewhere.example/x", "http://localhost//elsewhere.example/x"):
-        answer = client.get(f"/corpora/{corpus_id}/matrix?presenter=1&theme=dark&zoom=150&model=bernoulli",
+    # Another site's page is no slide to go back to (other options: counted anew, so the progress again).
+    for elsewhere, option in (("https://elsewhere.example/x", "stop_words=english"),
+                              ("http://localhost//elsewhere.example/x", "lowercase=0")):
+        answer = client.get(f"/corpora/{corpus_id}/matrix?presenter=1&theme=dark&{option}",
                             headers={"Referer": elsewhere})
-        assert not BeautifulSoup(answer.get_data(as_text=True), "html.parser").select("nav.deck-bar [data-step=prev]")
+        assert answer.status_code == 202
+        drawn = BeautifulSoup(answer.get_data(as_text=True), "html.parser")
+        assert drawn.select_one("nav.deck-bar .deck-exit") and not drawn.select("nav.deck-bar [data-step=prev]")
     # The job's own page, asked for again, is drawn in the deck too (from the slide's address it will open).
     again = BeautifulSoup(client.get(job_url).get_data(as_text=True), "html.parser")
     if again.body is not None and again.body.get("class"):
