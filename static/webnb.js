@@ -200,8 +200,16 @@
     window.location.assign(address.pathname + address.search);
   });
 
+  // The keys that move a page by themselves: the arrows, Home and End, α's − and +, the model and the review.
+  var MOVING_KEYS = {ArrowLeft: 1, ArrowRight: 1, Home: 1, End: 1, "+": 1, "=": 1, "-": 1, "−": 1, m: 1, r: 1, M: 1,
+                     R: 1};
+
   document.addEventListener("keydown", function (event) {
     if (event.defaultPrevented || event.isComposing) return;
+    // Following the lecturer: the lecturer moves this page, so these keys do nothing (the class bar's "Explore on my
+    // own" leaves following first); p, t, z, ? and Esc still change how the page looks.
+    if (MOVING_KEYS[event.key] && !isField(event.target) &&
+        document.querySelector(".class-bar[data-following]")) return;
     if (event.key === "?" && !event.altKey && !event.ctrlKey && !event.metaKey && !isField(event.target)) {
       var list = document.getElementById("deck-keys");
       if (list && showKeys(list.hidden)) event.preventDefault();
@@ -209,7 +217,6 @@
     }
     // + and − (Shift is how many keyboards type +): α one step, on a slide.
     var controls = {"+": "alpha-up", "=": "alpha-up", "-": "alpha-down", "−": "alpha-down"};
-    if (controls[event.key] && document.querySelector(".class-bar[data-following]")) return;
     if (controls[event.key] && !event.altKey && !event.ctrlKey && !event.metaKey && !isField(event.target)) {
       var control = document.querySelector('[data-control="' + controls[event.key] + '"]');
       if (control) {
@@ -250,7 +257,6 @@
     if ((key === "ArrowLeft" || key === "ArrowRight") && event.target instanceof Element &&
         event.target.closest('[role="region"][tabindex]')) return;
     var slideKeys = {m: "model", r: "review", t: "theme", z: "zoom-in"};
-    if ((key === "m" || key === "r") && document.querySelector(".class-bar[data-following]")) return;
     if (slideKeys[key] && !isField(event.target)) {
       var slideControl = document.querySelector('[data-control="' + slideKeys[key] + '"]');
       if (slideControl) {
@@ -261,9 +267,6 @@
     }
     var selector = TARGETS[key];
     if (!selector || isField(event.target)) return;
-    // Following the lecturer: the lecturer moves this page, so the keys that would move it alone do nothing (the
-    // bar's "Explore on my own" leaves following first).
-    if (key !== "p" && document.querySelector(".class-bar[data-following]")) return;
     if (key === "p" && event.repeat) return; // holding p must not flip presenter mode back and forth
     var target = document.querySelector(".deck-bar " + selector) || document.querySelector(selector);
     if (!target || target.getAttribute("aria-disabled") === "true") return;

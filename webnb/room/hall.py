@@ -154,11 +154,17 @@ def in_the_deck(address: str) -> str:
 def question_setting(corpus_id: str, address: str):
     """What a question asked from the lesson address ``address`` of the class's corpus is about (lecture.Setting),
     read from the address alone: nothing is counted."""
-    shared = catalog()
-    entry = shared.get(corpus_id)
-    state = parse_state(MultiDict(parse_qsl(urlsplit(address).query, keep_blank_values=True)), entry_defaults(entry))
-    test_entry = shared.get(state.test) if state.test not in ("split", "training") else None
-    return lecture.setting_of(entry.name, state, NOTATIONS[state.notation].pseudo_count,
+    entry = catalog().get(corpus_id)
+    args = MultiDict(parse_qsl(urlsplit(address).query, keep_blank_values=True))
+    if entry is None:  # the class's corpus was removed since: the address still says the model and α
+        return setting_at(corpus_id, parse_state(args))
+    return setting_at(entry.name, parse_state(args, entry_defaults(entry)))
+
+
+def setting_at(corpus_name: str, state):
+    """lecture.Setting of a question asked at the lesson state ``state`` of the corpus called ``corpus_name``."""
+    test_entry = catalog().get(state.test) if state.test not in ("split", "training") else None
+    return lecture.setting_of(corpus_name, state, NOTATIONS[state.notation].pseudo_count,
                               test_entry.name if test_entry is not None else state.test)
 
 

@@ -43,6 +43,7 @@ from webnb.room.hall import (
     now,
     question_setting,
     room_storage,
+    setting_at,
     student_id,
 )
 from webnb.security import wants_json
@@ -155,7 +156,8 @@ def _tally(record, question, *, counted: bool = True):
     lesson = _lesson_at(record, question.address, **(_TUNING_LESSON if question.kind == "tune" else {}))
     classes = lesson.training.statistics.classes if lesson.training is not None else ()
     answers = room_storage().answers(question) if counted else ()
-    setting = question_setting(record.corpus_id, question.address)
+    # The lesson read the slide's address already: its state says what the question is about.
+    setting = setting_at(lesson.entry.name, lesson.state)
     return lecture.tally(question, answers, classes, lesson.state.text, setting), lesson
 
 

@@ -13,9 +13,10 @@ from datetime import datetime, timezone
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from flask import Blueprint, abort, make_response, redirect, request
+from werkzeug.datastructures import MultiDict
 
-from webnb import pages
 from webnb.jobs import Job
+from webnb.state import parse_state
 from webnb.views.common import find_job, is_htmx, respond
 
 bp = Blueprint("jobs", __name__)
@@ -135,11 +136,10 @@ def _slide_wait(progress: Progress) -> SlideWait | None:
     # Drawn at the slide's own address (a page whose numbers the job computes), or at /jobs/<id>: its result's.
     at_the_slide = bool(request.args.get("presenter"))
     parts = urlsplit(request.full_path if at_the_slide else progress.result_url or "")
-    args = dict(parse_qsl(parts.query))
-    if str(args.get("presenter", "")).lower() not in ("1", "true", "on", "yes"):
+    # Read as the lesson pages read them (presenter, theme and zoom mean the same for texts and tables).
+    look = parse_state(MultiDict(parse_qsl(parts.query, keep_blank_values=True)))
+    if not look.presenter:
         return None
-    theme = args.get("theme", "") if args.get("theme", "") in pages.THEMES else ""
-    zoom = args.get("zoom", "") if args.get("zoom", "") in pages.ZOOMS else ""
     kept = [(name, value) for name, value in parse_qsl(parts.query, keep_blank_values=True)
             if name not in ("presenter", "slide", "step")]
     exit_url = parts.path + ("?" + urlencode(kept) if kept else "")
@@ -148,7 +148,7 @@ def _slide_wait(progress: Progress) -> SlideWait | None:
                  and not referrer.path.startswith("//"))  # "//elsewhere" would leave the site
     back = (referrer.path + ("?" + referrer.query if referrer.query else "")
             if same_site and referrer.path != request.path else None)
-    return SlideWait(theme, zoom, exit_url, back)
+    return SlideWait(look.theme, look.zoom, exit_url, back)
 
 
 def _progress_page(progress: Progress, status: int):
