@@ -20,6 +20,11 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_CORPORA = REPO_ROOT.parent / "shared" / "corpora"
 
 
+def worker_number() -> int:
+    """This process's number among pytest-xdist's workers (0 without xdist): what it may keep to itself."""
+    return int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+
+
 def in_ci() -> bool:
     return os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
@@ -44,6 +49,44 @@ def pytest_collection_modifyitems(items):
         on_postgres = callspec is not None and callspec.params.get("database_url") == "postgresql"
         if on_postgres or SERVICE_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.services)
+
+
+# -- the one-second rule: a test of the fast run (README, Development) takes less than a second ---------------------
+
+ONE_SECOND = 1.0
+MARKED_OUT_OF_THE_FAST_RUN = frozenset({"slow", "browser", "corpora", "services"})
+_seconds_taken: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report):
+    """Adds up each test's set-up, call and tear-down (on the controller, from every xdist worker's reports) for
+    those the fast run keeps."""
+    if MARKED_OUT_OF_THE_FAST_RUN.isdisjoint(report.keywords):
+        _seconds_taken[report.nodeid] = _seconds_taken.get(report.nodeid, 0.0) + report.duration
+
+
+def _over_one_second() -> list[tuple[float, str]]:
+    return sorted(((seconds, nodeid) for nodeid, seconds in _seconds_taken.items() if seconds >= ONE_SECOND),
+                  reverse=True)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Timing is not asserted in a normal run, where a busy machine would fail it by luck;
+    ``WEBNB_ONE_SECOND_RULE=enforce`` (README, Development) fails a run with a test over the rule, on an idle
+    machine. (The controller decides: an xdist worker sees only its own tests.)"""
+    enforced = os.environ.get("WEBNB_ONE_SECOND_RULE") == "enforce"
+    if enforced and exitstatus == 0 and not hasattr(session.config, "workerinput") and _over_one_second():
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Lists the fast run's tests that took a second or more: mark them slow, or make them quicker."""
+    over = _over_one_second()
+    if over:
+        terminalreporter.section("the one-second rule")
+        terminalreporter.write_line(f"{len(over)} test(s) kept in the fast run took a second or more:")
+        for seconds, nodeid in over:
+            terminalreporter.write_line(f"  {seconds:5.2f} s  {nodeid}")
 
 
 def slow_but_the_first(count: int, cases: list) -> list:
@@ -302,9 +345,10 @@ def browser_from(app, address: str = "127.0.0.1"):
 
 @pytest.fixture()
 def redis_test_url():
-    """Redis database 15 on this machine, emptied before and after, for tests of counts shared between processes."""
+    """A Redis database of this test worker's own on this machine (15 for the first, 14 for the second, ...),
+    emptied before and after, for tests of counts shared between processes."""
     redis = pytest.importorskip("redis") if not in_ci() else __import__("redis")
-    url = "redis://127.0.0.1:6379/15"
+    url = f"redis://127.0.0.1:6379/{15 - worker_number()}"
     client = redis.Redis.from_url(url)
     try:
         client.flushdb()

@@ -55,7 +55,7 @@ def document(name: str, text: bytes = b"good") -> bytes:
 
 def tar(*entries: bytes, gzipped: bool = True) -> bytes:
     data = b"".join(entries) + bytes(1024)  # the end: two zero blocks
-    return gzip.compress(data) if gzipped else data
+    return gzip.compress(data, mtime=0) if gzipped else data
 
 
 def pax(**records: str) -> bytes:

@@ -243,7 +243,10 @@ def test_revealed_reviews_show_escaped_and_the_hidden_never(app):
     lecture, lecturer, _ = lecture_on(app)
     number = ask(lecturer, lecture.code, "challenge", challenge="class:positive")
     naughty = [s for s in STRINGS if s.strip() and len(s) <= lectures.MAX_ANSWER_LENGTH][:40]
-    for text in naughty:
+    for joined, text in enumerate(naughty, 1):
+        # A second apart: students are numbered in the order they joined (ties go by their random ids), and
+        # student 2 is the first of these, not the one lecture_on joined, who does not answer.
+        set_clock(app, T0 + timedelta(seconds=joined))
         student = browser_from(app)
         student.get(f"/join/{lecture.code}")
         answer(student, lecture.code, number, "brilliant " + text)
@@ -253,7 +256,8 @@ def test_revealed_reviews_show_escaped_and_the_hidden_never(app):
     shown = twin(lecturer, lecture.code, number)["question"]["shown"]
     assert len(shown) == lectures.REVEALED_SHOWN
     for _ in range(3):  # hide the first shown three times: the next ones move up
-        lecturer.post(f"/classes/{lecture.code}/questions/{number}/hide", data={"student": "2"})
+        hidden = lecturer.post(f"/classes/{lecture.code}/questions/{number}/hide", data={"student": "2"})
+        assert hidden.status_code == 303
     page = lecturer.get(f"/classes/{lecture.code}/questions/{number}").get_data(as_text=True)
     inert(page, where="the reveal")
     shown = twin(lecturer, lecture.code, number)["question"]["shown"]

@@ -77,7 +77,7 @@ def test_reads_each_format_plain_and_gzipped(tmp_path, fmt, gzipped):
     data = CONTENT[fmt].encode("utf-8")
     filename = f"mail.{fmt}"
     if gzipped:
-        data, filename = gzip.compress(data), filename + ".gz"
+        data, filename = gzip.compress(data, mtime=0), filename + ".gz"
     corpus = read_corpus(write(tmp_path, filename, data))
     assert corpus.labels == LABELS
     assert corpus.texts == TEXTS
@@ -88,13 +88,13 @@ def test_reads_each_format_plain_and_gzipped(tmp_path, fmt, gzipped):
 
 @pytest.mark.parametrize("filename", ["mail.csv", "upload.bin", ""])
 def test_gzip_is_recognised_by_its_magic_bytes_whatever_the_name(filename):
-    corpus = read_corpus_bytes(gzip.compress(CSV.encode()), filename=filename, format="csv")
+    corpus = read_corpus_bytes(gzip.compress(CSV.encode(), mtime=0), filename=filename, format="csv")
     assert corpus.texts == TEXTS
 
 
 def test_gzip_with_several_members_is_read_whole():
     half = len(JSONL.splitlines(keepends=True)[0])
-    data = gzip.compress(JSONL[:half].encode()) + gzip.compress(JSONL[half:].encode())
+    data = gzip.compress(JSONL[:half].encode(), mtime=0) + gzip.compress(JSONL[half:].encode(), mtime=0)
     assert read_corpus_bytes(data, filename="x.jsonl.gz").texts == TEXTS
 
 
@@ -234,7 +234,7 @@ def test_format_is_sniffed_from_content_without_a_telling_name(fmt, filename):
 
 
 def test_sniffing_works_on_gzipped_bytes_without_a_name():
-    assert read_corpus_bytes(gzip.compress(TSV.encode())).texts == TEXTS
+    assert read_corpus_bytes(gzip.compress(TSV.encode(), mtime=0)).texts == TEXTS
 
 
 def test_explicit_format_wins_over_name_and_is_case_insensitive():
@@ -361,7 +361,7 @@ def test_a_corpus_without_documents_is_refused(fmt, content):
 def test_invalid_utf8_names_the_line(gzipped):
     data = GOOD.encode() + GOOD.encode() + '{"label": "ham", "text": "caf'.encode() + b'\xe9"}\n'
     if gzipped:
-        data = gzip.compress(data)
+        data = gzip.compress(data, mtime=0)
     with pytest.raises(CorpusError, match=r"line 3: byte 0xe9 is not UTF-8.*must be saved as UTF-8"):
         read_corpus_bytes(data, filename="mail.jsonl")
 
@@ -378,7 +378,7 @@ def test_a_spreadsheet_file_is_refused_with_a_hint():
 
 
 def test_gzip_bomb_is_stopped_at_max_bytes(tmp_path, monkeypatch):
-    bomb = gzip.compress(b" " * 50_000_000, compresslevel=9)
+    bomb = gzip.compress(b" " * 50_000_000, compresslevel=9, mtime=0)
     assert len(bomb) < 100_000
     path = write(tmp_path, "bomb.jsonl.gz", bomb)
     inflated = count_inflated(monkeypatch)
@@ -389,7 +389,7 @@ def test_gzip_bomb_is_stopped_at_max_bytes(tmp_path, monkeypatch):
 
 
 def test_gzip_within_max_bytes_is_read():
-    data = gzip.compress(JSONL.encode())
+    data = gzip.compress(JSONL.encode(), mtime=0)
     assert read_corpus_bytes(data, max_bytes=len(JSONL.encode())).texts == TEXTS
     with pytest.raises(CorpusError, match=r"once decompressed"):
         read_corpus_bytes(data, max_bytes=len(JSONL.encode()) - 1)
@@ -405,7 +405,7 @@ def test_plain_file_larger_than_max_bytes_is_refused():
 @pytest.mark.parametrize(
     "data, message",
     [
-        (gzip.compress(JSONL.encode())[:-12], r"gzip file is incomplete"),
+        (gzip.compress(JSONL.encode(), mtime=0)[:-12], r"gzip file is incomplete"),
         (b"\x1f\x8b", r"gzip file is incomplete"),
         (b"\x1f\x8b\x08\x00" + b"garbage" * 10, r"starts like a gzip file but cannot be decompressed"),
     ],

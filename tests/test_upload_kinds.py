@@ -120,7 +120,7 @@ KINDS = {
     "binary": ("reviews.csv", BINARY, refused(
         "binary data, not text: it holds NUL bytes (0x00) and other control bytes, which no text file holds",
         SAVE_AS_UTF8)),
-    "gzipped pdf": ("paper.csv.gz", gzip.compress(PDF), refused("a PDF document", COPY_INTO_A_SPREADSHEET)),
+    "gzipped pdf": ("paper.csv.gz", gzip.compress(PDF, mtime=0), refused("a PDF document", COPY_INTO_A_SPREADSHEET)),
     "lines without labels": ("reviews.txt", UNLABELLED, (
         "Each line holds one field only, like line 1: 'great film'. webnb needs a label and a text on each line, "
         "like positive,great film  or  positive<TAB>great film: if these are texts, write each one's class before "

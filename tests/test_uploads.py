@@ -130,7 +130,7 @@ def test_inspect_table_guesses_the_layout(data, delimiter, has_header, columns, 
 
 
 def test_inspect_table_shape_in_full():
-    shape = inspect_table(gzip.compress(codecs.BOM_UTF8 + SPAM_CSV), filename="mail.csv.gz")
+    shape = inspect_table(gzip.compress(codecs.BOM_UTF8 + SPAM_CSV, mtime=0), filename="mail.csv.gz")
     assert shape == TableShape(
         delimiter=",",
         has_header=True,
@@ -177,7 +177,7 @@ def test_inspect_table_header_with_no_rows():
         (b"\n \n", {}, r"^The file is empty"),
         (b"label,text\nspam,ok\nham,caf\xe9\n", {}, r"^line 3: byte 0xe9 is not UTF-8 text\. .*Save As"),
         (SPAM_CSV, {"max_bytes": 20}, r"^The file is larger than the limit"),
-        (gzip.compress(SPAM_CSV * 100), {"max_bytes": 1000}, r"larger than the limit .* once decompressed"),
+        (gzip.compress(SPAM_CSV * 100, mtime=0), {"max_bytes": 1000}, r"larger than the limit .* once decompressed"),
     ],
 )
 def test_inspect_table_errors(data, options, message):
@@ -206,7 +206,7 @@ def test_read_table_without_a_header_by_column_number():
 
 
 def test_read_table_uses_an_id_column_and_decodes_gzip_and_bom():
-    data = gzip.compress(codecs.BOM_UTF8 + "id|class|body\nm1|spam|Ça coûte 1 €\n|ham|later\n".encode())
+    data = gzip.compress(codecs.BOM_UTF8 + "id|class|body\nm1|spam|Ça coûte 1 €\n|ham|later\n".encode(), mtime=0)
     corpus = read_table(data, delimiter="|", has_header=True, label_column="class", text_column="body")
     assert corpus.ids == ("m1", "3")  # a blank id falls back to the line number
     assert corpus.texts == ("Ça coûte 1 €", "later")

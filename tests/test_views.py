@@ -240,7 +240,7 @@ def _upload(client, filename, data, **fields):
         ("reviews.csv", b"label,text\npos,great match\nneg,dull match\n"),
         ("reviews.tsv", "label\ttext\npos\tgreat match\nneg\tdull match\n".encode()),
         ("reviews.jsonl", b'{"label": "pos", "text": "great match"}\n{"label": "neg", "text": "dull match"}\n'),
-        ("reviews.csv.gz", gzip.compress(b"\xef\xbb\xbflabel,text\r\npos,great match\r\nneg,dull match\r\n")),
+        ("reviews.csv.gz", gzip.compress(b"\xef\xbb\xbflabel,text\r\npos,great match\r\nneg,dull match\r\n", mtime=0)),
     ],
 )
 def test_uploads_of_each_format(app, client, filename, payload):

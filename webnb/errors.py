@@ -16,17 +16,17 @@ from __future__ import annotations
 import math
 import time
 
-from flask import current_app, jsonify, make_response, render_template, request
+from flask import current_app, jsonify, render_template, request
 from flask_limiter.errors import RateLimitExceeded
 from flask_wtf.csrf import CSRFError
-from jinja2_fragments.flask import render_block
 from werkzeug.exceptions import HTTPException
 
 from webnb import outages, security
+from webnb.answers import is_htmx, refusal, wants_json
 from webnb.engine.shared.budget import WorkTooLarge
 from webnb.views import corpus as corpus_views
 from webnb.views import jobs as job_views
-from webnb.views.common import WorkInProgress, is_htmx
+from webnb.views.common import WorkInProgress
 from webnb.work import RETRY_AFTER_SECONDS, Busy
 
 
@@ -41,23 +41,6 @@ def init_app(app) -> None:
     app.register_error_handler(WorkInProgress, work_in_progress)
     # The least specific handler: the handlers above for a status (413) or an exception class (429) win.
     app.register_error_handler(HTTPException, client_error)
-
-
-def refusal(title: str, message: str, status: int, template: str = "refused.html"):
-    """``message`` on webnb's own page (``template``, which shows ``title`` and ``message``), or as
-    ``{"error": message}`` for a client that asked for JSON: how every error a request meets is answered.
-
-    An htmx request gets the message alone (the ``refusal`` block), marked ``X-Webnb-Refusal``: static/webnb.js
-    shows it at the top of the part of the page that asked, which keeps what it showed (htmx swaps no error)."""
-    if security.wants_json():
-        return make_response(jsonify({"error": message}), status)
-    if is_htmx():
-        response = make_response(render_block("refused.html", "refusal", title=title, message=message, fragment=True),
-                                 status)
-        response.headers["X-Webnb-Refusal"] = "1"
-        response.headers["Vary"] = "HX-Request"
-        return response
-    return make_response(render_template(template, title=title, message=message), status)
 
 
 # -- 4xx --------------------------------------------------------------------------------------------------------------
@@ -105,7 +88,7 @@ def too_large(_error):
     """A request over one of the limits of webnb/security.py: a long address, a large form field or a large file.
     A form comes back with its message where it was sent from."""
     kind, message = security.too_large_message()
-    if security.wants_json():
+    if wants_json():
         return jsonify({"error": message}), 413
     if kind == "address":
         return render_template("refused.html", title="The address is too long", message=message), 413

@@ -29,7 +29,9 @@ import shlex
 import sys
 from pathlib import Path
 
-from flask import Flask, abort, current_app, jsonify, render_template, request
+from flask import Flask, abort, current_app, request
+
+from webnb.answers import refusal
 
 DEFAULT_MAX_QUERY_BYTES = 65_536  # 5,000 characters of any script, percent-encoded, fit
 DEFAULT_MAX_FORM_MEMORY_SIZE = 500_000
@@ -151,11 +153,7 @@ def refuse_cross_site():
     else:
         return None
     message = f"This change was refused because {reason}. Nothing was changed. Make changes from webnb's own pages."
-    if wants_json():
-        response = jsonify({"error": message})
-    else:
-        response = render_template("refused.html", title="Refused: not from this site", message=message)
-    return response, 403
+    return refusal("Refused: not from this site", message, 403)
 
 
 def refuse_large_body():
@@ -178,14 +176,6 @@ def own_origin() -> str:
 
 def query_limit() -> int:
     return int(current_app.config["WEBNB_MAX_QUERY_BYTES"])
-
-
-def wants_json() -> bool:
-    """JSON for ``?format=json`` (every page's JSON twin), a JSON body, or a client that prefers JSON."""
-    if request.args.get("format") == "json" or request.is_json:
-        return True
-    best = request.accept_mimetypes.best_match(["text/html", "application/json"])
-    return best == "application/json"
 
 
 def too_large_message() -> tuple[str, str]:

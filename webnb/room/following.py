@@ -23,7 +23,7 @@ from limits import parse_many
 from limits.strategies import FixedWindowRateLimiter
 
 from webnb import pages
-from webnb.errors import refusal
+from webnb.answers import refusal, wants_json
 from webnb.room import events
 from webnb.room.hall import (
     came_from_elsewhere,
@@ -38,7 +38,6 @@ from webnb.room.hall import (
     room_storage,
     student_id,
 )
-from webnb.security import wants_json
 
 bp = Blueprint("following", __name__)
 

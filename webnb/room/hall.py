@@ -16,7 +16,7 @@ from flask import current_app, request, session
 from werkzeug.datastructures import MultiDict
 
 from webnb import pages
-from webnb.errors import refusal
+from webnb.answers import refusal
 from webnb.notation import NOTATIONS
 from webnb.room import broker as room_broker
 from webnb.room import lecture

@@ -24,7 +24,7 @@ from limits import parse as parse_limit
 from limits.strategies import FixedWindowRateLimiter
 
 from webnb.admission import address_key
-from webnb.errors import refusal
+from webnb.answers import refusal, wants_json
 from webnb.room import broker as room_broker
 from webnb.room import lecture, proof
 from webnb.room.hall import (
@@ -41,7 +41,6 @@ from webnb.room.hall import (
     room_storage,
     student_id,
 )
-from webnb.security import wants_json
 from webnb.views.common import catalog
 from webnb.workspaces import current_workspace, hosted
 
@@ -129,6 +128,8 @@ def _proof_asked(typed: str):
 def join_form():
     """One field for the code; the form sends it here as ``?code=``, which joins as ``/join/<code>`` does."""
     if "code" not in request.args:
+        if wants_json():  # what the form asks, for a client that reads JSON
+            return jsonify(join=url_for("joining.join_form"), field="code", message=None)
         return render_template("room/join.html", typed="", message=None)
     return _join(request.args.get("code", ""))
 
@@ -236,6 +237,10 @@ def slide(code: str):
     session["leading"] = record.code
     entry = catalog().get(record.corpus_id)
     join_url = request.host_url.rstrip("/") + request.script_root + lecture.join_path(record.code)
+    if wants_json():
+        return {"class": record.code, "corpus": record.corpus_id, "join": join_url, "running": record.running(now()),
+                "lesson": request.script_root + in_the_deck(record.state),
+                "headcount": headcount(record.code).to_dict()}
     return render_template("room/slide.html", record=record, entry=entry, join_url=join_url,
                            lesson_address=request.script_root + in_the_deck(record.state),
                            qr=qr_code(join_url), running=record.running(now()))

@@ -27,10 +27,10 @@ from limits import parse as parse_limit
 from limits.strategies import FixedWindowRateLimiter
 from werkzeug.datastructures import MultiDict
 
+from webnb.answers import refusal, wants_json
 from webnb.charts import accuracy_only, sweep_chart
 from webnb.engine.evaluation.sweep import MarkedSweep
 from webnb.engine.export.tables import csv_text
-from webnb.errors import refusal
 from webnb.notation import NOTATIONS
 from webnb.room import broker as room_broker
 from webnb.room import lecture
@@ -46,7 +46,6 @@ from webnb.room.hall import (
     setting_at,
     student_id,
 )
-from webnb.security import wants_json
 from webnb.state import entry_defaults, parse_alpha, parse_state, read_alpha_answer
 from webnb.views.common import LARGE_CORPUS, catalog, load_lesson
 from webnb.views.evaluation import score_on, sweep_for
@@ -204,17 +203,21 @@ def show(code: str, number: int):
     own = _own_answer(record, question)
     tally, lesson = _tally(record, question, counted=False)
     if wants_json():
-        mine = None if own is None else {"answer": own.answer, "success": own.success, "accuracy": own.score}
-        if own is not None and question.kind == "tune":
-            mine["pending"] = own.pending  # stored, its score not known yet
         data = {"number": question.number, "kind": question.kind, "prompt": tally.prompt,
                 "about": tally.setting.to_dict(), "review": tally.review,
                 "options": list(tally.options) if question.kind == "predict" else [],
-                "revealed": tally.revealed, "own_answer": mine}
+                "revealed": tally.revealed, "own_answer": _own_answer_twin(question, own)}
         if tally.revealed and question.kind == "predict":
             data["model_answer"] = question.answer
         return data
     return _student_page(record, question, tally, lesson, own)
+
+
+def _own_answer_twin(question, own) -> dict | None:
+    mine = None if own is None else {"answer": own.answer, "success": own.success, "accuracy": own.score}
+    if own is not None and question.kind == "tune":
+        mine["pending"] = own.pending  # stored, its score not known yet
+    return mine
 
 
 def _student_page(record, question, tally, lesson, own, *, refused: tuple[str, str] | None = None,
@@ -234,6 +237,8 @@ def own_answer(code: str, number: int):
     if record is None:
         return refusal("Not your class", "This browser has not joined this class; join it with its code.", 404)
     question = _question(record, number)
+    if wants_json():
+        return {"number": question.number, "own_answer": _own_answer_twin(question, _own_answer(record, question))}
     return render_block("room/question.html", "own_answer", record=record, question=question,
                         own=_own_answer(record, question),
                         measure=question_setting(record.corpus_id, question.address).measure)
@@ -258,12 +263,17 @@ def _lecturer_context(record, question) -> dict:
 
 def _lecturer_page(record, question):
     if wants_json():
-        if question.kind == "tune":
-            _score_tuning(record, question)  # answers that can be scored by now are, before the tally is made
-        tally, _ = _tally(record, question)
-        return {"class": record.code, "question": tally.to_dict(),
-                "questions": [_summary(record, q) for q in room_storage().questions(record.code)]}
+        return _lecturer_twin(record, question)
     return render_template("room/question.html", **_lecturer_context(record, question))
+
+
+def _lecturer_twin(record, question) -> dict:
+    """The question page's JSON twin for its lecturer (and the tally's): the tally and the class's questions."""
+    if question.kind == "tune":
+        _score_tuning(record, question)  # answers that can be scored by now are, before the tally is made
+    tally, _ = _tally(record, question)
+    return {"class": record.code, "question": tally.to_dict(),
+            "questions": [_summary(record, q) for q in room_storage().questions(record.code)]}
 
 
 def _summary(record, question) -> dict:
@@ -277,6 +287,8 @@ def _summary(record, question) -> dict:
 def tally(code: str, number: int):
     """The tally alone, which the projector's page polls (htmx, once a second)."""
     record, question = _lecturers_question(code, number)
+    if wants_json():
+        return _lecturer_twin(record, question)
     return render_block("room/question.html", "tally", **_lecturer_context(record, question))
 
 

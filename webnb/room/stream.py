@@ -12,7 +12,7 @@ import logging
 
 from flask import Blueprint, Response, current_app, request, session
 
-from webnb.errors import refusal
+from webnb.answers import refusal
 from webnb.room import events
 from webnb.room.broker import BrokerUnavailable
 from webnb.room.hall import now

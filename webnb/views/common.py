@@ -23,6 +23,7 @@ from jinja2_fragments.flask import render_block
 
 from webnb import pages
 from webnb.admission import address_key
+from webnb.answers import is_htmx, wants_json
 from webnb.catalog import CorpusEntry, ScopedCatalog
 from webnb.engine import NaiveBayes, TrainingSet
 from webnb.engine.shared.numbers import ExactNumber
@@ -302,14 +303,6 @@ def find_job(job_id: str):
     if job is None or (workspace is not ANY_WORKSPACE and job.workspace != workspace):
         return None
     return job
-
-
-def is_htmx() -> bool:
-    return request.headers.get("HX-Request") == "true" and request.headers.get("HX-History-Restore-Request") != "true"
-
-
-def wants_json() -> bool:
-    return read_parameter(request.args, "format").value == "json"
 
 
 def respond(template: str, block: str, record=None, *, status: int = 200, **context):

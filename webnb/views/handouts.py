@@ -8,6 +8,7 @@ one per slide. Nothing is drawn twice: the handout shows the slide's HTML, the S
 """
 from __future__ import annotations
 
+import json
 import re
 import textwrap
 from dataclasses import dataclass
@@ -16,13 +17,24 @@ from pathlib import Path
 from typing import Callable
 from urllib.parse import urlencode
 
-from flask import Blueprint, abort, current_app, get_template_attribute, render_template, request, session, url_for
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    get_template_attribute,
+    jsonify,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 from flask.ctx import RequestContext
 from markupsafe import escape
 from werkzeug.exceptions import HTTPException
 from werkzeug.test import EnvironBuilder
 
 from webnb import pages
+from webnb.answers import wants_json
 from webnb.notation import NOTATIONS
 from webnb.state import LESSON_PARAMETERS, TABLE_PARAMETERS, parse_state, parse_table_state
 from webnb.views.common import WorkInProgress, catalog, corpus_or_404, download, entry_defaults, load_lesson
@@ -285,6 +297,8 @@ def lecture(corpus_id):
     per_page = int(asked) if asked in PER_PAGE else 1
     per_page_error = None if asked in PER_PAGE else "Slides per page are 1 or 2: this handout has one slide a page."
     walk = pages.walk(kind)
+    if wants_json():
+        return jsonify(lecture_twin(lesson, walk))
     slides = []
     for number, slide in enumerate(walk, 1):
         keys = [key for key, _ in slide.page.slides]
@@ -304,6 +318,18 @@ def lecture(corpus_id):
         pending=sum(s.pending is not None for s in slides), reload_seconds=RELOAD_SECONDS,
         first_page=url_for(pages.PAGES[kind][0].endpoint, corpus_id=lesson.entry.id),
     )
+
+
+def lecture_twin(lesson, walk) -> dict:
+    """The handout's JSON twin: every slide of the walk with its address and its own page's twin (or why it could
+    not be shown), read through the same dispatch as the printed slides."""
+    slides = []
+    for number, slide in enumerate(walk, 1):
+        address = lesson.slide_link(slide, presenter=True)
+        text, problem = inner_page(address + ("&" if "?" in address else "?") + "format=json")
+        slides.append({"number": number, "page": slide.page.key, "slide": slide.key, "title": slide.title,
+                       "address": address, "twin": None if text is None else json.loads(text), "problem": problem})
+    return {"corpus": lesson.entry.id, "total": len(walk), "slides": slides}
 
 
 # -- one chart as a standalone SVG file ---------------------------------------------------------------------------

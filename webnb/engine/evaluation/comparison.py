@@ -37,7 +37,17 @@ from webnb.engine.text.statistics import ClassStatistics
 class StoppingRule:
     """When L-BFGS stops (see ``fit_softmax_regression``): the largest gradient entry of the mean loss below
     ``tolerance``, or, when ``relative_tolerance`` is set, the gradient's length below that fraction of its length at
-    the start (W = 0), or after ``max_iterations``."""
+    the start (W = 0), or after ``max_iterations``.
+
+    Parameters
+    ----------
+    tolerance : float
+        The absolute tolerance on the largest gradient entry.
+    max_iterations : int
+        The iteration cap.
+    relative_tolerance : float or None, default None
+        The relative tolerance on the gradient's length; None: off.
+    """
 
     tolerance: float
     max_iterations: int
@@ -58,7 +68,28 @@ QUICK_ABOVE_WEIGHTS = 500_000
 
 
 def stopping_rule(n_words: int, n_classes: int) -> StoppingRule:
-    """The rule for a problem of this size: precise when it is cheap, quick when it has many weights."""
+    """The rule for a problem of this size: precise when it is cheap, quick when it has many weights.
+
+    Parameters
+    ----------
+    n_words : int
+        The vocabulary's size.
+    n_classes : int
+        The number of classes (two classes fit one weight vector).
+
+    Returns
+    -------
+    StoppingRule
+        ``PRECISE_STOPPING`` (scikit-learn's tolerance, up to 1,000 iterations), or ``QUICK_STOPPING`` (a relative
+        tolerance as LIBLINEAR's, up to 100 iterations) above ``QUICK_ABOVE_WEIGHTS`` weights.
+
+    Examples
+    --------
+    >>> stopping_rule(n_words=1_000, n_classes=2).max_iterations
+    1000
+    >>> stopping_rule(n_words=130_107, n_classes=20)  # all of 20 Newsgroups
+    StoppingRule(tolerance=0.0001, max_iterations=100, relative_tolerance=0.002)
+    """
     weights = n_words * (1 if n_classes == 2 else n_classes)  # two classes fit one weight vector
     return QUICK_STOPPING if weights > QUICK_ABOVE_WEIGHTS else PRECISE_STOPPING
 
@@ -72,7 +103,25 @@ SECONDS_PER_ITERATION_PER_WEIGHT = 0.1 / 2_600_000
 
 def estimated_fit_seconds(n_words: int, n_classes: int) -> float:
     """An upper estimate of the logistic regression's fit on ``n_words`` words and ``n_classes`` classes: its
-    iteration cap (``stopping_rule``) times the cost of one iteration."""
+    iteration cap (``stopping_rule``) times the cost of one iteration.
+
+    Parameters
+    ----------
+    n_words : int
+        The vocabulary's size.
+    n_classes : int
+        The number of classes.
+
+    Returns
+    -------
+    float
+        Seconds, measured on one thread of a shared 2-core machine and rounded up.
+
+    Examples
+    --------
+    >>> round(estimated_fit_seconds(130_107, 20), 1)
+    10.0
+    """
     return stopping_rule(n_words, n_classes).max_iterations * _seconds_per_iteration(n_words, n_classes)
 
 
@@ -88,8 +137,32 @@ FEWEST_ITERATIONS_WITHIN_A_LIMIT = 70
 
 def stopping_within(n_words: int, n_classes: int, seconds: float) -> StoppingRule | None:
     """The problem's stopping rule with its iteration cap lowered, if need be, so that the fit's upper estimate
-    stays within ``seconds``; None when that would leave fewer than ``FEWEST_ITERATIONS_WITHIN_A_LIMIT``. A fit
-    stopped by the lowered cap says so (``converged`` False), as any fit stopped by its cap does."""
+    stays within ``seconds``.
+
+    A fit stopped by the lowered cap says so (``converged`` False), as any fit stopped by its cap does.
+
+    Parameters
+    ----------
+    n_words : int
+        The vocabulary's size.
+    n_classes : int
+        The number of classes.
+    seconds : float
+        The time the fit may take.
+
+    Returns
+    -------
+    StoppingRule or None
+        ``stopping_rule(n_words, n_classes)``, with fewer iterations if need be; None when that would leave fewer
+        than ``FEWEST_ITERATIONS_WITHIN_A_LIMIT`` (70).
+
+    Examples
+    --------
+    >>> stopping_within(130_107, 20, seconds=8.0)
+    StoppingRule(tolerance=0.0001, max_iterations=79, relative_tolerance=0.002)
+    >>> stopping_within(130_107, 20, seconds=5.0) is None
+    True
+    """
     rule = stopping_rule(n_words, n_classes)
     iterations = min(rule.max_iterations, int(seconds / _seconds_per_iteration(n_words, n_classes)))
     if iterations < min(rule.max_iterations, FEWEST_ITERATIONS_WITHIN_A_LIMIT):
@@ -185,7 +258,30 @@ class ModelScore:
 @dataclass(frozen=True)
 class Comparison:
     """The four models on one split. ``best`` holds the keys of the models with the highest accuracy (ties
-    keep them all)."""
+    keep them all).
+
+    Parameters
+    ----------
+    classes : tuple of str
+        The classes.
+    n_train, n_test, n_words : int
+        Training documents, test documents and the vocabulary's size.
+    alpha : Fraction
+        The Naive Bayes pseudo-count.
+    fit_prior : bool
+        Whether the Naive Bayes priors are learned (else uniform).
+    C : float
+        The logistic regression's inverse L2 strength.
+    tolerance, max_iterations, relative_tolerance
+        The stopping rule the logistic regression was fitted with.
+    models : tuple of ModelScore
+        One per model of ``MODELS``, in that order: accuracy, undecidable documents, log loss and wall times.
+
+    Attributes
+    ----------
+    best : tuple of str
+        The keys of the most accurate models.
+    """
 
     classes: tuple[str, ...]
     n_train: int
@@ -205,6 +301,23 @@ class Comparison:
         return tuple(score.key for score in self.models if score.correct == top)
 
     def score(self, key: str) -> ModelScore:
+        """The score of the model whose key is ``key``.
+
+        Parameters
+        ----------
+        key : str
+            "bernoulli", "multinomial", "multinomial-binary" or "logistic".
+
+        Returns
+        -------
+        ModelScore
+            Its accuracy, undecidable documents, log loss and wall times.
+
+        Raises
+        ------
+        KeyError
+            If no model has that key.
+        """
         for score in self.models:
             if score.key == key:
                 return score
@@ -229,7 +342,32 @@ class Comparison:
 
 
 def parse_C(value) -> float:
-    """C, the inverse of the L2 penalty's strength, from text or a number: positive and at most ``MAX_C``."""
+    """C, the inverse of the L2 penalty's strength, from text or a number: positive and at most ``MAX_C``.
+
+    Parameters
+    ----------
+    value : str or real number
+        What a person typed ("0.1") or a number.
+
+    Returns
+    -------
+    float
+        C.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is a bool, not a plain decimal, not finite, 0 or less, or above ``MAX_C`` (10⁶).
+
+    Examples
+    --------
+    >>> parse_C("0.1"), parse_C(2)
+    (0.1, 2.0)
+    >>> parse_C("0")
+    Traceback (most recent call last):
+        ...
+    ValueError: C must be a positive number such as 1 or 0.1, not 0.0.
+    """
     if isinstance(value, bool):
         raise ValueError("C must be a positive number such as 1 or 0.1.")
     if isinstance(value, str):
@@ -279,11 +417,37 @@ def compare_models(
 ) -> Comparison:
     """Fit the four models of ``MODELS`` on ``held.training`` and score them on ``held.test_matrix``.
 
-    ``alpha`` is the Naive Bayes pseudo-count (exact, as ``parse_alpha`` reads it) and ``fit_prior`` whether
-    the priors are learned (else uniform); ``C`` the inverse strength of the logistic regression's L2 penalty,
-    fitted by L-BFGS until ``stopping`` says so (default: ``stopping_rule`` for the problem's size; see
-    ``fit_softmax_regression``). ``progress(done, total)`` is told after each Naive Bayes model and each L-BFGS
-    iteration.
+    Bernoulli Naive Bayes, multinomial Naive Bayes on counts and on binary features, and softmax regression with an
+    L2 penalty all start from the same training counts and are scored on the same test counts. A Naive Bayes fit is
+    timed from the training matrix (counting the class statistics, then deriving φ and ψ or θ), as the logistic
+    regression's is.
+
+    Parameters
+    ----------
+    held : HeldOut
+        The training set and the test documents' counts.
+    alpha : str, int, float or Fraction, default 1
+        The Naive Bayes pseudo-count (exact, as ``parse_alpha`` reads it).
+    C : float, default 1.0
+        The inverse strength of the logistic regression's L2 penalty (see ``parse_C``).
+    fit_prior : bool, default True
+        Whether the Naive Bayes priors are learned (else uniform).
+    stopping : StoppingRule, optional
+        When L-BFGS stops; default ``stopping_rule`` for the problem's size.
+    progress : callable, optional
+        ``progress(done, total)`` is told after each Naive Bayes model and each L-BFGS iteration.
+
+    Returns
+    -------
+    Comparison
+        The four scores, and the settings they were made with.
+
+    Raises
+    ------
+    ValueError
+        For an α or a C that is refused, or a model that cannot be made.
+    CorpusError
+        If there are no test documents, or a multinomial model cannot have α = 0 (a class without words).
     """
     training = held.training
     alpha = parse_alpha(alpha)

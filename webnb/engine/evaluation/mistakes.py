@@ -43,7 +43,20 @@ class Mistake:
 
 @dataclass(frozen=True)
 class Mistakes:
-    """Page ``page`` of ``pages`` of the ``count`` test documents a model got wrong, in test order."""
+    """Page ``page`` of ``pages`` of the ``count`` test documents a model got wrong, in test order.
+
+    Parameters
+    ----------
+    count : int
+        Wrong test documents in all (those the model cannot decide included).
+    page : int
+        This page, from 1.
+    pages : int
+        Pages in all (see ``mistake_pages``).
+    documents : tuple of Mistake
+        The wrong documents on this page, each with its place in its corpus, id, true and predicted class, the
+        posterior of the prediction and the beginning of its text.
+    """
 
     count: int
     page: int
@@ -60,13 +73,45 @@ class Mistakes:
 
 
 def mistake_pages(score: Score, per_page: int = MISTAKES_PER_PAGE) -> int:
-    """How many pages the wrong documents of ``score`` fill (1 when there are none)."""
+    """How many pages the wrong documents of ``score`` fill (1 when there are none).
+
+    Parameters
+    ----------
+    score : Score
+        A model scored on test documents.
+    per_page : int, default ``MISTAKES_PER_PAGE`` (20)
+        Documents per page.
+
+    Returns
+    -------
+    int
+        At least 1.
+    """
     return max(1, math.ceil(len(score.wrong) / per_page))
 
 
 def misclassified(score: Score, page: int, per_page: int = MISTAKES_PER_PAGE) -> Mistakes:
-    """Page ``page`` (from 1, at most ``mistake_pages``) of the test documents of ``score`` (a text ``HeldOut``'s)
-    that its model got wrong, those it cannot decide included."""
+    """Page ``page`` of the test documents of ``score`` (a text ``HeldOut``'s) that its model got wrong, those it
+    cannot decide included.
+
+    Parameters
+    ----------
+    score : Score
+        A model scored on a ``HeldOut``'s test documents.
+    page : int
+        The page, from 1 to ``mistake_pages(score, per_page)``.
+    per_page : int, default ``MISTAKES_PER_PAGE`` (20)
+        Documents per page.
+
+    Returns
+    -------
+    Mistakes
+
+    Raises
+    ------
+    ValueError
+        If ``page`` is not between 1 and the number of pages.
+    """
     held, result = score.held, score.result
     pages = mistake_pages(score, per_page)
     if not 1 <= page <= pages:

@@ -196,7 +196,19 @@ def _plain(value):
 @dataclass(frozen=True)
 class ParityCheck:
     """A page's check against scikit-learn (``of`` "parameters" or "evaluation"), texts and tables alike: the
-    report, or why there is none (``error``); ``errors``, when given, the settings the page could not use."""
+    report, or why there is none (``error``); ``errors``, when given, the settings the page could not use.
+
+    Parameters
+    ----------
+    of : str
+        "parameters" or "evaluation".
+    report : ParityReport or None
+        The comparison; None when it could not be made.
+    error : str or None
+        Why there is no report, in words a student can read.
+    errors : dict, optional
+        The page's settings that were refused, by name.
+    """
 
     of: str
     report: ParityReport | None
@@ -316,10 +328,48 @@ def parameters_parity(
     """Fit scikit-learn's model on ``training.matrix`` and compare its counts, class log priors and
     log ψ / log θ with the app's model ``training.model(**model_options)``.
 
-    ``recount``: whether to let CountVectorizer count the training documents again and compare the
-    vocabulary and the matrix; None decides by the corpus size (see RECOUNT_CHARACTERS). It is skipped
-    when the analysis options are not ones CountVectorizer has (stemming, placeholders).
-    ``model`` lets a caller pass a model it already made from these options.
+    scikit-learn is imported here; without it the report says "not installed". Numbers agree when they are equal
+    (−∞ equals −∞, as α = 0 gives) or differ by at most ``TOLERANCE``.
+
+    Parameters
+    ----------
+    training : TrainingSet
+        The training set.
+    model_options : dict
+        The keywords of ``TrainingSet.model``: ``kind``, ``alpha``, ``binary``, ``fit_prior``, ``epsilon``. An
+        ε-floor has no scikit-learn counterpart: the report is then "not comparable", with the checks that could
+        still be made.
+    recount : bool or None, default None
+        Whether to let ``CountVectorizer`` count the training documents again and compare the vocabulary and the
+        matrix; None decides by the corpus size (see ``RECOUNT_CHARACTERS``). It is skipped when the analysis
+        options are not ones CountVectorizer has (stemming, placeholders).
+    model : NaiveBayes, optional
+        The model of these options, if the caller has made it already.
+
+    Returns
+    -------
+    ParityReport
+        ``status`` "agrees", "disagrees", "not comparable" or "not installed", each check with the largest
+        difference found and where, the scikit-learn calls made, and notes.
+
+    Raises
+    ------
+    ValueError, CorpusError
+        If the app's own model cannot be made from ``model_options`` (see ``fit_naive_bayes``).
+
+    Examples
+    --------
+    >>> from webnb.engine import Corpus, TrainingSet
+    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
+    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
+    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> import sys
+    >>> from unittest import mock
+    >>> no_sklearn = mock.patch.dict(sys.modules, {"sklearn": None})  # as on a machine without scikit-learn
+    >>> with no_sklearn:
+    ...     report = parameters_parity(training, {"kind": "multinomial", "alpha": 1})
+    >>> report.status, report.notes
+    ('not installed', ('scikit-learn is not installed, so there is nothing to compare with.',))
     """
     started = time.perf_counter()
     version = sklearn_version()
@@ -508,6 +558,41 @@ def evaluation_parity(held_out: HeldOut, model_options: dict, *, model: NaiveBay
     Documents the app cannot decide (every class has probability 0, possible with α = 0) are left out:
     scikit-learn has no such answer and picks a class anyway. So are documents whose scikit-learn scores
     are NaN (∞ − ∞ in its Bernoulli formula when α = 0). Both are counted in the report and its notes.
+
+    Parameters
+    ----------
+    held_out : HeldOut
+        The training set and the test documents.
+    model_options : dict
+        The keywords of ``TrainingSet.model``. Under an ε-floor nothing is compared ("not comparable").
+    model : NaiveBayes, optional
+        The model of these options, if the caller has made it already.
+
+    Returns
+    -------
+    ParityReport
+        ``status`` "agrees", "disagrees", "not comparable" or "not installed", with the documents left out.
+
+    Raises
+    ------
+    ValueError, CorpusError
+        If the app's model cannot be made from ``model_options``, or cannot score the test documents (see
+        ``evaluate``).
+
+    Examples
+    --------
+    >>> from webnb.engine import Corpus, TrainingSet
+    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
+    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
+    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> from webnb.engine.evaluation.heldout import on_training_documents
+    >>> import sys
+    >>> from unittest import mock
+    >>> no_sklearn = mock.patch.dict(sys.modules, {"sklearn": None})  # as on a machine without scikit-learn
+    >>> with no_sklearn:
+    ...     report = evaluation_parity(on_training_documents(training), {"kind": "bernoulli", "alpha": 0})
+    >>> report.of, report.status, report.checks
+    ('evaluation', 'not installed', ())
     """
     started = time.perf_counter()
     version = sklearn_version()
@@ -593,13 +678,41 @@ def gaussian_parity(
     training, test, var_smoothing: float, prior: str, of: str, *, statistics: GaussianStatistics | None = None
 ) -> ParityReport:
     """Fit scikit-learn's GaussianNB on the same training rows with the same ``var_smoothing`` (and the uniform
-    prior as ``priors``) and compare: for ``of`` = "parameters" the priors, means, variances and ε; for
-    "evaluation" the predictions, log posteriors, accuracy and confusion matrix on the ``test`` rows.
-    ``statistics``, if given, are the training rows' (``GaussianStatistics.fit(training)``), not fitted again.
+    prior as ``priors``) and compare them with the app's model.
 
-    Rows the app cannot decide (only possible with a variance of exactly 0) are left out, and so are rows whose
-    scikit-learn scores are NaN (its formula divides 0 by 0 there). Refuses (ValueError) rows with a column so
-    large that scikit-learn overflows on it: there is nothing to compare."""
+    For ``of`` = "parameters": the priors, means, variances and ε; for "evaluation": the predictions, log
+    posteriors, accuracy and confusion matrix on the ``test`` rows. Rows the app cannot decide (only possible with
+    a variance of exactly 0) are left out, and so are rows whose scikit-learn scores are NaN (its formula divides 0
+    by 0 there).
+
+    Parameters
+    ----------
+    training : NumericTable
+        The training rows.
+    test : NumericTable
+        The test rows (read for "evaluation" only).
+    var_smoothing : float
+        The share of the largest feature variance added to every variance, 0 or more.
+    prior : {"learned", "uniform"}
+        The class priors.
+    of : {"parameters", "evaluation"}
+        What to compare.
+    statistics : GaussianStatistics, optional
+        The training rows' statistics (``GaussianStatistics.fit(training)``), not fitted again when given.
+
+    Returns
+    -------
+    ParityReport
+        As for the text models; "not installed" without scikit-learn.
+
+    Raises
+    ------
+    ValueError
+        If a column's values are so large that scikit-learn overflows on them (nothing to compare), or
+        ``var_smoothing`` or ``prior`` is refused (see ``GaussianStatistics.model``).
+    CorpusError
+        If the training rows cannot be trained on, or the test rows do not have one number per feature.
+    """
     if statistics is not None:
         _require_finite_in_sklearn(statistics)
     started = time.perf_counter()

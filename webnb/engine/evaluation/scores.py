@@ -29,6 +29,36 @@ def stratified_split(labels, test_size: float = 0.25, seed: int = 0) -> tuple[np
 
     Each class keeps at least one training document; a class of n documents puts round(n · test_size)
     of them in the test set. The same seed always gives the same split.
+
+    Parameters
+    ----------
+    labels : sequence of str
+        The class of each document.
+    test_size : float, default 0.25
+        The share of each class held out, strictly between 0 and 1.
+    seed : int, default 0
+        The seed of ``numpy.random.default_rng``, which shuffles each class (in sorted class order).
+
+    Returns
+    -------
+    train, test : numpy.ndarray of int
+        Positions in ``labels``, each sorted; together they are every position once.
+
+    Raises
+    ------
+    ValueError
+        If ``test_size`` is not strictly between 0 and 1.
+    CorpusError
+        If the test set would be empty (every class too small to give up a document at this size).
+
+    Examples
+    --------
+    >>> labels = ["spam"] * 4 + ["ham"] * 8
+    >>> train, test = stratified_split(labels, test_size=0.25, seed=0)
+    >>> test.tolist(), [labels[i] for i in test]  # one spam of 4, two ham of 8
+    ([1, 6, 8], ['spam', 'ham', 'ham'])
+    >>> len(train)
+    9
     """
     if not 0.0 < test_size < 1.0:
         raise ValueError(f"test size must be a fraction between 0 and 1, not {test_size}")
@@ -84,6 +114,49 @@ def wilson_interval(correct: int, n: int, z: float = Z_95) -> tuple[float, float
 
 @dataclass(frozen=True)
 class Evaluation:
+    """The scores of a model on test documents: what ``evaluate`` returns.
+
+    Documents that the model cannot decide (every class at probability 0, possible with α = 0) are counted on
+    their own: not correct, in no column of the confusion matrix, and against recall.
+
+    Parameters
+    ----------
+    classes : tuple of str
+        The model's classes.
+    n_test : int
+        Test documents.
+    correct : int
+        Those predicted right.
+    accuracy : float
+        correct / n_test; undecidable documents count as not correct.
+    undecidable : int
+        Documents no class could claim.
+    undecidable_by_class : tuple of int
+        The undecidable ones per true class.
+    confusion : tuple of tuple of int
+        ``confusion[true][predicted]``, decided documents only.
+    per_class : tuple of ClassScores
+        Support, precision, recall and F1 per class (None where undefined).
+    predictions : tuple of str or None
+        The predicted class per test document; None where undecidable.
+    log_loss : float
+        Mean −log P(true class | x): +inf as soon as one document gives its true class probability 0.
+    infinite_loss_documents : int
+        Documents whose true class has probability 0.
+    confidence : tuple of float
+        P(predicted class | x) per test document; 0.0 where undecidable.
+
+    Attributes
+    ----------
+    decided_accuracy : float or None
+        The accuracy on the documents the model can decide.
+    mean_confidence : float or None
+        The mean ``confidence`` of the decided documents.
+    accuracy_interval : (float, float) or None
+        The accuracy's Wilson 95 % interval.
+    few_test_documents : bool
+        Fewer than ``FEW_TEST_DOCUMENTS`` (30): the accuracy says little.
+    """
     classes: tuple[str, ...]
     n_test: int
     correct: int
@@ -150,8 +223,21 @@ class Evaluation:
 @dataclass(frozen=True)
 class Score:
     """A model trained on a held-out set's training part and scored on its test part: text and tables alike.
-    ``held`` has ``training`` and ``test`` (a text ``HeldOut`` or a table's split; ``test.labels`` the true
-    classes), ``result`` the scores."""
+
+    Parameters
+    ----------
+    held : HeldOut or GaussianSplit
+        Has ``training`` and ``test`` (``test.labels`` the true classes), and ``positions`` of the test items.
+    model : NaiveBayes or GaussianNB
+        The model scored.
+    result : Evaluation
+        The scores.
+
+    Attributes
+    ----------
+    wrong : tuple of int
+        Numbers of the test items the model got wrong, those it cannot decide included.
+    """
 
     held: object
     model: object
@@ -197,9 +283,54 @@ def _unnormalised_log_posterior(model, matrix) -> np.ndarray:
 def evaluate(model: "NaiveBayes | SoftmaxRegression", matrix: sp.csr_matrix, labels) -> Evaluation:
     """Score ``model`` on the documents of ``matrix`` (counts) whose true classes are ``labels``.
 
-    Refuses (ValueError) a matrix that is not one of whole, non-negative counts over the model's vocabulary.
     Of classes tied exactly, the first is predicted (Naive Bayes compares near ties exactly: see
-    ``NaiveBayes.joint_log_likelihood``)."""
+    ``NaiveBayes.joint_log_likelihood``).
+
+    Parameters
+    ----------
+    model : NaiveBayes, SoftmaxRegression or GaussianNB
+        A fitted model.
+    matrix : scipy.sparse matrix or array-like of shape (n_documents, n_words)
+        Counts over the model's vocabulary (``TrainingSet.transform``); for Gaussian NB, rows of numbers of shape
+        (n_rows, n_features).
+    labels : sequence of str
+        The true class of each document.
+
+    Returns
+    -------
+    Evaluation
+        Accuracy, confusion matrix, precision, recall and F1 per class, log loss and each prediction.
+
+    Raises
+    ------
+    ValueError
+        If ``matrix`` is not one of whole, non-negative counts over the model's vocabulary.
+    CorpusError
+        If the number of labels differs from the number of documents, or a label is not one of the model's classes.
+
+    Examples
+    --------
+    >>> from webnb.engine import Corpus, TrainingSet
+    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
+    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
+    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> X = training.transform(["Chinese Chinese Chinese Tokyo Japan", "Tokyo Japan", "Beijing Shanghai"])
+    >>> result = evaluate(training.model("multinomial", 1), X, ["China", "Japan", "China"])
+    >>> result.accuracy, result.predictions, result.confusion
+    (1.0, ('China', 'Japan', 'China'), ((2, 0), (0, 1)))
+    >>> round(result.log_loss, 6), [round(c, 6) for c in result.confidence]
+    (0.275031, [0.689759, 0.763389, 0.832192])
+
+    With α = 0 the first document is Japan for certain, so its true class has probability 0 and the log loss is
+    infinite; the Bernoulli model cannot decide two of the three at all.
+
+    >>> result = evaluate(training.model("multinomial", 0), X, ["China", "Japan", "China"])
+    >>> result.correct, result.log_loss
+    (2, inf)
+    >>> result = evaluate(training.model("bernoulli", 0), X, ["China", "Japan", "China"])
+    >>> result.predictions, result.undecidable, result.accuracy
+    (('Japan', None, None), 2, 0.0)
+    """
     classes = model.classes
     if hasattr(model, "n_words") or hasattr(model, "vocabulary"):
         # Word counts (Naive Bayes, logistic regression); Gaussian NB is scored on rows of real numbers.

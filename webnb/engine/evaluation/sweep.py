@@ -11,7 +11,20 @@ from webnb.engine.shared.plain import number
 @dataclass(frozen=True)
 class MarkedSweep:
     """``sweep`` (see ``alpha_sweep``) made on the held-out documents of ``score``, whose model's α is marked
-    as the current one."""
+    as the current one.
+
+    Parameters
+    ----------
+    sweep : AlphaSweep
+        Accuracy and log loss for each α swept.
+    score : Score
+        The page's own model on the same test documents.
+
+    Attributes
+    ----------
+    alpha : float
+        The current α, that of ``score.model``.
+    """
 
     sweep: AlphaSweep
     score: Score

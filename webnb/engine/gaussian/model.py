@@ -30,7 +30,45 @@ GAUSSIAN_PRIORS = ("learned", "uniform")
 
 @dataclass(frozen=True, eq=False)
 class GaussianStatistics:
-    """Everything Gaussian NB learns from a table, before the variance smoothing is chosen."""
+    r"""Everything Gaussian NB learns from a table, before the variance smoothing is chosen.
+
+    Parameters
+    ----------
+    classes : tuple of str
+        The classes, sorted.
+    features : tuple of str
+        The columns.
+    class_count : numpy.ndarray of shape (n_classes,)
+        Rows per class.
+    means : numpy.ndarray of shape (n_classes, n_features)
+        μ_jk, each feature's mean within each class.
+    variances : numpy.ndarray of shape (n_classes, n_features)
+        σ²_jk, population variances (divided by n_k), as the model uses them.
+    sample_variances : numpy.ndarray of shape (n_classes, n_features)
+        Divided by n_k − 1 (0 where n_k = 1), shown for comparison.
+    feature_variances : numpy.ndarray of shape (n_features,)
+        Each feature's population variance over all rows: ε is ``var_smoothing`` times the largest.
+    rescaled : tuple of str, default ()
+        Features computed from their deviations because numpy's direct formula overflowed.
+
+    Attributes
+    ----------
+    largest_variance_feature : int
+        The feature whose variance sets ε.
+
+    Examples
+    --------
+    >>> from webnb.engine.gaussian.table import read_numeric_csv
+    >>> table = read_numeric_csv("height,weight,label\n6.0,180,male\n5.92,190,male\n5.58,170,male\n5.92,165,male\n"
+    ...                          "5.0,100,female\n5.5,150,female\n5.42,130,female\n5.75,150,female\n")
+    >>> stats = GaussianStatistics.fit(table)
+    >>> stats.classes, stats.class_count.tolist()
+    (('female', 'male'), [4, 4])
+    >>> stats.means.round(6).tolist()
+    [[5.4175, 132.5], [5.855, 176.25]]
+    >>> stats.variances.round(6).tolist()
+    [[0.072919, 418.75], [0.026275, 92.1875]]
+    """
 
     classes: tuple[str, ...]
     features: tuple[str, ...]
@@ -45,6 +83,24 @@ class GaussianStatistics:
 
     @classmethod
     def fit(cls, table: NumericTable) -> "GaussianStatistics":
+        """The statistics of ``table``'s rows.
+
+        Parameters
+        ----------
+        table : NumericTable
+            Labelled rows of numbers, of at least two classes.
+
+        Returns
+        -------
+        GaussianStatistics
+            Class counts, means and variances, before any smoothing.
+
+        Raises
+        ------
+        CorpusError
+            If the table has no feature columns, no rows or a single class, or a column whose values span more than
+            float64 can square (its variance would be infinite).
+        """
         table.require_trainable()  # also refuses a column too widely spread for a finite variance
         values = table.values
         # First, while nothing else is held: np.var makes a temporary copy of the whole table.
@@ -77,6 +133,36 @@ class GaussianStatistics:
         return int(np.argmax(self.feature_variances))
 
     def model(self, var_smoothing: float = DEFAULT_VAR_SMOOTHING, prior: str = "learned") -> "GaussianNB":
+        r"""The model of these statistics with ε = ``var_smoothing`` × the largest feature variance added to every
+        variance, as scikit-learn's GaussianNB does.
+
+        Parameters
+        ----------
+        var_smoothing : float, default 1e-9
+            0 or more; 0 keeps a variance of 0 (a bell of no width: −∞ away from its mean, +∞ at it).
+        prior : {"learned", "uniform"}, default "learned"
+            φ_k = n_k / n, or 1/K.
+
+        Returns
+        -------
+        GaussianNB
+            The fitted model.
+
+        Raises
+        ------
+        ValueError
+            If ``var_smoothing`` is negative or not finite, ``prior`` is neither name, or ε would take a variance
+            beyond the largest float64.
+
+        Examples
+        --------
+        >>> from webnb.engine.gaussian.table import read_numeric_csv
+        >>> table = read_numeric_csv("height,weight,label\n6.0,180,male\n5.92,190,male\n5.58,170,male\n5.92,165,male\n"
+        ...                          "5.0,100,female\n5.5,150,female\n5.42,130,female\n5.75,150,female\n")
+        >>> model = GaussianStatistics.fit(table).model(var_smoothing=1e-9)
+        >>> round(model.epsilon / 1e-9, 6), model.class_prior_.tolist()  # ε = 1e-9 × the variance of "weight"
+        (733.984375, [0.5, 0.5])
+        """
         if not (math.isfinite(var_smoothing) and var_smoothing >= 0):
             raise ValueError(f"var_smoothing must be a number ≥ 0, not {var_smoothing}")
         if prior not in GAUSSIAN_PRIORS:
@@ -99,7 +185,36 @@ class GaussianStatistics:
 @dataclass(frozen=True, eq=False)
 class GaussianNB:
     """A fitted Gaussian model: the statistics with ε added to every variance, and the priors, named as the text
-    models name theirs."""
+    models name theirs.
+
+    Made by ``GaussianStatistics.model``.
+
+    Parameters
+    ----------
+    statistics : GaussianStatistics
+        What the model learned from the table.
+    var_smoothing : float
+        The share of the largest feature variance added to every variance.
+    epsilon : float
+        ε, the amount added.
+    smoothed_variances : numpy.ndarray of shape (n_classes, n_features)
+        σ²_jk + ε.
+    prior_mode : {"learned", "uniform"}
+        Where the priors come from.
+    class_prior_exact : tuple of Fraction
+        φ_k exactly.
+    class_prior_, class_log_prior_ : numpy.ndarray of shape (n_classes,)
+        φ_k and log φ_k.
+
+    Attributes
+    ----------
+    classes, features : tuple of str
+        Those of ``statistics``.
+    means : numpy.ndarray of shape (n_classes, n_features)
+        μ_jk.
+    zero_variance : numpy.ndarray of bool, shape (n_classes, n_features)
+        Where the smoothed variance is still exactly 0.
+    """
 
     statistics: GaussianStatistics
     var_smoothing: float
@@ -133,8 +248,28 @@ class GaussianNB:
         return self.smoothed_variances == 0.0
 
     def feature_log_densities(self, values) -> np.ndarray:
-        """log N(x_j; μ_jk, σ²_jk) for one row of values, shape (K, d), computed directly in log space:
-        −(x−μ)²/(2σ²) − ½·log(2πσ²). A zero variance gives −∞ away from the mean and +∞ at it."""
+        r"""log N(x_j; μ_jk, σ²_jk) for one row of values, computed directly in log space:
+        −(x−μ)²/(2σ²) − ½·log(2πσ²). A zero variance gives −∞ away from the mean and +∞ at it.
+
+        Parameters
+        ----------
+        values : array-like of shape (n_features,)
+            One row.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_classes, n_features)
+            The log-density of each feature's value under each class's bell.
+
+        Examples
+        --------
+        >>> from webnb.engine.gaussian.table import read_numeric_csv
+        >>> table = read_numeric_csv("height,weight,label\n6.0,180,male\n5.92,190,male\n5.58,170,male\n5.92,165,male\n"
+        ...                          "5.0,100,female\n5.5,150,female\n5.42,130,female\n5.75,150,female\n")
+        >>> model = GaussianStatistics.fit(table).model()
+        >>> model.feature_log_densities([6.0, 130]).round(6).tolist()
+        [[-1.93632, -3.945038], [0.500532, -14.782546]]
+        """
         x = np.asarray(values, dtype=np.float64)
         return self._log_densities(x[None, :])[0]
 
@@ -152,7 +287,23 @@ class GaussianNB:
         return log_density
 
     def joint_log_likelihood(self, rows) -> np.ndarray:
-        """log P(k) + Σ_j log N(x_j; μ_jk, σ²_jk) for each row (n, d): shape (n, K), never NaN."""
+        """log P(k) + Σ_j log N(x_j; μ_jk, σ²_jk) for each row.
+
+        Parameters
+        ----------
+        rows : array-like of shape (n_rows, n_features)
+            Rows of numbers.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_rows, n_classes)
+            Never NaN: −∞ where a zero-width bell misses, +∞ where only hits at zero-width bells remain.
+
+        Raises
+        ------
+        CorpusError
+            If the rows do not have one number per feature.
+        """
         rows = np.asarray(rows, dtype=np.float64)
         if rows.ndim != 2 or rows.shape[1] != len(self.features):
             raise CorpusError(f"each row needs {len(self.features)} numbers, one per feature")
@@ -175,20 +326,99 @@ class GaussianNB:
         return np.where(missed | (self.class_log_prior_[None, :] == -np.inf), -np.inf, jll)
 
     def predict_log_proba(self, rows) -> LogPosterior:
-        """(log P(k | x), decidable), normalised by log-sum-exp; see ``normalise_log_joint``."""
+        r"""(log P(k | x), decidable), normalised by log-sum-exp; see ``normalise_log_joint``.
+
+        Parameters
+        ----------
+        rows : array-like of shape (n_rows, n_features)
+            Rows of numbers.
+
+        Returns
+        -------
+        LogPosterior
+            ``log_proba`` of shape (n_rows, n_classes) and ``decidable`` of shape (n_rows,).
+
+        Raises
+        ------
+        CorpusError
+            If the rows do not have one number per feature.
+
+        Examples
+        --------
+        >>> from webnb.engine.gaussian.table import read_numeric_csv
+        >>> table = read_numeric_csv("height,weight,label\n6.0,180,male\n5.92,190,male\n5.58,170,male\n5.92,165,male\n"
+        ...                          "5.0,100,female\n5.5,150,female\n5.42,130,female\n5.75,150,female\n")
+        >>> model = GaussianStatistics.fit(table).model()
+        >>> log_proba, decidable = model.predict_log_proba([[6.0, 130]])
+        >>> np.exp(log_proba).round(6).tolist(), decidable.tolist()
+        ([[0.999775, 0.000225]], [True])
+        """
         return normalise_log_joint(self.joint_log_likelihood(rows))
 
     def predict_index(self, rows) -> np.ndarray:
-        """Index of the most probable class per row, or −1 where the model cannot decide."""
+        """Index of the most probable class per row, or −1 where the model cannot decide.
+
+        Parameters
+        ----------
+        rows : array-like of shape (n_rows, n_features)
+            Rows of numbers.
+
+        Returns
+        -------
+        numpy.ndarray of int, shape (n_rows,)
+            Class numbers; −1 for an undecidable row.
+
+        Raises
+        ------
+        CorpusError
+            If the rows do not have one number per feature.
+        """
         jll = self.joint_log_likelihood(rows)
         return np.where(normalise_log_joint(jll).decidable, jll.argmax(axis=1), -1)
 
     def predict(self, rows) -> list[str | None]:
-        """The most probable class of each row, or None where the model cannot decide."""
+        r"""The most probable class of each row, or None where the model cannot decide.
+
+        Parameters
+        ----------
+        rows : array-like of shape (n_rows, n_features)
+            Rows of numbers.
+
+        Returns
+        -------
+        list of str or None
+            One class name per row.
+
+        Raises
+        ------
+        CorpusError
+            If the rows do not have one number per feature.
+
+        Examples
+        --------
+        >>> from webnb.engine.gaussian.table import read_numeric_csv
+        >>> table = read_numeric_csv("height,weight,label\n6.0,180,male\n5.92,190,male\n5.58,170,male\n5.92,165,male\n"
+        ...                          "5.0,100,female\n5.5,150,female\n5.42,130,female\n5.75,150,female\n")
+        >>> GaussianStatistics.fit(table).model().predict([[6.0, 130], [5.9, 185]])
+        ['female', 'male']
+        """
         return [self.classes[k] if k >= 0 else None for k in self.predict_index(rows)]
 
     def densities_on(self, feature: int, xs: np.ndarray) -> np.ndarray:
-        """(K, len(xs)) density of each class's bell for feature ``feature`` at ``xs`` (for drawing)."""
+        """The density of each class's bell for feature ``feature`` at ``xs`` (for drawing).
+
+        Parameters
+        ----------
+        feature : int
+            The feature's column number.
+        xs : numpy.ndarray of shape (n_points,)
+            Where to evaluate.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_classes, n_points)
+            N(x; μ_jk, σ²_jk); 0 throughout for a bell of width 0.
+        """
         variances = self.smoothed_variances[:, feature]
         means = self.means[:, feature]
         out = np.zeros((len(self.classes), len(xs)))
@@ -301,6 +531,40 @@ class ClassTerms:
 
 @dataclass(frozen=True)
 class GaussianExplanation:
+    """Bayes' rule for one row, twice: in plain floats as the textbook formula reads, and in log space. What
+    ``explain`` returns.
+
+    Parameters
+    ----------
+    values : tuple of float
+        The row.
+    classes : tuple of ClassTerms
+        Per class: the prior, each feature's bell and density, the product in float64, the log joint and the
+        posterior.
+    evidence : float
+        Σ_k of the products in float64: 0.0 once every product has underflowed.
+    naive_decision : str or None
+        The decision of the plain floats; None when every product is 0.0.
+    naive_warnings : tuple of str
+        What numpy said while taking logs of the densities.
+    shift : float or None
+        The largest finite log joint, the log-sum-exp shift.
+    log_evidence : float or None
+        log P(x).
+    decision : str or None
+        The decision in log space; None only with a zero variance.
+    decidable : bool
+        Whether some class is possible.
+    epsilon, var_smoothing : float
+        The model's.
+
+    Attributes
+    ----------
+    underflows : tuple of (str, FeatureTerm)
+        Every density that underflowed to 0.0 although its log is finite.
+    product_underflow : bool
+        Whether every product is 0.0, so that Bayes' rule in plain floats has nothing to divide.
+    """
     values: tuple[float, ...]
     classes: tuple[ClassTerms, ...]
     evidence: float  # Σ products in float64
@@ -364,8 +628,45 @@ class GaussianExplanation:
 
 
 def explain(model: GaussianNB, values) -> GaussianExplanation:
-    """Bayes' rule for one row of ``values``, twice: in plain floats as the textbook formula reads (and as it
-    fails), then in log space. Warnings numpy raises on the way are kept as text, never emitted."""
+    r"""Bayes' rule for one row of ``values``, twice: in plain floats as the textbook formula reads (and as it
+    fails), then in log space. Warnings numpy raises on the way are kept as text, never emitted.
+
+    Parameters
+    ----------
+    model : GaussianNB
+        A fitted model.
+    values : array-like of shape (n_features,)
+        One finite number per feature.
+
+    Returns
+    -------
+    GaussianExplanation
+        Every term of both computations, class by class.
+
+    Raises
+    ------
+    CorpusError
+        If ``values`` is not one finite number per feature.
+
+    Examples
+    --------
+    >>> from webnb.engine.gaussian.table import read_numeric_csv
+    >>> table = read_numeric_csv("height,weight,label\n6.0,180,male\n5.92,190,male\n5.58,170,male\n5.92,165,male\n"
+    ...                          "5.0,100,female\n5.5,150,female\n5.42,130,female\n5.75,150,female\n")
+    >>> model = GaussianStatistics.fit(table).model()
+    >>> step = explain(model, [6.0, 130])
+    >>> step.decision, [round(c.posterior, 6) for c in step.classes]
+    ('female', [0.999775, 0.000225])
+
+    A height of 60 lies about 200 standard deviations from every mean: each density underflows to 0.0, the
+    plain product cannot decide, and log space still can.
+
+    >>> step = explain(model, [60.0, 130])
+    >>> step.product_underflow, step.naive_decision, step.decision
+    (True, None, 'female')
+    >>> step.naive_warnings
+    ('RuntimeWarning: divide by zero encountered in log',)
+    """
     x = np.asarray(values, dtype=np.float64)
     if x.shape != (len(model.features),) or not np.all(np.isfinite(x)):
         raise CorpusError(f"give {len(model.features)} finite numbers, one per feature")

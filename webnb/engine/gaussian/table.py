@@ -24,7 +24,26 @@ LARGEST_SPAN = math.sqrt(sys.float_info.max)
 
 
 def parse_number(text: str) -> float | None:
-    """The number ``text`` holds (spaces around it allowed), or None if it is not a finite decimal number."""
+    """The number ``text`` holds (spaces around it allowed), or None if it is not a finite decimal number.
+
+    Plain decimals only: "nan", "inf", "1_000" and non-ASCII digits, which ``float()`` accepts, are not numbers in a
+    table.
+
+    Parameters
+    ----------
+    text : str
+        A cell of a table.
+
+    Returns
+    -------
+    float or None
+        The value, or None.
+
+    Examples
+    --------
+    >>> parse_number(" -0.25e3 "), parse_number("nan"), parse_number("1_000"), parse_number("1e400")
+    (-250.0, None, None, None)
+    """
     text = text.strip()
     if not NUMBER.fullmatch(text):
         return None
@@ -38,7 +57,38 @@ def is_number(text: str) -> bool:
 
 @dataclass(frozen=True, eq=False)
 class NumericTable(Labelled):
-    """``values[i]`` (one float per feature) has label ``labels[i]``; ``ids[i]`` says where the row came from."""
+    r"""``values[i]`` (one float per feature) has label ``labels[i]``; ``ids[i]`` says where the row came from.
+
+    Parameters
+    ----------
+    features : tuple of str
+        The columns' names.
+    values : array-like of shape (n_rows, n_features)
+        Finite numbers; stored as a read-only float64 array.
+    labels : tuple of str
+        The class of each row.
+    ids : tuple of str
+        Where each row came from (a line number, or an ``id`` column's value).
+    name : str, default ""
+        What the table is called.
+
+    Attributes
+    ----------
+    classes : tuple of str
+        The distinct labels, sorted.
+
+    Raises
+    ------
+    CorpusError
+        If ``values`` is not one number per feature and row, a value is not finite, or ``ids`` and ``labels``
+        differ in length.
+
+    Examples
+    --------
+    >>> table = read_numeric_csv("id,x,y,class\na,1.5,2,yes\nb,0.5,1,no\n")
+    >>> table.features, table.labels, table.ids, table.values.tolist()
+    (('x', 'y'), ('yes', 'no'), ('a', 'b'), [[1.5, 2.0], [0.5, 1.0]])
+    """
 
     features: tuple[str, ...]
     values: np.ndarray  # shape (n_rows, n_features), float64, finite
@@ -61,6 +111,14 @@ class NumericTable(Labelled):
         return len(self.labels)
 
     def require_trainable(self) -> None:
+        """Refuse a table that Gaussian NB cannot be trained on, saying what to change.
+
+        Raises
+        ------
+        CorpusError
+            If the table has no feature columns, no rows or a single class, or a column whose values span more than
+            float64 can square (see ``require_representable``).
+        """
         if not self.features:
             raise CorpusError(
                 "The table has no numeric columns. Give at least one column of numbers beside the labels."
@@ -96,6 +154,23 @@ class NumericTable(Labelled):
         return f"line {row_id}" if is_whole(row_id) else f"row {row_id!r}"
 
     def subset(self, indices) -> "NumericTable":
+        """The rows at ``indices``, in that order, as a new table of the same name.
+
+        Parameters
+        ----------
+        indices : array-like of int
+            Row numbers, from 0.
+
+        Returns
+        -------
+        NumericTable
+            The chosen rows with their labels and ids.
+
+        Raises
+        ------
+        IndexError
+            If an index is out of range.
+        """
         indices = np.asarray(indices, dtype=np.int64)
         return NumericTable(
             features=self.features,
@@ -106,13 +181,44 @@ class NumericTable(Labelled):
         )
 
     def to_corpus(self) -> Corpus:
-        """One document per row whose text is the row's numbers, written so that they read back exactly."""
+        r"""One document per row whose text is the row's numbers, written so that they read back exactly.
+
+        Returns
+        -------
+        Corpus
+            The numbers of each row joined by TABs, with the table's labels, ids and name: how a table is stored.
+
+        Examples
+        --------
+        >>> read_numeric_csv("x,y,label\n1.5,2,yes\n0.5,1,no\n").to_corpus().texts
+        ('1.5\t2.0', '0.5\t1.0')
+        """
         texts = tuple("\t".join(repr(float(v)) for v in row) for row in self.values)
         return Corpus(texts=texts, labels=self.labels, ids=self.ids, name=self.name)
 
     @classmethod
     def from_corpus(cls, corpus: Corpus, features) -> "NumericTable":
-        """The inverse of :meth:`to_corpus`."""
+        """The inverse of :meth:`to_corpus`.
+
+        Parameters
+        ----------
+        corpus : Corpus
+            Documents whose texts are TAB-separated numbers.
+        features : iterable of str
+            The columns' names.
+
+        Returns
+        -------
+        NumericTable
+            The table the corpus was made from.
+
+        Raises
+        ------
+        CorpusError
+            If a row has a number of values other than ``len(features)``.
+        ValueError
+            If a text holds something that is not a number.
+        """
         features = tuple(features)
         cells = "\t".join(corpus.texts).split("\t")  # one pass over all rows: ten times faster than row by row
         if len(cells) != len(corpus) * len(features):
@@ -207,8 +313,43 @@ def numeric_table_from_rows(records, columns, label_column: str, name: str = "")
 def read_numeric_csv(
     text: str, *, delimiter: str = ",", label_column: str | None = None, name: str = ""
 ) -> NumericTable:
-    """A table of numbers with a header row, from CSV/TSV text; the label column is found as in ``numeric_layout``
-    unless given."""
+    r"""A table of numbers with a header row, from CSV/TSV text; the label column is found as in ``numeric_layout``
+    unless given.
+
+    Parameters
+    ----------
+    text : str
+        The whole file, header first.
+    delimiter : str, default ","
+        The field separator.
+    label_column : str, optional
+        The label column's name; by default the one column that is not all numbers, or the last when every column
+        is (as in iris). A column named ``id`` gives the rows' ids.
+    name : str, default ""
+        The table's name.
+
+    Returns
+    -------
+    NumericTable
+        Every row, checked.
+
+    Raises
+    ------
+    CorpusError
+        If the text is not valid CSV, is empty, is not a table of numbers, names no such ``label_column``, has a row
+        with a missing or non-numeric cell or an empty label, or cannot be trained on (one class, say). The message
+        names the line at fault.
+
+    Examples
+    --------
+    >>> table = read_numeric_csv("sepal length,petal length,species\n5.1,1.4,setosa\n7.0,4.7,versicolor\n")
+    >>> table.features, table.classes, table.ids
+    (('sepal length', 'petal length'), ('setosa', 'versicolor'), ('2', '3'))
+    >>> read_numeric_csv("x,label\n1,a\n2,a\n")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    webnb.engine.shared.corpus.CorpusError: Every row has the label 'a': a classifier needs at least two classes. ...
+    """
     import csv
     import io
 

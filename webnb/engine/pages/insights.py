@@ -70,10 +70,42 @@ class SweepPoint:
 
 @dataclass(frozen=True)
 class AlphaSweep:
-    """One point per α, in increasing α. ``best``: the highest accuracy; ties go to the smaller log loss,
-    then to the smaller α. ``best_interval``: the Wilson 95 % interval of the best accuracy on these ``n_test``
-    documents; every α whose accuracy lies inside it (``tied``, the best included) scores as well as far as
-    these test documents can tell, so the pages name a best α only when ``tied`` holds it alone."""
+    """One point per α, in increasing α: what ``alpha_sweep`` returns.
+
+    ``best``: the highest accuracy; ties go to the smaller log loss, then to the smaller α. ``best_interval``: the
+    Wilson 95 % interval of the best accuracy on these ``n_test`` documents; every α whose accuracy lies inside it
+    (``tied``, the best included) scores as well as far as these test documents can tell, so the pages name a best α
+    only when ``tied`` holds it alone.
+
+    Parameters
+    ----------
+    kind : str
+        "bernoulli" or "multinomial".
+    binary : bool
+        Whether words counted once per document.
+    classes : tuple of str
+        The model's classes.
+    n_test : int
+        Test documents.
+    points : tuple of SweepPoint
+        Per α: the accuracy, the correct documents, the log loss, the undecidable documents and those of
+        infinite loss.
+    best : SweepPoint
+        The best point.
+
+    Attributes
+    ----------
+    alphas : tuple of float
+        The α of each point.
+    best_interval : (float, float)
+        The best accuracy's Wilson 95 % interval.
+    tied : tuple of SweepPoint
+        The points whose accuracy lies in ``best_interval``.
+    best_is_clear : bool
+        Whether ``tied`` holds the best alone.
+    best_picked_by : str
+        "accuracy", "log loss" or "smaller α": what made ``best`` the one named.
+    """
 
     kind: str
     binary: bool
@@ -153,14 +185,59 @@ def alpha_sweep(
     progress=None,
     **model_options,
 ) -> AlphaSweep:
-    """Accuracy and log loss of the ``kind`` model on ``X_test`` (counts, shape (n_docs, n_words), from
-    ``train.transform``) for each α of ``alphas`` (default ``DEFAULT_ALPHAS``: 0 and 19 values from 0.001 to 10).
-    ``progress(done, total)``, if given, is told after each α.
+    """Accuracy and log loss of the ``kind`` model on held-out counts for each α of ``alphas``.
 
     Every model is derived from ``train.statistics``; nothing is re-vectorised. Per α the only heavy step is
     one ``joint_log_likelihood``; the predictions (as ``predict_index``) and the log posteriors (as
-    ``log_posterior``) both come from it. ``model_options`` (``fit_prior``, ``class_prior``, ``epsilon``) are
-    passed to ``train.model``.
+    ``predict_log_proba``) both come from it.
+
+    Parameters
+    ----------
+    train : TrainingSet
+        The training set.
+    X_test : scipy.sparse matrix of shape (n_documents, n_words)
+        Test counts over ``train``'s vocabulary, from ``train.transform``.
+    test_labels : sequence of str
+        The true class of each test document.
+    kind : {"bernoulli", "multinomial"}, default "multinomial"
+        The model.
+    binary : bool, default False
+        Multinomial only: count each word once per document.
+    alphas : iterable, optional
+        The α to try, anything ``parse_alpha`` reads (duplicates are merged, the order sorted). Default
+        ``DEFAULT_ALPHAS``: 0 and 19 values from 0.001 to 10, evenly spaced in log α.
+    progress : callable, optional
+        ``progress(done, total)`` is told after each α.
+    **model_options
+        ``fit_prior``, ``class_prior``, ``epsilon``: passed to ``train.model``.
+
+    Returns
+    -------
+    AlphaSweep
+        A point per α; α = 0 gives an infinite log loss as soon as one test document's true class has
+        probability 0.
+
+    Raises
+    ------
+    ValueError
+        If ``X_test`` has a number of columns other than the vocabulary's size, ``alphas`` is empty or holds a value
+        ``parse_alpha`` refuses, or the model options are refused (see ``fit_naive_bayes``).
+    CorpusError
+        If there are no test documents, the labels do not match the documents in number, or a label is not a class of
+        the model; or if a multinomial model cannot have α = 0 (a class without words).
+
+    Examples
+    --------
+    >>> from webnb.engine import Corpus, TrainingSet
+    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
+    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
+    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> X = training.transform(["Chinese Chinese Chinese Tokyo Japan", "Tokyo Japan", "Beijing Shanghai"])
+    >>> sweep = alpha_sweep(training, X, ["China", "Japan", "China"], kind="multinomial", alphas=[0, 0.5, 1, 10])
+    >>> [(p.alpha, p.correct, round(p.log_loss, 6)) for p in sweep.points]
+    [(0.0, 2, inf), (0.5, 2, 0.342478), (1.0, 3, 0.275031), (10.0, 2, 0.542753)]
+    >>> sweep.best.alpha, sweep.best_is_clear  # three test documents cannot tell the α apart
+    (1.0, False)
     """
     # Counts as float64 once, rather than upcast inside every product (≈ 20 % of each joint log-likelihood);
     # small whole numbers are exact in float64, so the scores do not change.
@@ -600,7 +677,54 @@ def overconfidence(
     **model_options,
 ) -> Overconfidence:
     """The posterior of each class for ``text`` counted 1 … ``max_repeats`` times (see ``Overconfidence``).
-    ``model_options`` (``binary``, ``fit_prior``, ``class_prior``, ``epsilon``) are passed to ``train.model``."""
+
+    Naive Bayes takes every factor as independent evidence, so the review counted n times has
+    log P(x⁽ⁿ⁾ | k) = n · log P(x | k): the posterior runs to 1, towards the class of highest likelihood, whatever
+    the prior said.
+
+    Parameters
+    ----------
+    train : TrainingSet
+        The training set.
+    text : str
+        The review.
+    kind : {"bernoulli", "multinomial"}
+        The model.
+    alpha : str, int, float or Fraction
+        The pseudo-count.
+    max_repeats : int, default 50
+        The largest n, at least 1.
+    **model_options
+        ``binary``, ``fit_prior``, ``class_prior``, ``epsilon``: passed to ``train.model``.
+
+    Returns
+    -------
+    Overconfidence
+        A point per n, with the decision for n = 1, the class the posterior converges to and the first n at which
+        float64 rounds the top posterior to 1.0.
+
+    Raises
+    ------
+    ValueError
+        If ``max_repeats`` is not a whole number of at least 1, or the model settings are refused.
+    CorpusError
+        As ``TrainingSet.model`` raises it.
+
+    Examples
+    --------
+    The prior decides d5 for China once; counted again and again, the evidence alone favours Japan.
+
+    >>> from webnb.engine import Corpus, TrainingSet
+    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
+    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
+    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> curve = overconfidence(training, "Chinese Chinese Chinese Tokyo Japan", kind="multinomial", alpha=1,
+    ...                        max_repeats=5)
+    >>> [round(p.posteriors[0], 6) for p in curve.points]  # P(China | d5 counted n times)
+    [0.689759, 0.622311, 0.549772, 0.475053, 0.401434]
+    >>> curve.decision, curve.converges_to
+    ('China', 'Japan')
+    """
     max_repeats = _positive_int("max_repeats", max_repeats)
     model = train.model(kind, alpha, **model_options)
     matrix = train.transform([text])
@@ -662,6 +786,19 @@ class Calibration:
     is 0. ``sure`` documents are those with a top posterior of at least ``threshold``; ``sure_correct`` of
     them are correct. Undecidable documents (every class at probability 0) have no posterior and are only
     counted in ``undecidable``; ``accuracy`` counts them as wrong, like ``evaluate``.
+
+    Parameters
+    ----------
+    n_test, correct, undecidable : int
+        Test documents, those predicted right, those no class could claim.
+    accuracy : float
+        correct / n_test.
+    decided_accuracy, mean_top_posterior, gap : float or None
+        None when no document is decided.
+    threshold : float
+        What counts as sure.
+    sure, sure_correct : int
+        Decided documents with a top posterior of at least ``threshold``, and those of them that are correct.
     """
 
     n_test: int
@@ -691,8 +828,43 @@ class Calibration:
 
 
 def calibration(model: NaiveBayes, matrix: sp.csr_matrix, labels, *, threshold: float = 0.99) -> Calibration:
-    """Compare the model's confidence with its accuracy on the documents of ``matrix`` (counts, shape
-    (n_docs, n_words), from ``train.transform``) whose true classes are ``labels``; see ``Calibration``."""
+    """Compare the model's confidence with its accuracy on the documents of ``matrix`` whose true classes are
+    ``labels``; see ``Calibration``.
+
+    Parameters
+    ----------
+    model : NaiveBayes
+        A fitted model.
+    matrix : scipy.sparse matrix of shape (n_documents, n_words)
+        Counts over the model's vocabulary, from ``train.transform``.
+    labels : sequence of str
+        The true class of each document.
+    threshold : float, default 0.99
+        A top posterior at least this high is "sure": above 0, at most 1.
+
+    Returns
+    -------
+    Calibration
+        The accuracy beside the mean top posterior, and the documents the model is sure of.
+
+    Raises
+    ------
+    ValueError
+        If ``threshold`` is not in (0, 1], or ``matrix`` is not one of counts over the vocabulary.
+    CorpusError
+        If there are no documents, the labels do not match them in number, or a label is not a class of the model.
+
+    Examples
+    --------
+    >>> from webnb.engine import Corpus, TrainingSet
+    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
+    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
+    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> X = training.transform(["Chinese Chinese Chinese Tokyo Japan", "Tokyo Japan", "Beijing Shanghai"])
+    >>> result = calibration(training.model("multinomial", 1), X, ["China", "Japan", "China"])
+    >>> result.decided_accuracy, round(result.mean_top_posterior, 6), round(result.gap, 6)  # right more than it says
+    (1.0, 0.76178, -0.23822)
+    """
     threshold = float(threshold)
     if not 0.0 < threshold <= 1.0:
         raise ValueError(f"the threshold is a probability above 0 and at most 1, not {threshold}")

@@ -35,17 +35,55 @@ _limit: contextvars.ContextVar[int | None] = contextvars.ContextVar("webnb_work_
 
 
 class WorkTooLarge(CorpusError):
-    """A computation refused before it started because its memory estimate is over the cap."""
+    """A computation refused before it started because its memory estimate is over the cap.
+
+    A ``CorpusError``, so pages show it as they show any problem with a corpus; its message gives the estimate, the
+    cap and what to change.
+    """
 
 
 def current_limit() -> int | None:
-    """The cap in bytes for the work in this context, or None for none."""
+    """The cap in bytes for the work in this context, or None for none.
+
+    Returns
+    -------
+    int or None
+        The cap that ``limit`` or ``set_limit`` set in this context; None outside the app (scripts, the CLI).
+
+    Examples
+    --------
+    >>> current_limit() is None
+    True
+    >>> with limit(500_000_000):
+    ...     current_limit()
+    500000000
+    """
     return _limit.get()
 
 
 @contextmanager
 def limit(max_bytes: int | None):
-    """Work inside this block may take at most ``max_bytes`` (None: no cap)."""
+    """Work inside this block may take at most ``max_bytes`` (None: no cap).
+
+    A context manager: the previous cap is back when the block ends, even by an exception.
+
+    Parameters
+    ----------
+    max_bytes : int or None
+        The cap in bytes.
+
+    Yields
+    ------
+    None
+
+    Examples
+    --------
+    >>> with limit(1_000_000):  # doctest: +ELLIPSIS
+    ...     require_comparison(n_train=100_000, n_test=10, n_words=50_000, n_classes=20, n_stored=10**7)
+    Traceback (most recent call last):
+        ...
+    webnb.engine.shared.budget.WorkTooLarge: Fitting logistic regression ... would need about 608 MB of memory; ...
+    """
     token = _limit.set(max_bytes)
     try:
         yield
@@ -54,11 +92,36 @@ def limit(max_bytes: int | None):
 
 
 def set_limit(max_bytes: int | None) -> contextvars.Token:
-    """Set the cap until ``reset_limit(token)``: for a request, whose start and end are separate callbacks."""
+    """Set the cap until ``reset_limit(token)``: for a request, whose start and end are separate callbacks.
+
+    Parameters
+    ----------
+    max_bytes : int or None
+        The cap in bytes (None: no cap).
+
+    Returns
+    -------
+    contextvars.Token
+        What ``reset_limit`` takes to restore the previous cap.
+    """
     return _limit.set(max_bytes)
 
 
 def reset_limit(token: contextvars.Token) -> None:
+    """Restore the cap that was in place before the ``set_limit`` call that returned ``token``.
+
+    Parameters
+    ----------
+    token : contextvars.Token
+        The value ``set_limit`` returned, in this same context.
+
+    Raises
+    ------
+    ValueError
+        If ``token`` was made in another context (as ``ContextVar.reset`` raises).
+    RuntimeError
+        If ``token`` has been used already.
+    """
     _limit.reset(token)
 
 
@@ -156,6 +219,25 @@ def require_shown_table(n_classes: int, n_words: int) -> None:
 
 
 def require_comparison(n_train: int, n_test: int, n_words: int, n_classes: int, n_stored: int) -> None:
+    """Refuse the compare page's work (three Naive Bayes models, then logistic regression) if its memory estimate is
+    over the cap; see ``comparison_bytes``.
+
+    Parameters
+    ----------
+    n_train, n_test : int
+        Training and test documents.
+    n_words : int
+        The vocabulary's size.
+    n_classes : int
+        The number of classes.
+    n_stored : int
+        Stored (non-zero) counts of the training matrix.
+
+    Raises
+    ------
+    WorkTooLarge
+        If the estimate is over the cap of this context; nothing has been started then.
+    """
     require(
         comparison_bytes(n_train, n_test, n_words, n_classes, n_stored),
         "Fitting logistic regression beside Naive Bayes",

@@ -7,7 +7,10 @@ from functools import cached_property
 
 
 class CorpusError(ValueError):
-    """Bad input that the user can fix; the message says how."""
+    """Bad input that the user can fix; the message says how.
+
+    A ``ValueError``, so that code catching bad values catches it too. The pages show its message as it is.
+    """
 
 
 class Labelled:
@@ -46,6 +49,36 @@ class Corpus(Labelled):
 
     ``texts[i]`` has label ``labels[i]``; ``ids[i]`` names where it came from (a line number or a
     file name) so that an error or a misclassified document can be traced back.
+
+    Parameters
+    ----------
+    texts : tuple of str
+        The documents, one string each.
+    labels : tuple of str
+        The class of each document, parallel to ``texts``.
+    ids : tuple of str
+        Where each document came from, parallel to ``texts``.
+    name : str, default ""
+        What the corpus is called (a file name, say).
+
+    Attributes
+    ----------
+    classes : tuple of str
+        The distinct labels, sorted (scikit-learn orders classes the same way).
+
+    Raises
+    ------
+    CorpusError
+        If ``texts``, ``labels`` and ``ids`` differ in length.
+
+    Examples
+    --------
+    >>> corpus = Corpus.from_pairs([("China", "Chinese Beijing Chinese"), ("China", "Chinese Macao"),
+    ...                             ("Japan", "Tokyo Japan Chinese")])
+    >>> len(corpus), corpus.classes, corpus.ids
+    (3, ('China', 'Japan'), ('1', '2', '3'))
+    >>> corpus.class_counts()
+    {'China': 2, 'Japan': 1}
     """
 
     texts: tuple[str, ...]
@@ -59,7 +92,25 @@ class Corpus(Labelled):
 
     @classmethod
     def from_pairs(cls, pairs, name: str = "") -> "Corpus":
-        """Build from ``(label, text)`` pairs, numbering documents from 1."""
+        """Build from ``(label, text)`` pairs, numbering documents from 1.
+
+        Parameters
+        ----------
+        pairs : iterable of (str, str)
+            The documents as (label, text), in corpus order.
+        name : str, default ""
+            The corpus's name.
+
+        Returns
+        -------
+        Corpus
+            The documents, with ids "1", "2", … in the order given.
+
+        Examples
+        --------
+        >>> Corpus.from_pairs([("spam", "win cash"), ("ham", "see you")]).labels
+        ('spam', 'ham')
+        """
         pairs = list(pairs)
         return cls(
             texts=tuple(text for _, text in pairs),
@@ -72,10 +123,46 @@ class Corpus(Labelled):
         return len(self.texts)
 
     def require_trainable(self) -> None:
-        """Refuse corpora that no classifier can be trained on, saying what to add."""
+        """Refuse corpora that no classifier can be trained on, saying what to add.
+
+        Raises
+        ------
+        CorpusError
+            If the corpus has no documents, or if every document has the same label (a classifier needs two classes).
+
+        Examples
+        --------
+        >>> Corpus.from_pairs([("spam", "win cash"), ("spam", "cash now")]).require_trainable()  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+            ...
+        webnb.engine.shared.corpus.CorpusError: Every document has the label 'spam': a classifier needs ... classes...
+        """
         self._require_two_classes("document")
 
     def subset(self, indices) -> "Corpus":
+        """The documents at ``indices``, in that order, as a new corpus of the same name.
+
+        Parameters
+        ----------
+        indices : iterable of int
+            Positions in this corpus (a numpy array of indices, say, as ``stratified_split`` gives).
+
+        Returns
+        -------
+        Corpus
+            The chosen documents with their labels and ids.
+
+        Raises
+        ------
+        IndexError
+            If an index is out of range.
+
+        Examples
+        --------
+        >>> corpus = Corpus.from_pairs([("spam", "win cash"), ("ham", "see you"), ("ham", "lunch?")])
+        >>> corpus.subset([2, 0]).ids
+        ('3', '1')
+        """
         indices = [int(i) for i in indices]
         return Corpus(
             texts=tuple(self.texts[i] for i in indices),

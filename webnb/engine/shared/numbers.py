@@ -29,8 +29,30 @@ _SIGNED_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9
 
 class ExactNumber(Fraction):
     """A setting read once as the exact number it spells (α, the held-out share), written back the way a person
-    types it: its exact decimal where it has one ("0.1", "1e-50"), else its ratio ("1/3"). It is a Fraction, so
-    ``ExactNumber("0.00") == 0`` and it goes to the engine as it is; arithmetic gives plain Fractions."""
+    types it: its exact decimal where it has one ("0.1", "1e-50"), else its ratio ("1/3").
+
+    It is a Fraction, so ``ExactNumber("0.00") == 0`` and it goes to the engine as it is; arithmetic gives plain
+    Fractions.
+
+    Parameters
+    ----------
+    numerator : int, str, Fraction or float
+        What ``Fraction`` accepts as its first argument (usually the result of ``parse_exact_decimal``).
+    denominator : int, optional
+        As for ``Fraction``.
+
+    Raises
+    ------
+    ValueError, ZeroDivisionError
+        As ``Fraction`` raises them, for text it cannot read or a denominator of 0.
+
+    Examples
+    --------
+    >>> str(ExactNumber("0.10")), str(ExactNumber(1, 3)), str(ExactNumber("1e-50"))
+    ('0.1', '1/3', '1e-50')
+    >>> ExactNumber("0.00") == 0
+    True
+    """
 
     __slots__ = ()
 
@@ -85,14 +107,63 @@ PLAIN_LENGTH = 12
 
 
 def is_whole(text: str) -> bool:
-    """Whether ``text`` is written with the digits 0-9 only, however many: str.isdigit() also accepts "²" and other
-    digits that int() refuses. This only tells what kind of number it is; ``parse_whole`` reads one."""
+    """Whether ``text`` is written with the digits 0-9 only, however many.
+
+    ``str.isdigit()`` also accepts "²" and other digits that ``int()`` refuses. This only tells what kind of number
+    it is; ``parse_whole`` reads one.
+
+    Parameters
+    ----------
+    text : str
+        What a person typed.
+
+    Returns
+    -------
+    bool
+        True for one or more ASCII digits and nothing else.
+
+    Examples
+    --------
+    >>> is_whole("42"), is_whole("4²"), is_whole("-1"), is_whole("")
+    (True, False, False, False)
+    """
     return _WHOLE.fullmatch(text) is not None
 
 
 def parse_whole(text: str, *, low: int, high: int, what: str) -> int:
-    """A whole number of ASCII digits between ``low`` and ``high``; ``what`` names it in the message, e.g.
-    "The seed". Unicode digits ("²", "٣"), signs, spaces inside and more than 40 characters are refused."""
+    """A whole number of ASCII digits between ``low`` and ``high``.
+
+    Unicode digits ("²", "٣"), signs, spaces inside and more than 40 characters are refused; spaces around it are
+    allowed.
+
+    Parameters
+    ----------
+    text : str
+        What a person typed.
+    low, high : int
+        The smallest and the largest value allowed (both included).
+    what : str
+        What the number is, to start the message with, e.g. "The seed".
+
+    Returns
+    -------
+    int
+        The number.
+
+    Raises
+    ------
+    ValueError
+        If ``text`` is not such a number or lies outside ``low`` … ``high``; the message says what is valid.
+
+    Examples
+    --------
+    >>> parse_whole(" 7 ", low=0, high=10, what="The seed")
+    7
+    >>> parse_whole("11", low=0, high=10, what="The seed")
+    Traceback (most recent call last):
+        ...
+    ValueError: The seed must be a whole number from 0 to 10.
+    """
     raw = str(text).strip()
     if len(raw) <= MAX_NUMBER_LENGTH and is_whole(raw):
         value = int(raw)
@@ -103,7 +174,34 @@ def parse_whole(text: str, *, low: int, high: int, what: str) -> int:
 
 def parse_exact_decimal(text: str, what: str = "The value") -> Fraction:
     """A non-negative number written as a decimal ("0.1", "2.5e-3") or a ratio of whole numbers ("1/3"), as the
-    exact fraction it spells: "0.1" is 1/10. At most 40 characters and an exponent between −100 and 100."""
+    exact fraction it spells: "0.1" is 1/10.
+
+    At most 40 characters and an exponent between −100 and 100, so that it converts in microseconds.
+
+    Parameters
+    ----------
+    text : str
+        What a person typed (spaces around it allowed).
+    what : str, default "The value"
+        What the number is, to start an error message with.
+
+    Returns
+    -------
+    Fraction
+        The exact value (never a float's binary approximation).
+
+    Raises
+    ------
+    ValueError
+        If ``text`` is too long, not such a number, a ratio dividing by 0, or has an exponent beyond ±100.
+
+    Examples
+    --------
+    >>> parse_exact_decimal("0.1")
+    Fraction(1, 10)
+    >>> parse_exact_decimal("1/3"), parse_exact_decimal("2.5e-3")
+    (Fraction(1, 3), Fraction(1, 400))
+    """
     raw = str(text).strip()
     example = f"{what} must be a number such as 1, 0.5, 1e-3 or 1/3"
     if len(raw) > MAX_NUMBER_LENGTH:
@@ -131,17 +229,68 @@ def bounded_fraction(value: Fraction, what: str = "The value") -> Fraction:
 
 
 def is_plain_decimal(text: str) -> bool:
-    """Whether ``text`` is a non-negative decimal of ASCII digits ("0.5", "2e-3", ".5"), at most 40 characters:
-    float() also reads "１", "1_000", "nan" and "infinity"."""
+    """Whether ``text`` is a non-negative decimal of ASCII digits ("0.5", "2e-3", ".5"), at most 40 characters.
+
+    ``float()`` also reads "１", "1_000", "nan" and "infinity"; this does not.
+
+    Parameters
+    ----------
+    text : str
+        What a person typed (not stripped).
+
+    Returns
+    -------
+    bool
+        True for a plain decimal with an exponent between −100 and 100, if any.
+
+    Examples
+    --------
+    >>> is_plain_decimal("2e-3"), is_plain_decimal(".5"), is_plain_decimal("nan"), is_plain_decimal("1_000")
+    (True, True, False, False)
+    """
     match = _DECIMAL.fullmatch(text) if len(text) <= MAX_NUMBER_LENGTH else None
     return match is not None and (match.group("exponent") is None or abs(int(match.group("exponent"))) <= MAX_EXPONENT)
 
 
 def parse_decimal(text: str, name: str, *, low: float = -LARGEST, high: float = LARGEST, low_open: bool = False,
                   high_open: bool = False, max_length: int = MAX_NUMBER_LENGTH, expected: str = "") -> float:
-    """The float64 that ``text`` spells, if it lies between ``low`` and ``high`` (``low_open``/``high_open``:
-    excluding that end). Otherwise a ValueError whose message names ``name``, says what is wrong with the value and
-    ends with ``expected`` (what a valid value looks like, in the page's words)."""
+    """The float64 that ``text`` spells, if it lies between ``low`` and ``high``.
+
+    Parameters
+    ----------
+    text : str
+        What a person typed: a plain, optionally signed decimal such as "-0.25" or "1e-9" (spaces around it allowed).
+    name : str
+        What the value is, to start the message with, e.g. "var_smoothing".
+    low, high : float, default: the whole float64 range
+        The bounds of the valid values.
+    low_open, high_open : bool, default False
+        Whether that bound itself is excluded.
+    max_length : int, default 40
+        The most characters the value may have.
+    expected : str, default ""
+        What a valid value looks like, in the page's words: ends every message.
+
+    Returns
+    -------
+    float
+        The value.
+
+    Raises
+    ------
+    ValueError
+        If ``text`` is empty, too long, not a plain decimal, overflows or underflows float64, has a sign that ``low``
+        forbids, or lies outside the bounds. The message names ``name`` and says what is wrong.
+
+    Examples
+    --------
+    >>> parse_decimal("1e-9", "var_smoothing", low=0.0)
+    1e-09
+    >>> parse_decimal("-1", "var_smoothing", low=0.0, expected="Use a number of 0 or more.")
+    Traceback (most recent call last):
+        ...
+    ValueError: var_smoothing is '-1', with a minus sign. Use a number of 0 or more.
+    """
 
     def refuse(problem: str) -> ValueError:
         return ValueError(" ".join(part for part in (f"{name} {problem}.", expected) if part))

@@ -13,6 +13,27 @@ from fractions import Fraction
 
 
 def number(value: float | None):
+    """A float for JSON: infinities become the strings "inf" and "-inf", None stays None.
+
+    Parameters
+    ----------
+    value : float, numpy number or None
+        The number to write, e.g. a log-probability that may be log 0 = −∞.
+
+    Returns
+    -------
+    float, str or None
+        ``float(value)``; "inf" or "-inf" for an infinite value; None for None.
+
+    Examples
+    --------
+    >>> number(0.25)
+    0.25
+    >>> number(float("-inf"))
+    '-inf'
+    >>> number(None) is None
+    True
+    """
     if value is None:
         return None
     value = float(value)
@@ -22,7 +43,28 @@ def number(value: float | None):
 
 
 def fraction_text(value: Fraction | int | None) -> str | None:
-    """An exact value as text: "3/7", "0", "1/2"."""
+    """An exact value as text: "3/7", "0", "1/2".
+
+    Parameters
+    ----------
+    value : Fraction, int or None
+        The exact value. A fraction is written reduced, as ``Fraction`` keeps it.
+
+    Returns
+    -------
+    str or None
+        "p/q", or "p" alone when the value is whole; None for None.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> fraction_text(Fraction(6, 14))
+    '3/7'
+    >>> fraction_text(0)
+    '0'
+    >>> fraction_text(Fraction(81, 268912))
+    '81/268912'
+    """
     if value is None:
         return None
     value = Fraction(value)
@@ -30,8 +72,33 @@ def fraction_text(value: Fraction | int | None) -> str | None:
 
 
 def ratio_text(ratio) -> str | None:
-    """An unreduced ratio as the lecture writes it: (0, 2) → "0/2". A part that is not a whole number
-    (α = 0.5 gives 0.5/3) is written as its exact decimal, or as a bracketed fraction if it has none."""
+    """An unreduced ratio as the lecture writes it: (0, 2) → "0/2".
+
+    A part that is not a whole number (α = 0.5 gives 0.5/3) is written as its exact decimal, or as a
+    bracketed fraction if it has none.
+
+    Parameters
+    ----------
+    ratio : tuple or None
+        (numerator, denominator), each an int, a Fraction or anything ``Fraction`` accepts; never reduced.
+
+    Returns
+    -------
+    str or None
+        The parts joined by "/"; None for None.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> ratio_text((0, 2))
+    '0/2'
+    >>> ratio_text((6, 14))
+    '6/14'
+    >>> ratio_text((Fraction(1, 2), 3))
+    '0.5/3'
+    >>> ratio_text((Fraction(4, 3), 5))
+    '(4/3)/5'
+    """
     if ratio is None:
         return None
     if len(ratio) == 2 and type(ratio[0]) is int and type(ratio[1]) is int:  # the usual case; a table shows hundreds

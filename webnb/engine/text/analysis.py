@@ -115,9 +115,51 @@ _WORD_RUN = re.compile(r"\w+")
 class AnalysisOptions:
     """How documents are turned into features. Names follow scikit-learn where it has one.
 
-    ``token_pattern`` is a preset name from ``TOKEN_PATTERNS`` or a regular expression.
-    ``stop_words`` is ``None``, ``"english"`` (the built-in list) or a tuple of words.
-    ``normalize`` lists the kinds of placeholder to apply, from ``PLACEHOLDERS``.
+    The defaults are scikit-learn's ``CountVectorizer``: lowercase, then words of two or more letters or digits.
+
+    Parameters
+    ----------
+    lowercase : bool, default True
+        Fold the text to lower case before tokenising.
+    token_pattern : str, default "default"
+        A preset name from ``TOKEN_PATTERNS`` ("default", "words", "whitespace") or a regular expression with at
+        most one capturing group.
+    strip_accents : {None, "ascii", "unicode"}, default None
+        Remove accents as scikit-learn's option of the same name does.
+    stop_words : None, "english" or tuple of str, default None
+        Words to drop: none, the built-in English list, or these words (a list or set is stored sorted, as a tuple).
+    stemmer : {None, "porter", "snowball"}, default None
+        Reduce each word to its stem (needs the ``snowballstemmer`` package).
+    normalize : tuple of str, default ()
+        Kinds of placeholder to apply, from ``PLACEHOLDERS`` ("url", "email", "money", "phone", "number"); a single
+        string is taken as a tuple of one. Stored in ``PLACEHOLDERS`` order.
+    ngram_range : (int, int), default (1, 1)
+        The smallest and largest n of the word n-grams counted, 1 ≤ min ≤ max ≤ 3.
+
+    Attributes
+    ----------
+    regex : str
+        The token pattern as a regular expression.
+    stop_word_set : frozenset of str
+        The stop words as a set (empty for None).
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``strip_accents``, ``stemmer``, ``stop_words`` name or ``normalize`` kind, an ``ngram_range``
+        outside 1 … 3 or in the wrong order, or a ``token_pattern`` that is not a valid regular expression or has
+        more than one capturing group.
+
+    Examples
+    --------
+    >>> "not" in AnalysisOptions(stop_words="english").stop_word_set  # a stop word that can flip a review
+    True
+    >>> AnalysisOptions(normalize="url").normalize
+    ('url',)
+    >>> AnalysisOptions(ngram_range=(2, 1))
+    Traceback (most recent call last):
+        ...
+    ValueError: ngram_range must be (min, max) with 1 <= min <= max <= 3, not (2, 1)
     """
 
     lowercase: bool = True
@@ -187,7 +229,23 @@ class DroppedWord:
 
 @dataclass(frozen=True)
 class DocumentAnalysis:
-    """What the analysis did to one document, step by step."""
+    """What the analysis did to one document, step by step (see ``Analyzer.explain``).
+
+    Parameters
+    ----------
+    text : str
+        The document after normalisation, lowercasing and accent stripping.
+    replacements : tuple of (str, str)
+        Each (original text, placeholder) that normalisation replaced, kind by kind.
+    words : tuple of str
+        The tokens kept after stop words and stemming: the unigrams.
+    features : tuple of str
+        What is counted: the unigrams and/or n-grams of ``ngram_range``.
+    dropped : tuple of DroppedWord
+        The words the analysis threw away, each with its reason ("one-letter word", "not a token", "stop word").
+    stems : tuple of (str, str), default ()
+        (word, stem) for each word that stemming changed.
+    """
 
     text: str  # the document after normalisation, lowercasing and accent stripping
     replacements: tuple[tuple[str, str], ...]  # (original text, placeholder)
@@ -237,6 +295,24 @@ class Analyzer:
 
     Calling it is the fast path used over whole corpora; ``explain`` is the slow, talkative path used
     for one document on screen. Both give the same features (a test checks this).
+
+    Parameters
+    ----------
+    options : AnalysisOptions, optional
+        How to analyse; the defaults (scikit-learn's ``CountVectorizer``) when None.
+
+    Attributes
+    ----------
+    options : AnalysisOptions
+        The options in use.
+
+    Examples
+    --------
+    >>> analyzer = Analyzer()
+    >>> analyzer("I liked it, NOT a bad match!")
+    ['liked', 'it', 'not', 'bad', 'match']
+    >>> Analyzer(AnalysisOptions(stop_words="english", ngram_range=(1, 2)))("the keeper was not sharp")
+    ['keeper', 'sharp', 'keeper sharp']
     """
 
     def __init__(self, options: AnalysisOptions | None = None):
@@ -340,6 +416,29 @@ class Analyzer:
         return self._ngrams(self._words(self._tokenize(self.preprocess(text))))
 
     def explain(self, text: str) -> DocumentAnalysis:
+        """What each step of the analysis kept and dropped for one document.
+
+        Parameters
+        ----------
+        text : str
+            The document as typed.
+
+        Returns
+        -------
+        DocumentAnalysis
+            The normalised text, the placeholders' replacements, the words and features kept, the words dropped
+            with their reasons, and the stems. Its ``features`` are what calling the analyzer gives.
+
+        Examples
+        --------
+        >>> analysis = Analyzer().explain("I liked it, NOT a bad match!")
+        >>> analysis.features
+        ('liked', 'it', 'not', 'bad', 'match')
+        >>> [(d.word, d.reason) for d in analysis.dropped]
+        [('i', 'one-letter word'), ('a', 'one-letter word')]
+        >>> Analyzer(AnalysisOptions(normalize=("url", "money"))).explain("Win $500 at www.example.com").replacements
+        (('www.example.com', '__url__'), ('$500', '__money__'))
+        """
         replacements = []
         for kind in self.options.normalize:
             found: list[str] = []

@@ -23,12 +23,46 @@ from webnb.engine.text.analysis import Analyzer
 
 
 class EmptyVocabularyError(CorpusError):
+    """No word is left to count: every document is empty or dropped by the analysis, or pruning removed every word.
+
+    A ``CorpusError``: the message says which options to relax.
+    """
     pass
 
 
 @dataclass(frozen=True)
 class VocabularyOptions:
-    """``min_df``/``max_df``: an int is a number of documents, a float a fraction of them."""
+    """Which words the vocabulary keeps, as scikit-learn's ``CountVectorizer`` prunes them.
+
+    ``min_df``/``max_df``: an int is a number of documents, a float a fraction of them.
+
+    Parameters
+    ----------
+    min_df : int or float, default 1
+        Keep only words found in at least this many documents (or this fraction of them).
+    max_df : int or float, default 1.0
+        Keep only words found in at most this many documents (or this fraction of them).
+    max_features : int or None, default None
+        Then keep only this many words, the most frequent (ties in alphabetical order).
+    binary : bool, default False
+        Rank words for ``max_features`` by the documents containing them rather than by their occurrences. It only
+        changes which words ``max_features`` keeps, as in scikit-learn; the models decide what they count.
+
+    Raises
+    ------
+    ValueError
+        If ``min_df`` or ``max_df`` is not a number, is negative, or is a float outside [0, 1], or if
+        ``max_features`` is not a positive whole number.
+
+    Examples
+    --------
+    >>> VocabularyOptions(min_df=2).document_count_bounds(4)
+    (2, 4.0)
+    >>> VocabularyOptions(max_df=1.5)
+    Traceback (most recent call last):
+        ...
+    ValueError: max_df as a fraction must be between 0 and 1, not 1.5
+    """
 
     min_df: int | float = 1
     max_df: int | float = 1.0
@@ -152,7 +186,36 @@ def _csr(column_ids: np.ndarray, indptr: np.ndarray) -> sp.csr_matrix:
 
 
 class BagOfWords:
-    """A fitted vocabulary: turns texts into count vectors over ``vocabulary`` (sorted alphabetically)."""
+    """A fitted vocabulary: turns texts into count vectors over ``vocabulary`` (sorted alphabetically).
+
+    Made by ``fit_transform``, which learns the vocabulary from a corpus; ``transform`` counts new texts over it.
+
+    Parameters
+    ----------
+    analyzer : Analyzer
+        How a text becomes features.
+    vocabulary : tuple of str
+        The words, in alphabetical order: word ``vocabulary[j]`` is column j.
+    options : VocabularyOptions
+        The pruning options the vocabulary was learned with.
+
+    Attributes
+    ----------
+    index : dict of str to int
+        Each word's column.
+
+    Examples
+    --------
+    >>> from webnb.engine.text.analysis import Analyzer
+    >>> texts = ["Chinese Beijing Chinese", "Chinese Chinese Shanghai", "Chinese Macao", "Tokyo Japan Chinese"]
+    >>> bag, X = BagOfWords.fit_transform(texts, Analyzer())
+    >>> bag.vocabulary
+    ('beijing', 'chinese', 'japan', 'macao', 'shanghai', 'tokyo')
+    >>> X.toarray().tolist()
+    [[1, 2, 0, 0, 0, 0], [0, 2, 0, 0, 1, 0], [0, 1, 0, 1, 0, 0], [0, 1, 1, 0, 0, 1]]
+    >>> bag.transform(["Chinese Chinese Chinese Tokyo Japan Osaka"]).toarray().tolist()  # "osaka" is not counted
+    [[0, 3, 1, 0, 0, 1]]
+    """
 
     def __init__(self, analyzer: Analyzer, vocabulary: tuple[str, ...], options: VocabularyOptions):
         self.analyzer = analyzer
@@ -171,9 +234,44 @@ class BagOfWords:
     def fit_transform(
         cls, texts, analyzer: Analyzer, options: VocabularyOptions | None = None, progress=None, vocabulary_guard=None
     ):
-        """Learn the vocabulary of ``texts`` and return ``(bag, X)``, X of shape (n_docs, n_words).
-        ``vocabulary_guard(n_words)``, if given, is told the number of distinct words found so far after each chunk
-        of documents (and may refuse to go on)."""
+        """Learn the vocabulary of ``texts`` and count them over it.
+
+        Parameters
+        ----------
+        texts : iterable of str
+            The documents.
+        analyzer : Analyzer
+            How a text becomes features.
+        options : VocabularyOptions, optional
+            Pruning by document frequency and ``max_features``; none when None.
+        progress : callable, optional
+            ``progress(done, total)`` is told how many documents have been counted, every 1,000.
+        vocabulary_guard : callable, optional
+            ``vocabulary_guard(n_words)`` is told the number of distinct words found so far after each chunk of
+            documents, and may refuse to go on by raising.
+
+        Returns
+        -------
+        bag : BagOfWords
+            The fitted vocabulary, sorted alphabetically.
+        X : scipy.sparse.csr_matrix of shape (n_documents, n_words)
+            The counts, int64: ``X[i, j]`` is how often word j occurs in document i.
+
+        Raises
+        ------
+        EmptyVocabularyError
+            If no word is found, or pruning keeps none (``min_df`` above the number of documents, say).
+        CorpusError
+            If ``max_df`` allows fewer documents than ``min_df``.
+
+        Examples
+        --------
+        >>> from webnb.engine.text.analysis import Analyzer
+        >>> texts = ["Chinese Beijing Chinese", "Chinese Chinese Shanghai", "Chinese Macao", "Tokyo Japan Chinese"]
+        >>> bag, X = BagOfWords.fit_transform(texts, Analyzer(), VocabularyOptions(min_df=2))
+        >>> bag.vocabulary, X.shape
+        (('chinese',), (4, 1))
+        """
         options = options or VocabularyOptions()
         texts = list(texts)
         # The tokens as found, each distinct one classified once (kept, or dropped by the analysis), when the
@@ -206,7 +304,25 @@ class BagOfWords:
         return cls(analyzer, vocabulary, options), matrix
 
     def transform(self, texts) -> sp.csr_matrix:
-        """Count vectors of new texts; words outside the vocabulary are ignored."""
+        """Count vectors of new texts; words outside the vocabulary are ignored.
+
+        Parameters
+        ----------
+        texts : iterable of str
+            The documents.
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (n_texts, n_words)
+            The counts over this vocabulary, int64.
+
+        Examples
+        --------
+        >>> from webnb.engine.text.analysis import Analyzer
+        >>> bag, _ = BagOfWords.fit_transform(["Tokyo Japan", "Chinese Beijing"], Analyzer())
+        >>> bag.transform(["Japan Japan Osaka"]).toarray().tolist()
+        [[0, 0, 2, 0]]
+        """
         texts = list(texts)
         get = self.index.get
         counts = _count(texts, self.analyzer, lambda tokens: map(get, tokens, repeat(-1)))
@@ -214,7 +330,24 @@ class BagOfWords:
 
 
 def document_frequency(matrix: sp.csr_matrix) -> np.ndarray:
-    """Number of documents containing each word, shape (n_words,)."""
+    """Number of documents containing each word.
+
+    Parameters
+    ----------
+    matrix : scipy.sparse.csr_matrix of shape (n_documents, n_words)
+        Counts without stored zeros, as ``BagOfWords.fit_transform`` gives them.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_words,)
+        For each word, the documents in which it occurs at least once.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> document_frequency(sp.csr_matrix([[1, 2, 0], [0, 2, 0], [0, 1, 1]])).tolist()
+    [1, 3, 1]
+    """
     return np.bincount(matrix.indices, minlength=matrix.shape[1])
 
 

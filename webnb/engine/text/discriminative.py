@@ -338,8 +338,41 @@ def fit_softmax_regression(
       solvers for sparse text. It does not depend on the scale of the counts or the number of documents, and the
       merge leaves ‖∇J‖₂ unchanged.
 
-    A fit that reaches ``max_iterations`` first is returned with ``converged`` False. ``progress(done,
-    max_iterations)`` is told after every iteration."""
+    A fit that reaches ``max_iterations`` first is returned with ``converged`` False.
+
+    Parameters
+    ----------
+    matrix : scipy.sparse matrix of shape (n_documents, n_words)
+        Training counts.
+    class_index : numpy.ndarray of int, shape (n_documents,)
+        Each document's class number, from 0 to n_classes − 1; every class needs a document.
+    classes : sequence of str
+        The class names (at least two).
+    C : float, default 1.0
+        The inverse strength of the L2 penalty ½‖W‖²: positive and finite.
+    binary : bool, default False
+        Fit on presence (0/1) instead of counts.
+    max_iterations : int, default 500
+        The iteration cap.
+    tol : float, default 1e-6
+        The absolute gradient tolerance.
+    relative_tol : float, optional
+        The relative gradient tolerance; None: off.
+    progress : callable, optional
+        ``progress(done, max_iterations)`` is told after every iteration.
+
+    Returns
+    -------
+    SoftmaxRegression
+        ``coef_`` of shape (n_classes, n_words), ``intercept_`` of shape (n_classes,), the iterations, whether it
+        converged, and the wall time of the fit in seconds.
+
+    Raises
+    ------
+    ValueError
+        For fewer than two classes, a number of class numbers other than the documents', class numbers outside
+        0 … n_classes − 1, a class without documents, or a C that is not a positive number.
+    """
     class_index, classes = _check_inputs(matrix, class_index, classes, C)
     C = float(C)
     started = time.perf_counter()

@@ -42,8 +42,35 @@ EXACT_TIE_BITS = 1 << 17
 
 
 def parse_alpha(value) -> Fraction:
-    """α as an exact fraction: "0.1" and 0.1 both mean 1/10. Refuses negatives, NaN and infinity, and numbers
-    too long to convert quickly (more than 40 characters, an exponent beyond ±100)."""
+    """α as an exact fraction: "0.1" and 0.1 both mean 1/10.
+
+    Refuses negatives, NaN and infinity, and numbers too long to convert quickly (more than 40 characters, an
+    exponent beyond ±100).
+
+    Parameters
+    ----------
+    value : str, int, float or Fraction
+        The pseudo-count, as typed ("0.5", "1/3", "1e-3") or as a number. A float means the decimal it prints as.
+
+    Returns
+    -------
+    Fraction
+        α, 0 or more. α = 0 is exact maximum likelihood: a word never seen in a class gets probability 0.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is a bool, negative, not a number, or too long.
+
+    Examples
+    --------
+    >>> parse_alpha("0.1"), parse_alpha(0.1), parse_alpha("1/3"), parse_alpha(2)
+    (Fraction(1, 10), Fraction(1, 10), Fraction(1, 3), Fraction(2, 1))
+    >>> parse_alpha(-1)
+    Traceback (most recent call last):
+        ...
+    ValueError: α must be 0 or more, not -1
+    """
     if isinstance(value, bool):
         raise ValueError(f"α must be a number such as 1, 0.5 or 0, not {value!r}")
     if isinstance(value, (Fraction, int)):
@@ -86,6 +113,40 @@ class NaiveBayes(ABC):
     never saw (``unobserved_*``, shape (n_classes,)). That keeps a new α at O(observed pairs) instead of
     O(n_classes × n_words). The dense tables ``feature_prob_`` (ψ or θ), ``feature_log_prob_`` and, for
     Bernoulli, ``absent_log_prob_`` (log(1 − ψ)), of shape (n_classes, n_words), are built on first use.
+
+    Made by ``fit_naive_bayes`` (or ``TrainingSet.model``), never directly.
+
+    Parameters
+    ----------
+    statistics : ClassStatistics
+        The counts the model is derived from.
+    alpha : Fraction
+        The pseudo-count α; 0 means no smoothing (zero probabilities stay exact zeros, their logs −∞).
+    epsilon : float or None
+        The ε-floor that clips ψ to [ε, 1 − ε] (θ to [ε, 1]), or None for none.
+    binary : bool
+        Whether a word counts once per document (always True for Bernoulli).
+    prior_mode : {"learned", "uniform", "given"}
+        Where the priors φ come from.
+    class_prior_exact : tuple of Fraction
+        φ_k exactly.
+    class_prior_, class_log_prior_ : numpy.ndarray of shape (n_classes,)
+        φ_k and log φ_k.
+    observed_prob, observed_log_prob, observed_absent_log_prob : numpy.ndarray of shape (n_observed,)
+        ψ or θ, its log, and log(1 − ψ) (Bernoulli; None for multinomial) at the observed (class, word) pairs.
+    unobserved_prob, unobserved_log_prob, unobserved_absent_log_prob : numpy.ndarray of shape (n_classes,)
+        The same for every word a class never saw.
+
+    Attributes
+    ----------
+    kind : str
+        "bernoulli" or "multinomial".
+    classes, vocabulary : tuple of str
+        Those of ``statistics``.
+    feature_prob_, feature_log_prob_ : numpy.ndarray of shape (n_classes, n_words)
+        ψ_jk or θ_jk and its log, made dense when first read.
+    absent_log_prob_ : numpy.ndarray of shape (n_classes, n_words) or None
+        log(1 − ψ_jk) for Bernoulli; None for multinomial.
     """
 
     kind: ClassVar[str]  # the model's name in addresses, JSON and the notebook
@@ -146,8 +207,32 @@ class NaiveBayes(ABC):
     # -- single entries, for the trace ------------------------------------------------------------
 
     def columns(self, word_indices) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        """ψ or θ, its log, and for Bernoulli log(1 − ψ), for a few words: each of shape
-        (n_classes, len(word_indices)). Costs O(n_classes · len(word_indices)), whatever |V| is."""
+        """ψ or θ, its log, and for Bernoulli log(1 − ψ), for a few words.
+
+        Costs O(n_classes · len(word_indices)), whatever |V| is.
+
+        Parameters
+        ----------
+        word_indices : sequence of int
+            Columns of the vocabulary.
+
+        Returns
+        -------
+        prob, log_prob : numpy.ndarray of shape (n_classes, len(word_indices))
+            ψ_jk or θ_jk, and its log.
+        absent_log_prob : numpy.ndarray of shape (n_classes, len(word_indices)) or None
+            log(1 − ψ_jk) for Bernoulli; None for multinomial.
+
+        Examples
+        --------
+        >>> from webnb.engine import Corpus, TrainingSet
+        >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
+        ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
+        >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+        >>> prob, log_prob, absent = training.model("multinomial", 1).columns([training.bag.index["chinese"]])
+        >>> prob.round(6).tolist(), absent is None
+        ([[0.428571], [0.222222]], True)
+        """
         word_indices = np.asarray(word_indices, dtype=np.int64)
         pairs = self.statistics.observed
         sources = [(self.unobserved_prob, self.observed_prob), (self.unobserved_log_prob, self.observed_log_prob)]
@@ -162,7 +247,20 @@ class NaiveBayes(ABC):
         return tables[0], tables[1], tables[2] if len(tables) == 3 else None
 
     def certain_words(self, class_index: int) -> np.ndarray:
-        """Words with ψ_jk = 1 (in every training document of the class): their absence has probability 0."""
+        """Words with ψ_jk = 1 (in every training document of the class): their absence has probability 0.
+
+        Only a Bernoulli model without smoothing (α = 0) has such words.
+
+        Parameters
+        ----------
+        class_index : int
+            The class number k.
+
+        Returns
+        -------
+        numpy.ndarray of int
+            The word numbers j, in vocabulary order.
+        """
         return self._certain_words_per_class[class_index]
 
     @cached_property
@@ -224,12 +322,40 @@ class NaiveBayes(ABC):
         return lengths
 
     def joint_log_likelihood(self, matrix: sp.csr_matrix, *, exact_bits: int | None = EXACT_TIE_BITS) -> np.ndarray:
-        """log φ_k + log P(x | k) for each row of ``matrix`` (counts, shape (n_docs, n_words)).
+        """log φ_k + log P(x | k) for each row of ``matrix``.
 
-        Returns shape (n_docs, n_classes); −∞ where a zero factor makes the class impossible. Never NaN.
         Classes whose joints are exactly equal get the very same float, so that the argmax (the first of
-        them) decides ties as exact arithmetic does: see ``_settle_near_ties``; ``exact_bits`` bounds that
-        exact check's work (None: no bound). Refuses (ValueError) a matrix that is not one of counts.
+        them) decides ties as exact arithmetic does: see ``_settle_near_ties``.
+
+        Parameters
+        ----------
+        matrix : scipy.sparse matrix or array-like of shape (n_documents, n_words)
+            Counts over the model's vocabulary (``TrainingSet.transform`` makes them).
+        exact_bits : int or None, default ``EXACT_TIE_BITS``
+            Bounds the exact tie check's work; None: no bound.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_documents, n_classes)
+            −∞ where a zero factor makes the class impossible (possible with α = 0). Never NaN.
+
+        Raises
+        ------
+        ValueError
+            If ``matrix`` is not one of counts (whole, 0 or more, finite) or has a number of columns other than the
+            vocabulary's size.
+
+        Examples
+        --------
+        >>> from webnb.engine import Corpus, TrainingSet
+        >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
+        ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
+        >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+        >>> d5 = training.transform(["Chinese Chinese Chinese Tokyo Japan"])
+        >>> training.model("multinomial", 1).joint_log_likelihood(d5).round(6).tolist()
+        [[-8.10769, -8.906681]]
+        >>> training.model("multinomial", 0).joint_log_likelihood(d5).round(6).tolist()  # α = 0, no "tokyo" in China
+        [[-inf, -6.879356]]
         """
         matrix = _integer_counts(count_matrix(matrix, self.statistics.n_words, "the document matrix"))
         presence = matrix.copy()
@@ -333,18 +459,90 @@ class NaiveBayes(ABC):
         return np.stack([np.bincount(stats.document_count_[k], minlength=size) for k in range(stats.n_classes)])
 
     def predict_index(self, matrix: sp.csr_matrix) -> np.ndarray:
-        """Index of the most probable class per row, or −1 where every class has probability 0."""
+        """Index of the most probable class per row, or −1 where every class has probability 0.
+
+        Parameters
+        ----------
+        matrix : scipy.sparse matrix or array-like of shape (n_documents, n_words)
+            Counts over the model's vocabulary.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_documents,)
+            Class numbers; of classes tied exactly, the first.
+
+        Raises
+        ------
+        ValueError
+            As ``joint_log_likelihood``.
+        """
         jll = self.joint_log_likelihood(matrix)
         predicted = jll.argmax(axis=1)
         predicted[np.all(jll == -np.inf, axis=1)] = -1
         return predicted
 
     def predict(self, matrix: sp.csr_matrix) -> list[str | None]:
+        """The most probable class of each row, or None where every class has probability 0 (possible with α = 0).
+
+        Parameters
+        ----------
+        matrix : scipy.sparse matrix or array-like of shape (n_documents, n_words)
+            Counts over the model's vocabulary.
+
+        Returns
+        -------
+        list of str or None
+            One class name per row.
+
+        Raises
+        ------
+        ValueError
+            As ``joint_log_likelihood``.
+
+        Examples
+        --------
+        >>> from webnb.engine import Corpus, TrainingSet
+        >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
+        ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
+        >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+        >>> d5 = training.transform(["Chinese Chinese Chinese Tokyo Japan"])
+        >>> training.model("multinomial", 1).predict(d5), training.model("bernoulli", 1).predict(d5)
+        (['China'], ['Japan'])
+        """
         return [self.classes[i] if i >= 0 else None for i in self.predict_index(matrix)]
 
     def predict_log_proba(self, matrix: sp.csr_matrix) -> LogPosterior:
-        """(log P(k | x), decidable): rows where every class is impossible have no posterior; they are
-        −∞ throughout and marked False in ``decidable``."""
+        """(log P(k | x), decidable): the joint log-likelihoods normalised by log-sum-exp with the max shift.
+
+        Rows where every class is impossible have no posterior; they are −∞ throughout and marked False in
+        ``decidable``.
+
+        Parameters
+        ----------
+        matrix : scipy.sparse matrix or array-like of shape (n_documents, n_words)
+            Counts over the model's vocabulary.
+
+        Returns
+        -------
+        LogPosterior
+            ``log_proba`` of shape (n_documents, n_classes) and ``decidable`` of shape (n_documents,).
+
+        Raises
+        ------
+        ValueError
+            As ``joint_log_likelihood``.
+
+        Examples
+        --------
+        >>> from webnb.engine import Corpus, TrainingSet
+        >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
+        ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
+        >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+        >>> d5 = training.transform(["Chinese Chinese Chinese Tokyo Japan"])
+        >>> log_proba, decidable = training.model("multinomial", 1).predict_log_proba(d5)
+        >>> np.exp(log_proba).round(6).tolist(), decidable.tolist()
+        ([[0.689759, 0.310241]], [True])
+        """
         return normalise_log_joint(self.joint_log_likelihood(matrix))
 
     # -- exact values, for small corpora -----------------------------------------------------------
@@ -357,12 +555,61 @@ class NaiveBayes(ABC):
     @abstractmethod
     def feature_ratio(self, class_index: int, word_index: int, absent: bool = False) -> tuple:
         """ψ_jk (or 1 − ψ_jk when ``absent``) or θ_jk as an unreduced (numerator, denominator), the way
-        the lecture writes them: 0/2 is "no document of 2", which 0 alone does not say. The parts are
-        ints, or Fractions when α is not a whole number."""
+        the lecture writes them: 0/2 is "no document of 2", which 0 alone does not say.
+
+        Parameters
+        ----------
+        class_index : int
+            The class number k.
+        word_index : int
+            The word number j.
+        absent : bool, default False
+            Bernoulli only: the ratio of 1 − ψ_jk, the factor of an absent word.
+
+        Returns
+        -------
+        tuple
+            (n_jk + α, n_k + 2α) for Bernoulli, (c_jk + α, Σ_j c_jk + |V|·α) for multinomial. The parts are
+            ints, or Fractions when α is not a whole number. Under an ε-floor it is still the ratio before clipping.
+
+        Examples
+        --------
+        >>> from webnb.engine import Corpus, TrainingSet
+        >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
+        ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
+        >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+        >>> chinese = training.bag.index["chinese"]
+        >>> training.model("multinomial", 1).feature_ratio(0, chinese)  # θ = (5 + 1)/(8 + 6·1)
+        (6, 14)
+        >>> training.model("bernoulli", 1).feature_ratio(1, chinese, absent=True)  # 1 − ψ = (1 − 1 + 1)/(1 + 2)
+        (1, 3)
+        """
 
     def feature_ratios(self, word_indices) -> tuple[list[list], list]:
-        """``feature_ratio(k, j)`` for every class k and each word j of ``word_indices``, at once: (numerators, one
-        list per class in the order of ``word_indices``; denominators, one per class). A table shows hundreds."""
+        """``feature_ratio(k, j)`` for every class k and each word j of ``word_indices``, at once.
+
+        Parameters
+        ----------
+        word_indices : sequence of int
+            Columns of the vocabulary.
+
+        Returns
+        -------
+        numerators : list of list
+            One list per class, in the order of ``word_indices``.
+        denominators : list
+            One per class.
+
+        Examples
+        --------
+        >>> from webnb.engine import Corpus, TrainingSet
+        >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
+        ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
+        >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+        >>> index = training.bag.index
+        >>> training.model("multinomial", 1).feature_ratios([index["chinese"], index["tokyo"]])
+        ([[6, 1], [2, 2]], [14, 9])
+        """
         counts, denominators = self._counts_and_denominators(np.asarray(word_indices, dtype=np.int64))
         alpha = self._alpha_term
         numerators = [[count + alpha for count in row] for row in counts.astype(np.int64).tolist()]
@@ -384,7 +631,22 @@ class NaiveBayes(ABC):
         """The fields of a model fitted with ``alpha`` (as a float) from ``stats``: see the class's docstring."""
 
     def exact_feature_prob(self, class_index: int, word_index: int, absent: bool = False) -> Fraction | None:
-        """ψ_jk (1 − ψ_jk when ``absent``) or θ_jk as an exact fraction; None under an ε-floor."""
+        """ψ_jk (1 − ψ_jk when ``absent``) or θ_jk as an exact fraction; None under an ε-floor.
+
+        Parameters
+        ----------
+        class_index : int
+            The class number k.
+        word_index : int
+            The word number j.
+        absent : bool, default False
+            Bernoulli only: 1 − ψ_jk.
+
+        Returns
+        -------
+        Fraction or None
+            The reduced value of ``feature_ratio``; None when the model has an ε-floor (its values are clipped floats).
+        """
         if self.epsilon is not None:
             return None
         numerator, denominator = self.feature_ratio(class_index, word_index, absent)
@@ -403,7 +665,18 @@ class NaiveBayes(ABC):
         )
 
     def prior_ratio(self, class_index: int) -> tuple[int, int] | None:
-        """φ_k as (documents of class k, all documents) when the prior is learned."""
+        """φ_k as (documents of class k, all documents) when the prior is learned.
+
+        Parameters
+        ----------
+        class_index : int
+            The class number k.
+
+        Returns
+        -------
+        (int, int) or None
+            (n_k, Σ_k n_k); None for a uniform or given prior, which is no ratio of counts.
+        """
         if self.prior_mode != "learned":
             return None
         return int(self.statistics.class_count_[class_index]), self.statistics.n_documents
@@ -421,7 +694,29 @@ class NaiveBayes(ABC):
 @dataclass(frozen=True, eq=False)
 class BernoulliNaiveBayes(NaiveBayes):
     """Which words a document holds: every word of the vocabulary has a factor, ψ_jk when present and 1 − ψ_jk
-    when absent. Σ_j log(1 − ψ_jk) is kept per class, so that scoring touches a document's present words only."""
+    when absent. Σ_j log(1 − ψ_jk) is kept per class, so that scoring touches a document's present words only.
+
+    ψ_jk = (n_jk + α) / (n_k + 2α). Made by ``fit_naive_bayes(stats, "bernoulli", alpha)``; see ``NaiveBayes`` for
+    the fields.
+
+    Attributes
+    ----------
+    absent_log_prob_sum_ : numpy.ndarray of shape (n_classes,)
+        Σ_j log(1 − ψ_jk) over the words whose absence is possible.
+
+    Examples
+    --------
+    >>> from webnb.engine import Corpus, TrainingSet
+    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
+    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
+    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> model = training.model("bernoulli", 1)
+    >>> model.feature_ratio(0, training.bag.index["chinese"])  # ψ = (3 + 1)/(3 + 2)
+    (4, 5)
+    >>> log_proba, _ = model.predict_log_proba(training.transform(["Chinese Chinese Chinese Tokyo Japan"]))
+    >>> np.exp(log_proba).round(6).tolist()  # absent "beijing", "macao", "shanghai" count against China
+    [[0.191067, 0.808933]]
+    """
 
     kind: ClassVar[str] = "bernoulli"
     counts_presence: ClassVar[bool] = True
@@ -514,7 +809,23 @@ class BernoulliNaiveBayes(NaiveBayes):
 @dataclass(frozen=True, eq=False)
 class MultinomialNaiveBayes(NaiveBayes):
     """How often each word occurs (or, with ``binary``, whether it does): a factor θ_jk per occurrence, none for
-    absent words."""
+    absent words.
+
+    θ_jk = (c_jk + α) / (Σ_j c_jk + |V|·α). Made by ``fit_naive_bayes(stats, "multinomial", alpha)``; see
+    ``NaiveBayes`` for the fields.
+
+    Examples
+    --------
+    >>> from webnb.engine import Corpus, TrainingSet
+    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
+    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
+    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> model = training.model("multinomial", 1)
+    >>> model.exact_feature_prob(0, training.bag.index["chinese"])  # θ = (5 + 1)/(8 + 6)
+    Fraction(3, 7)
+    >>> model.predict(training.transform(["Chinese Chinese Chinese Tokyo Japan"]))
+    ['China']
+    """
 
     kind: ClassVar[str] = "multinomial"
     counts_presence: ClassVar[bool] = False
@@ -598,18 +909,54 @@ def _compare_ratio(a: tuple[int, int], b: tuple[int, int]) -> int:
 
 
 class LogPosterior(NamedTuple):
-    """What every model's ``predict_log_proba`` answers (Bernoulli, multinomial and Gaussian alike)."""
+    """What every model's ``predict_log_proba`` answers (Bernoulli, multinomial and Gaussian alike).
+
+    A named tuple: ``log_proba, decidable = model.predict_log_proba(X)``.
+
+    Parameters
+    ----------
+    log_proba : numpy.ndarray of shape (n, n_classes)
+        log P(k | x); −∞ throughout a row that is not ``decidable``.
+    decidable : numpy.ndarray of bool, shape (n,)
+        False where no class is possible (or two are certain, Gaussian NB).
+    """
 
     log_proba: np.ndarray  # (n, K) log P(k | x); −∞ throughout a row that is not ``decidable``
     decidable: np.ndarray  # (n,) False where no class is possible (or two are certain, Gaussian NB)
 
 
 def normalise_log_joint(jll: np.ndarray) -> LogPosterior:
-    """(log P(k | x), decidable) from joint log-likelihoods (n_docs, n_classes), by log-sum-exp with the
-    max shift. Rows where every class is −∞ have no posterior: −∞ throughout, False in ``decidable``.
+    """(log P(k | x), decidable) from joint log-likelihoods, by log-sum-exp with the max shift.
+
+    log P(k | x) = jll_k − (m + log Σ_c exp(jll_c − m)) with m = max_c jll_c, so that nothing underflows however
+    small the joints. Rows where every class is −∞ have no posterior: −∞ throughout, False in ``decidable``.
 
     Text models never give +∞; Gaussian NB does for a value exactly at the mean of a zero-variance feature. One
-    class at +∞ takes all the probability; two or more cannot be compared (∞/∞), so that row is undecidable too."""
+    class at +∞ takes all the probability; two or more cannot be compared (∞/∞), so that row is undecidable too.
+
+    Parameters
+    ----------
+    jll : numpy.ndarray of shape (n, n_classes)
+        log φ_k + log P(x | k) per row and class.
+
+    Returns
+    -------
+    LogPosterior
+        ``log_proba`` of shape (n, n_classes) and ``decidable`` of shape (n,).
+
+    Examples
+    --------
+    Joints of 0.3 and 0.1 (the evidence is 0.4), then a row where both classes are impossible:
+
+    >>> with np.errstate(divide="ignore"):
+    ...     jll = np.log([[0.3, 0.1], [0.0, 0.0]])
+    >>> log_proba, decidable = normalise_log_joint(jll)
+    >>> np.exp(log_proba).round(6).tolist(), decidable.tolist()
+    ([[0.75, 0.25], [0.0, 0.0]], [True, False])
+    >>> log_proba, _ = normalise_log_joint(np.array([[-1000.0, -1001.0]]))  # exp(−1000) underflows; this does not
+    >>> np.exp(log_proba).round(6).tolist()
+    [[0.731059, 0.268941]]
+    """
     infinite = jll == np.inf
     n_infinite = infinite.sum(axis=1)
     decidable = ~np.all(jll == -np.inf, axis=1) & (n_infinite <= 1)
@@ -650,7 +997,57 @@ def fit_naive_bayes(
     class_prior=None,
     epsilon: float | None = None,
 ) -> NaiveBayes:
-    """Derive a model's parameters from kept counts (the corpus itself is not needed)."""
+    """Derive a model's parameters from kept counts (the corpus itself is not needed).
+
+    Bernoulli: ψ_jk = (n_jk + α) / (n_k + 2α). Multinomial: θ_jk = (c_jk + α) / (Σ_j c_jk + |V|·α). α = 0 is exact
+    maximum likelihood: a zero probability is an exact zero and its log is −∞.
+
+    Parameters
+    ----------
+    stats : ClassStatistics
+        The counts per class.
+    kind : {"bernoulli", "multinomial"}, default "bernoulli"
+        The model (the keys of ``MODEL_KINDS``).
+    alpha : str, int, float or Fraction, default 1
+        The pseudo-count, read by ``parse_alpha``.
+    binary : bool, default False
+        Multinomial only: count each word once per document (Bernoulli always does).
+    fit_prior : bool, default True
+        Learn φ_k = n_k / Σ n_k from the class counts; else uniform φ_k = 1/K.
+    class_prior : sequence of numbers, optional
+        φ_k given outright, one per class in class order, each in [0, 1], summing to 1. Overrides ``fit_prior``.
+    epsilon : float, optional
+        The ε-floor, 0 < ε < 0.5: ψ is clipped to [ε, 1 − ε], θ to [ε, 1]. None: no floor.
+
+    Returns
+    -------
+    NaiveBayes
+        A ``BernoulliNaiveBayes`` or a ``MultinomialNaiveBayes``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``kind``, an α that ``parse_alpha`` refuses, an ``epsilon`` outside (0, 0.5), a
+        ``class_prior`` of the wrong length, outside [0, 1] or not summing to 1, or counts that are not counts.
+    CorpusError
+        For a multinomial model with α = 0 and a class with no words in the vocabulary (every θ would be 0/0).
+
+    Examples
+    --------
+    >>> from webnb.engine import Corpus, TrainingSet
+    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
+    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
+    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> model = fit_naive_bayes(training.statistics, "multinomial", alpha=1)
+    >>> model.class_prior_exact, model.exact_feature_prob(0, training.bag.index["tokyo"])
+    ((Fraction(3, 4), Fraction(1, 4)), Fraction(1, 14))
+    >>> fit_naive_bayes(training.statistics, "multinomial", alpha=0).exact_feature_prob(0, training.bag.index["tokyo"])
+    Fraction(0, 1)
+    >>> fit_naive_bayes(training.statistics, "gaussian")
+    Traceback (most recent call last):
+        ...
+    ValueError: model must be one of ('bernoulli', 'multinomial'), not 'gaussian'
+    """
     if kind not in MODEL_KINDS:
         raise ValueError(f"model must be one of {tuple(MODEL_KINDS)}, not {kind!r}")
     model_class = MODEL_KINDS[kind]

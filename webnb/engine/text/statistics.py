@@ -109,11 +109,45 @@ def _class_sums(matrix: sp.csr_matrix, class_index: np.ndarray, n_classes: int) 
 
 @dataclass(frozen=True, eq=False)
 class ClassStatistics:
-    """Counts per class.
+    """Counts per class: all that every Naive Bayes parameter is derived from, for any α, prior or model kind.
 
-    ``class_count_``: n_k, documents in class k, shape (n_classes,).
-    ``document_count_``: n_jk, documents of class k that contain word j, shape (n_classes, n_words).
-    ``word_count_``: c_jk, occurrences of word j in the documents of class k, shape (n_classes, n_words).
+    Parameters
+    ----------
+    classes : tuple of str
+        The class names; class k is ``classes[k]``.
+    vocabulary : tuple of str
+        The words; word j is ``vocabulary[j]``.
+    class_count_ : numpy.ndarray of shape (n_classes,)
+        n_k, documents in class k.
+    document_count_ : numpy.ndarray of shape (n_classes, n_words)
+        n_jk, documents of class k that contain word j.
+    word_count_ : numpy.ndarray of shape (n_classes, n_words)
+        c_jk, occurrences of word j in the documents of class k.
+
+    Attributes
+    ----------
+    n_documents, n_classes, n_words : int
+        The sizes.
+    observed : ObservedPairs
+        The (class, word) pairs seen at least once, where parameters are computed one by one.
+    feature_total : dict of bool to numpy.ndarray
+        Σ_j c_jk per class (False) and Σ_j n_jk per class (True), shape (n_classes,).
+
+    Examples
+    --------
+    The China/Japan example: documents 1–3 are China, document 4 is Japan.
+
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> X = sp.csr_matrix([[1, 2, 0, 0, 0, 0], [0, 2, 0, 0, 1, 0], [0, 1, 0, 1, 0, 0], [0, 1, 1, 0, 0, 1]])
+    >>> vocabulary = ("beijing", "chinese", "japan", "macao", "shanghai", "tokyo")
+    >>> stats = ClassStatistics.from_matrix(X, np.array([0, 0, 0, 1]), ("China", "Japan"), vocabulary)
+    >>> stats.class_count_.tolist()
+    [3, 1]
+    >>> stats.document_count_.tolist()  # n_jk
+    [[1, 3, 0, 1, 1, 0], [0, 1, 1, 0, 0, 1]]
+    >>> stats.word_count_.tolist()  # c_jk: "chinese" occurs 5 times in China
+    [[1, 5, 0, 1, 1, 0], [0, 1, 1, 0, 0, 1]]
     """
 
     classes: tuple[str, ...]
@@ -124,7 +158,31 @@ class ClassStatistics:
 
     @classmethod
     def from_matrix(cls, matrix: sp.csr_matrix, class_index: np.ndarray, classes, vocabulary) -> "ClassStatistics":
-        """``matrix`` holds counts (n_docs, n_words); ``class_index[i]`` is document i's class number."""
+        """Count the classes of a document × word matrix.
+
+        Parameters
+        ----------
+        matrix : scipy.sparse matrix or array-like of shape (n_documents, n_words)
+            Word counts: whole numbers, 0 or more. Never modified.
+        class_index : numpy.ndarray of shape (n_documents,)
+            ``class_index[i]`` is document i's class number, from 0 to n_classes − 1.
+        classes : sequence of str
+            The class names, in class-number order.
+        vocabulary : sequence of str
+            The words, one per column.
+
+        Returns
+        -------
+        ClassStatistics
+            n_k, n_jk and c_jk, int64 for integer counts.
+
+        Raises
+        ------
+        ValueError
+            If ``matrix`` is not one of counts (negative, fractional, not finite, above 10¹⁵) or has a number of
+            columns other than ``len(vocabulary)``, or if ``class_index`` does not give one valid class number per
+            document.
+        """
         n_classes = len(classes)
         matrix = count_matrix(matrix, len(vocabulary), "the training matrix")
         class_index = checked_class_numbers(class_index, matrix.shape[0], n_classes)
@@ -150,7 +208,18 @@ class ClassStatistics:
         return len(self.vocabulary)
 
     def feature_count(self, binary: bool) -> np.ndarray:
-        """The counts a multinomial model uses: occurrences, or documents when features are binary."""
+        """The counts a multinomial model uses: occurrences, or documents when features are binary.
+
+        Parameters
+        ----------
+        binary : bool
+            Whether each word counts once per document.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_classes, n_words)
+            ``document_count_`` (n_jk) when ``binary``, else ``word_count_`` (c_jk).
+        """
         return self.document_count_ if binary else self.word_count_
 
     @cached_property

@@ -212,6 +212,50 @@ class ClassTrace(NamedTuple):
 
 @dataclass(frozen=True)
 class Trace:
+    """Bayes' rule for one review, every number of it: what ``explain`` returns and the inference page formats.
+
+    Parameters
+    ----------
+    text : str
+        The review as typed.
+    model : dict
+        The model's settings (``NaiveBayes.to_dict()``).
+    analysis : DocumentAnalysis
+        What the analysis did to the review.
+    features : tuple of FeatureValue
+        The non-zero entries of the feature vector, in vocabulary order.
+    unseen : tuple of str
+        Features of the review that are not in the vocabulary: ignored.
+    classes : tuple of str
+        The model's classes.
+    per_class : tuple of ClassTrace
+        For each class: the prior, every factor, the product in float64 and exactly, the sum of logs, the
+        zero factors and the posterior.
+    cannot_decide : bool
+        Whether every class has probability 0 (possible with α = 0).
+    log_shift : float or None
+        max_k log joint, subtracted before exponentiating (None when no class is possible).
+    sum_shifted : float or None
+        Σ_k exp(log joint − shift).
+    log_evidence, evidence : float
+        log P(x) and P(x); −∞ and 0.0 when no class is possible.
+    decision : str or None
+        The most probable class; of classes tied exactly, the first; None when no class is possible.
+    tied : tuple of str
+        The classes sharing the top score, when more than one does.
+    exact : bool
+        Whether the products are also given as exact fractions (no ε-floor, a vocabulary of at most
+        ``EXACT_VOCABULARY_LIMIT`` words).
+    vocabulary_size : int
+        |V|.
+
+    Attributes
+    ----------
+    tokens : tuple of str
+        The review's features, in order, as the analysis made them.
+    tie_note : str or None
+        The sentence that explains a tie.
+    """
     text: str
     model: dict
     analysis: DocumentAnalysis
@@ -305,7 +349,52 @@ def read_review(bag: BagOfWords, text: str, uses_presence: bool) -> Reading:
 
 
 def explain(model: NaiveBayes, bag: BagOfWords, text: str) -> Trace:
-    """The complete trace of classifying ``text`` with ``model`` (whose vocabulary is ``bag``'s)."""
+    """The complete trace of classifying ``text`` with ``model`` (whose vocabulary is ``bag``'s).
+
+    For each class: every factor of φ_k · Π_j P(x_j | k), the product as an exact fraction (small
+    vocabularies) and as float64 multiplied one factor at a time, the sum of logs, the factors that are exactly 0,
+    and the posterior by log-sum-exp. The log joints are those ``NaiveBayes.joint_log_likelihood`` gives, so
+    the trace and the evaluation agree.
+
+    Parameters
+    ----------
+    model : NaiveBayes
+        A fitted model.
+    bag : BagOfWords
+        The vocabulary the model was counted over.
+    text : str
+        The review. Words outside the vocabulary are ignored, and listed in ``unseen``.
+
+    Returns
+    -------
+    Trace
+        Every number of the computation; ``to_dict()`` gives them as JSON-ready data.
+
+    Examples
+    --------
+    The multinomial model with α = 1 on the China/Japan corpus decides China for d5:
+
+    >>> from webnb.engine import Corpus, TrainingSet
+    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
+    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
+    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> trace = explain(training.model("multinomial", 1), training.bag, "Chinese Chinese Chinese Tokyo Japan Osaka")
+    >>> trace.decision, trace.unseen
+    ('China', ('osaka',))
+    >>> china = trace.per_class[0]
+    >>> [(f.word, f.ratio, f.power) for f in china.factors]  # θ as unreduced ratios, raised to each count
+    [('chinese', (6, 14), 3), ('japan', (1, 14), 1), ('tokyo', (1, 14), 1)]
+    >>> china.prior_exact, china.joint_exact  # 3/4 · (6/14)³ · 1/14 · 1/14
+    (Fraction(3, 4), Fraction(81, 268912))
+    >>> round(china.log_joint, 6), round(trace.log_evidence, 6), round(china.posterior, 6)
+    (-8.10769, -7.736277, 0.689759)
+
+    With α = 0, "japan" and "tokyo" were never seen in China: two zero factors make China impossible.
+
+    >>> trace = explain(training.model("multinomial", 0), training.bag, "Chinese Chinese Chinese Tokyo Japan")
+    >>> [(z.word, z.label) for c in trace.per_class for z in c.zero_factors], trace.decision
+    ([('japan', 'China'), ('tokyo', 'China')], 'Japan')
+    """
     reading = read_review(bag, text, model.uses_presence)
     analysis, features, unseen = reading.analysis, reading.features, reading.unseen
     exact = model.epsilon is None and len(bag.vocabulary) <= EXACT_VOCABULARY_LIMIT

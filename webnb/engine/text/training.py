@@ -26,6 +26,39 @@ class TrainingSet:
     A training set loaded from stored counts (:meth:`deferred`) holds only its vocabulary and statistics; its
     documents and its matrix are asked from their loaders each time they are used (the loaders keep them in a
     cache bounded in bytes), so the inference and parameters pages never load them.
+
+    Made by :meth:`build` (or :meth:`deferred`); it cannot be changed once made.
+
+    Parameters
+    ----------
+    corpus : Corpus
+        The training documents.
+    bag : BagOfWords
+        The vocabulary learned from them.
+    matrix : scipy.sparse.csr_matrix of shape (n_documents, n_words)
+        Their counts.
+    class_index : numpy.ndarray of shape (n_documents,)
+        Each document's class number.
+    statistics : ClassStatistics
+        The counts per class.
+
+    Attributes
+    ----------
+    classes, vocabulary : tuple of str
+        The classes (sorted) and the words (alphabetical).
+    deferred_matrix : bool
+        Whether the matrix comes from a loader.
+
+    Examples
+    --------
+    >>> from webnb.engine.shared.corpus import Corpus
+    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
+    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
+    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> training.classes, training.vocabulary
+    (('China', 'Japan'), ('beijing', 'chinese', 'japan', 'macao', 'shanghai', 'tokyo'))
+    >>> training.matrix.shape, training.class_index.tolist()
+    ((4, 6), [0, 0, 0, 1])
     """
 
     __slots__ = ("bag", "statistics", "_corpus", "_matrix", "_class_index", "_documents", "_rows",
@@ -45,7 +78,24 @@ class TrainingSet:
     def deferred(cls, bag: BagOfWords, statistics: ClassStatistics, *, documents: Callable[[], Corpus],
                  rows: Callable[[], tuple[sp.csr_matrix, np.ndarray]]) -> "TrainingSet":
         """A training set whose corpus comes from ``documents()`` and whose matrix and class numbers come from
-        ``rows()``, when first needed and every time after (the callables cache them as they see fit)."""
+        ``rows()``, when first needed and every time after (the callables cache them as they see fit).
+
+        Parameters
+        ----------
+        bag : BagOfWords
+            The vocabulary.
+        statistics : ClassStatistics
+            The counts per class, all that models need.
+        documents : callable
+            ``documents()`` returns the training ``Corpus``.
+        rows : callable
+            ``rows()`` returns (matrix, class_index) as :meth:`build` would make them.
+
+        Returns
+        -------
+        TrainingSet
+            The training set; its ``corpus``, ``matrix`` and ``class_index`` call the loaders when read.
+        """
         training = cls(None, bag, None, None, statistics)
         object.__setattr__(training, "_documents", documents)
         object.__setattr__(training, "_rows", rows)
@@ -81,7 +131,43 @@ class TrainingSet:
         vocabulary: VocabularyOptions | None = None,
         progress=None,
     ) -> "TrainingSet":
-        """``progress(done, total)`` is told how many documents have been counted (see bag._count)."""
+        """Read ``corpus`` once: analyse and count its documents, then sum the counts per class.
+
+        Parameters
+        ----------
+        corpus : Corpus
+            The training documents, of at least two classes.
+        analysis : AnalysisOptions, optional
+            How texts become features; scikit-learn's ``CountVectorizer`` defaults when None.
+        vocabulary : VocabularyOptions, optional
+            Which words are kept; all when None.
+        progress : callable, optional
+            ``progress(done, total)`` is told how many documents have been counted (see bag._count).
+
+        Returns
+        -------
+        TrainingSet
+            The corpus, its vocabulary, its counts and its class statistics.
+
+        Raises
+        ------
+        CorpusError
+            If the corpus has no documents or a single class, or if ``vocabulary``'s ``max_df`` allows fewer documents
+            than its ``min_df``.
+        EmptyVocabularyError
+            If no word is left to count.
+        WorkTooLarge
+            If the app set a memory cap (see ``budget``) and counting, or the class tables, would exceed it; refused
+            before the work where the sizes are known.
+
+        Examples
+        --------
+        >>> from webnb.engine.shared.corpus import Corpus
+        >>> from webnb.engine.text.analysis import AnalysisOptions
+        >>> pairs = [("pos", "keeper was sharp and composed"), ("neg", "match was not sharp")]
+        >>> TrainingSet.build(Corpus.from_pairs(pairs), AnalysisOptions(stop_words="english")).vocabulary
+        ('composed', 'keeper', 'match', 'sharp')
+        """
         corpus.require_trainable()
         # Refused before the work, when the app set a memory cap (see budget): counting, then the class tables.
         budget.require_counting(len(corpus), sum(map(len, corpus.texts)))
@@ -103,8 +189,38 @@ class TrainingSet:
         return self.bag.vocabulary
 
     def model(self, kind: str = "bernoulli", alpha=1, **options) -> NaiveBayes:
-        """The model of these counts for ``kind``, α and ``options`` (binary, fit_prior, class_prior, epsilon),
-        derived once and kept among the ``KEPT_MODELS`` most recently asked for."""
+        """The model of these counts for ``kind``, α and ``options``, derived once and kept among the ``KEPT_MODELS``
+        most recently asked for.
+
+        Parameters
+        ----------
+        kind : {"bernoulli", "multinomial"}, default "bernoulli"
+            The model.
+        alpha : str, int, float or Fraction, default 1
+            The pseudo-count (see ``parse_alpha``); 0 is maximum likelihood, with exact zeros.
+        **options
+            ``binary``, ``fit_prior``, ``class_prior`` and ``epsilon``, as ``fit_naive_bayes`` takes them.
+
+        Returns
+        -------
+        NaiveBayes
+            The same object for the same settings while it is kept.
+
+        Raises
+        ------
+        ValueError, CorpusError
+            As ``fit_naive_bayes`` raises them.
+
+        Examples
+        --------
+        >>> from webnb.engine.shared.corpus import Corpus
+        >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
+        ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
+        >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+        >>> model = training.model("multinomial", "1")
+        >>> model.kind, model.alpha, model is training.model("multinomial", 1)
+        ('multinomial', Fraction(1, 1), True)
+        """
         key = (kind, parse_alpha(alpha), _hashable(options))
         with self._models_lock:
             model = self._models.get(key)
@@ -119,6 +235,18 @@ class TrainingSet:
         return model
 
     def transform(self, texts) -> sp.csr_matrix:
+        """Count new texts over this vocabulary (words outside it are ignored), as models score them.
+
+        Parameters
+        ----------
+        texts : iterable of str
+            The documents.
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (n_texts, n_words)
+            Their counts.
+        """
         return self.bag.transform(texts)
 
 
