@@ -173,7 +173,7 @@ def main(argv=None) -> int:
 
 
 def _options():
-    from webnb.state import LessonState
+    from webnb.lesson.state import LessonState
 
     state = LessonState()
     return state.analysis_options(), state.vocabulary_options()

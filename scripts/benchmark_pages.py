@@ -33,7 +33,7 @@ if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
 from scripts.newsgroups_app import TRAIN, counted_app  # noqa: E402
-from webnb.state import STEPS  # noqa: E402
+from webnb.lesson.state import STEPS  # noqa: E402
 
 BUILT_IN = "match-reviews"
 TARGET_RATIO = 2.0

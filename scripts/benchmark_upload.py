@@ -30,7 +30,7 @@ Reported for each repeat and as medians, in wall-clock seconds and in CPU second
   pack counts       catalog.packed_counts: the counts as compressed .npz bytes, for other processes; after the job
                     says it is done (Job.later), while the first page is asked for
   store counts      Storage.save_counted: the packed counts into SQLite, likewise
-  release memory    the job's gc.collect and malloc_trim, likewise (webnb/jobs.py)
+  release memory    the job's gc.collect and malloc_trim, likewise (webnb/hosting/jobs.py)
   first page        the progress page's redirect and the corpus page, until 200 (the three phases above run in the
                     job's thread meanwhile, and share the GIL with it)
   total             from the POST to the corpus page's 200
@@ -68,11 +68,11 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from webnb import catalog as catalog_module  # noqa: E402
 from webnb import create_app  # noqa: E402
-from webnb import jobs as jobs_module  # noqa: E402
 from webnb.engine import TrainingSet  # noqa: E402
-from webnb.storage import Storage  # noqa: E402
+from webnb.hosting import catalog as catalog_module  # noqa: E402
+from webnb.hosting import jobs as jobs_module  # noqa: E402
+from webnb.store.database import Storage  # noqa: E402
 from webnb.views import corpus as corpus_views  # noqa: E402
 
 TRAIN = REPO_ROOT.parent / "shared" / "corpora" / "20newsgroups-bydate" / "train.jsonl.gz"

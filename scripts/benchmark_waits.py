@@ -42,7 +42,7 @@ if str(REPO_ROOT) not in sys.path:
 from scripts.newsgroups_app import TRAIN, counted_app  # noqa: E402
 from webnb.engine.pages import telling_words as telling_module  # noqa: E402
 from webnb.engine.pages.telling_words import SEED_TOP, telling_words  # noqa: E402
-from webnb.state import entry_defaults, parse_state  # noqa: E402
+from webnb.lesson.state import entry_defaults, parse_state  # noqa: E402
 
 TARGET_S = 0.5
 

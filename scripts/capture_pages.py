@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from webnb import create_app  # noqa: E402
 from webnb.examples import EXAMPLES, TABLE_EXAMPLES  # noqa: E402
-from webnb.state import GAUSSIAN_STEPS, STEPS  # noqa: E402
+from webnb.lesson.state import GAUSSIAN_STEPS, STEPS  # noqa: E402
 
 PASTED_TEXTS = "\n".join(
     [

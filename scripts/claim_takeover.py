@@ -3,7 +3,8 @@
     python scripts/claim_takeover.py [--corpus PATH.jsonl[.gz]] [--database-url URL] [--server gunicorn|werkzeug]
 
 Stores a real corpus (the movie reviews by default: 2,000 documents), then starts server A with the pause point
-``counting`` (webnb/faults.py): the first count stops right after claiming it, and A is killed there with SIGKILL,
+``counting`` (webnb/store/faults.py): the first count stops right after claiming it, and A is killed there with
+SIGKILL,
 holding the claim. Server B is then asked for the same page and settings again and again, as a student who reloads
 would; the script prints each answer's status and time and how long after the kill B first served the page. Before
 claims had a heartbeat, B waited ten minutes; now a claim not renewed for ``STALE_CLAIM`` is taken over, and
@@ -29,7 +30,7 @@ sys.path.insert(0, str(REPO_ROOT / "scripts"))
 from crash_trials import Server, request, write_instance_config  # noqa: E402
 
 from webnb.engine import Corpus  # noqa: E402
-from webnb.storage import DATABASE_FILENAME, Storage  # noqa: E402
+from webnb.store.database import DATABASE_FILENAME, Storage  # noqa: E402
 
 DEFAULT_CORPUS = REPO_ROOT.parent / "shared" / "corpora" / "movie-review-polarity-v2.0" / "all.jsonl"
 # Bigrams make the count last long enough to be caught inside it.

@@ -58,7 +58,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 CORPUS = REPO_ROOT.parent / "shared" / "corpora" / "20newsgroups-bydate" / "train.jsonl.gz"
 CORPUS_ID = "newsgroups-20"
 REVIEW = "the graphics card and the gpu driver crash"
-# The steps of Bayes' rule (webnb/pages.py): the lecturer goes from the first to the next ones.
+# The steps of Bayes' rule (webnb/lesson/pages.py): the lecturer goes from the first to the next ones.
 STEPS = ("tokens", "vector", "factors", "product", "decision", "zeros", "smoothing", "underflow", "logspace")
 TARGET = "comp.graphics"
 CHALLENGE_WORDS = ("graphics", "image", "jpeg", "card", "driver", "space", "orbit", "god", "car", "engine",

@@ -9,7 +9,8 @@ accumulates. Clients then upload corpora of varying size (small ones stored insi
 several MB read, counted and stored by a background job), paste small corpora, and ask for held-out evaluations
 and comparisons of a stored corpus (fits, and job rows written to the database). After a seeded random delay
 the server's whole process group gets SIGKILL. In some trials (``--aim-write``) the server is started with the
-pause point ``WEBNB_PAUSE_AT=corpus-write:…`` (webnb/faults.py): its first corpus write stops after its first batch
+pause point ``WEBNB_PAUSE_AT=corpus-write:…`` (webnb/store/faults.py): its first corpus write stops after its first
+batch
 of documents, inside the open transaction, and says so; the kill lands there, so the interesting moment is covered
 for certain (SQLite: the write lock is held; PostgreSQL: an INSERT INTO documents is open).
 
@@ -48,7 +49,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-DATABASE_FILENAME = "webnb.sqlite3"  # as webnb.storage names it; not imported, the checks stand apart from the app
+# as webnb.store.database names it; not imported, the checks stand apart from the app
+DATABASE_FILENAME = "webnb.sqlite3"
 CLASSES = ("astro", "botany", "cuisine")
 APPLICATION_NAME = "webnb-crash-trials"  # lets the checker find the server's PostgreSQL sessions
 
@@ -155,7 +157,8 @@ class Server:
         env.pop("WEBNB_DATABASE_URL", None)  # the instance config says which database
         env.pop("WEBNB_PAUSE_AT", None)
         if pause_marker is not None:
-            # The first corpus write (or another named point) stops and says so (webnb/faults.py): the kill lands there.
+            # The first corpus write (or another named point) stops and says so (webnb/store/faults.py): the kill
+            # lands there.
             env["WEBNB_PAUSE_AT"] = f"{pause_point}:{pause_marker}"
         self.process = subprocess.Popen(command, cwd=str(REPO_ROOT), env=env, stdout=self.log, stderr=self.log,
                                         start_new_session=True)

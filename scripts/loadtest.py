@@ -92,7 +92,8 @@ MAX_WORKER_RSS_MB = 1.5 * 1024
 SCENARIO_RUN_TIME = "2m"
 SCENARIO_WORKERS = 2
 STUDENTS_PER_COPY = 4  # in b, c and d
-DEFAULT_RATE_LIMIT = "30 per 5 seconds; 900 per 10 minutes"  # webnb/ratelimits.py's, scaled per workspace in b–d
+# webnb/hosting/ratelimits.py's, scaled per workspace in b–d
+DEFAULT_RATE_LIMIT = "30 per 5 seconds; 900 per 10 minutes"
 SETUP_PATIENCE_S = 600  # uploading and counting the teacher's corpus before the lecture
 NEWSGROUP_TEXTS = (
     "my graphics card driver crashes when windows starts",

@@ -174,7 +174,7 @@ def child(args) -> dict:
 def _store(corpus_path: Path, instance: Path, mode: str) -> str:
     """Store the corpus without counting it (the measured processes do that), owned by the measuring workspace."""
     from webnb.engine import read_corpus
-    from webnb.storage import Storage
+    from webnb.store.database import Storage
 
     corpus = read_corpus(corpus_path)
     storage = Storage(_config(instance, mode)["DATABASE_URL"])

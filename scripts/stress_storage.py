@@ -25,7 +25,7 @@ if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
 from webnb.engine import Corpus  # noqa: E402
-from webnb.storage import ANY_WORKSPACE, Storage  # noqa: E402
+from webnb.store.database import ANY_WORKSPACE, Storage  # noqa: E402
 
 
 def _client(storage: Storage, deadline: float, number: int, tally: Counter, lock: threading.Lock) -> None:

@@ -7,7 +7,7 @@ import pytest
 from conftest import soup_of
 
 from webnb import create_app
-from webnb.state import MAX_TEXT_LENGTH
+from webnb.lesson.state import MAX_TEXT_LENGTH
 
 PAGE = "/corpora/match-reviews/add"
 KEEP = "/corpora/match-reviews/add/keep"

@@ -14,13 +14,13 @@ import sqlalchemy as sa
 from bs4 import BeautifulSoup
 from conftest import browser_from
 
-from webnb import admission
-from webnb.admission import address_key, size_text
 from webnb.engine import CorpusError
 from webnb.engine.io.uploads import parse_pasted
-from webnb.jobs import Job
-from webnb.storage import corpora, documents, jobs, shares, stored_size, workspaces
-from webnb.workspaces import quota
+from webnb.hosting import admission
+from webnb.hosting.admission import address_key, size_text
+from webnb.hosting.jobs import Job
+from webnb.hosting.workspaces import quota
+from webnb.store.database import corpora, documents, jobs, shares, stored_size, workspaces
 
 MB = 1_000_000
 # An hour's start: the windows of the counts are aligned to the clock.

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from conftest import slow_but_the_first, soup_of
 
-from webnb.beta_chart import BOTTOM, HEIGHT, LEFT, RIGHT, TOP, WIDTH, beta_chart
 from webnb.engine.pages.beta_prior import beta_curve, beta_prior
+from webnb.lesson.beta_chart import BOTTOM, HEIGHT, LEFT, RIGHT, TOP, WIDTH, beta_chart
 
 PATH = "/corpora/match-reviews/parameters/prior"
 ALPHAS = ("0", "0.5", "1", "2")

@@ -1,4 +1,4 @@
-"""The one cache helper (webnb/cache.py) and the caches the app keeps in ``app.extensions["webnb"]``: bounded in
+"""The one cache helper (webnb/hosting/cache.py) and the caches the app keeps in ``app.extensions["webnb"]``: bounded in
 bytes or entries, one build per key, keyed by what a value was computed from, and new with every app."""
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 import scipy.sparse as sp
 
 from webnb import create_app
-from webnb.cache import Cache, size_of
 from webnb.engine import Corpus
+from webnb.hosting.cache import Cache, size_of
 from webnb.views import compare, evaluation
 
 # -- the helper ----------------------------------------------------------------------------------------------------

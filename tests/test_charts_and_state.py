@@ -5,11 +5,11 @@ import math
 
 import pytest
 
-from webnb.charts import sweep_chart
 from webnb.engine.evaluation.heldout import hold_out
 from webnb.engine.pages.insights import alpha_sweep
 from webnb.examples import load_example_corpus
-from webnb.state import LessonState, TableState, parse_state
+from webnb.lesson.charts import sweep_chart
+from webnb.lesson.state import LessonState, TableState, parse_state
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +82,7 @@ def test_links_follow_the_rule_for_any_state_and_change():
     thousands of random states, defaults and changes; an unknown field is refused."""
     import random
 
-    from webnb.state import STEPS
+    from webnb.lesson.state import STEPS
 
     values = {
         "model": ["bernoulli", "multinomial"], "alpha": ["0", "1", "0.5"], "binary": [True, False],
@@ -125,7 +125,7 @@ def test_table_links_follow_the_rule_for_any_state_and_change():
     repeated."""
     import random
 
-    from webnb.state import GAUSSIAN_STEPS
+    from webnb.lesson.state import GAUSSIAN_STEPS
 
     values = {
         "var_smoothing": ["1e-9", "0", "1e-3"], "prior": ["learned", "uniform"], "step": list(GAUSSIAN_STEPS),
@@ -148,7 +148,7 @@ def test_a_state_reads_back_from_its_own_link():
 
     from werkzeug.datastructures import MultiDict
 
-    from webnb.state import parse_table_state
+    from webnb.lesson.state import parse_table_state
 
     lesson = LessonState(model="multinomial", binary=True, normalize=("url", "phone"), text="ü & <b>", seed="9")
     again = parse_state(MultiDict(parse_qsl(lesson.query(), keep_blank_values=True)))

@@ -12,8 +12,8 @@ import sqlalchemy as sa
 from conftest import HOSTED_SECRET, slow_but_the_first, soup_of
 
 from webnb.engine.io.uploads import read_upload
-from webnb.state import entry_defaults
-from webnb.storage import class_corpora, content_hash, contents, corpora, documents
+from webnb.lesson.state import entry_defaults
+from webnb.store.database import class_corpora, content_hash, contents, corpora, documents
 
 # Three newsgroups of ten posts each; the words tell them apart.
 GROUPS = {

@@ -15,7 +15,7 @@ from tests.conftest import browser_from, soup_of
 from webnb.cli import build_parser, run_class
 from webnb.room import lecture as lectures
 from webnb.room.joining import WRONG_CODE, qr_code
-from webnb.storage import PublishedCorpus, Storage
+from webnb.store.database import PublishedCorpus, Storage
 
 T0 = datetime(2026, 12, 3, 9, 0, tzinfo=timezone.utc)
 INSTRUCTOR_KEY = "the operator's key for lecturers, long enough"

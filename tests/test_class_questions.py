@@ -16,7 +16,7 @@ from tests.conftest import browser_from, soup_of
 from tests.test_class_in_the_room import T0, set_clock, started
 from tests.test_naughty_strings import STRINGS, inert
 from webnb.room import lecture as lectures
-from webnb.storage import Storage
+from webnb.store.database import Storage
 
 SLIDE = "/corpora/match-reviews/inference?model=multinomial&alpha=1&text=brilliant+match&step=decision&presenter=1"
 

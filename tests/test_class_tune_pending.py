@@ -12,13 +12,13 @@ import threading
 
 import pytest
 
-import webnb.catalog
+import webnb.hosting.catalog
 from tests.conftest import browser_from, soup_of
 from tests.test_class_in_the_room import T0, set_clock, started
 from tests.test_class_questions import ask, twin
 from webnb.engine import Corpus
 from webnb.room import lecture as lectures
-from webnb.storage import PublishedCorpus, Storage
+from webnb.store.database import PublishedCorpus, Storage
 from webnb.views.common import LARGE_CORPUS
 
 CORPUS = "big-reviews"
@@ -49,7 +49,7 @@ class HeldSplit:
 
     def __init__(self, monkeypatch):
         self.release_event, self.failing = threading.Event(), False
-        counted = webnb.catalog.hold_out
+        counted = webnb.hosting.catalog.hold_out
 
         def hold_out(*args, **kwargs):
             if threading.current_thread().name.startswith("webnb-job-"):
@@ -59,7 +59,7 @@ class HeldSplit:
                     raise RuntimeError("the machine ran out of something")
             return counted(*args, **kwargs)
 
-        monkeypatch.setattr(webnb.catalog, "hold_out", hold_out)
+        monkeypatch.setattr(webnb.hosting.catalog, "hold_out", hold_out)
 
     def release(self) -> None:
         self.release_event.set()

@@ -190,7 +190,7 @@ def test_an_id_in_use_is_refused_saying_how_to_replace_it(app, webnb, tmp_path):
 
 
 def test_replace_puts_the_new_corpus_in_the_old_ones_place(app, webnb, tmp_path):
-    from webnb.storage import contents
+    from webnb.store.database import contents
 
     (tmp_path / "first.txt").write_text(FIRST, encoding="utf-8")
     (tmp_path / "second.txt").write_text(SECOND, encoding="utf-8")
@@ -217,7 +217,7 @@ def test_replace_puts_the_new_corpus_in_the_old_ones_place(app, webnb, tmp_path)
 
 
 def test_a_replace_that_fails_leaves_the_old_corpus_whole(app, webnb, tmp_path, monkeypatch):
-    from webnb import storage as storage_module
+    from webnb.store import database as storage_module
 
     (tmp_path / "first.txt").write_text(FIRST, encoding="utf-8")
     (tmp_path / "second.txt").write_text(SECOND, encoding="utf-8")
@@ -245,7 +245,7 @@ def test_a_replace_that_fails_leaves_the_old_corpus_whole(app, webnb, tmp_path, 
 
 def test_replace_never_replaces_a_users_corpus(app, webnb, tmp_path):
     from webnb.engine.io.uploads import read_upload
-    from webnb.storage import corpora
+    from webnb.store.database import corpora
 
     (tmp_path / "first.txt").write_text(FIRST, encoding="utf-8")
     storage = app.extensions["webnb"]["storage"]
@@ -261,7 +261,7 @@ def test_replace_never_replaces_a_users_corpus(app, webnb, tmp_path):
 
 def test_a_users_corpus_stored_meanwhile_is_refused_inside_the_transaction(app, webnb, tmp_path, monkeypatch):
     from webnb.engine.io.uploads import read_upload
-    from webnb.storage import corpora
+    from webnb.store.database import corpora
 
     (tmp_path / "first.txt").write_text(FIRST, encoding="utf-8")
     storage = app.extensions["webnb"]["storage"]

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from webnb import charts, pages
+from webnb.lesson import charts, pages
 
 CSS = (Path(__file__).parents[1] / "static" / "charts.css").read_text(encoding="utf-8")
 TEXTS = ("ink", "muted", "accent", "bad", "good", "warn")

@@ -10,10 +10,10 @@ import pytest
 import sqlalchemy as sa
 
 from webnb import create_app
-from webnb.catalog import Catalog
 from webnb.engine import AnalysisOptions, Corpus, TrainingSet, VocabularyOptions
 from webnb.engine.io import persist
-from webnb.storage import Storage, content_hash, contents, corpora, counts, documents, stored_size
+from webnb.hosting.catalog import Catalog
+from webnb.store.database import Storage, content_hash, contents, corpora, counts, documents, stored_size
 
 LABELS = ("negative", "positive")
 WORDS = ("sharp", "dull", "keeper", "match", "goal", "slow", "brilliant", "composed", "tired", "late")
@@ -94,7 +94,7 @@ def test_deleting_an_entry_keeps_content_another_entry_uses(tmp_path, database_u
 
 
 def test_the_hash_is_the_migrations_hash():
-    from webnb.migrations import revision_module
+    from webnb.store.migrations import revision_module
 
     migration_hash = revision_module("0002").content_hash
     for corpus in (lecture_corpus(), Corpus(("é\x00?", ""), ("a", "b"), ("1", "1")), Corpus(("ab",), ("c",), ("",))):
@@ -324,7 +324,7 @@ def test_a_count_renews_its_claim_while_it_runs(tmp_path, database_url, monkeypa
 
 def test_a_claim_that_is_not_renewed_is_taken_over_within_seconds(tmp_path, database_url, monkeypatch, make_app):
     """A process killed while counting renews nothing: 16 s after its last beat, the next request counts."""
-    from webnb.catalog import STALE_CLAIM
+    from webnb.hosting.catalog import STALE_CLAIM
 
     app = make_app(tmp_path, database_url)
     storage, catalog = app.extensions["webnb"]["storage"], catalog_of(app)
@@ -390,7 +390,7 @@ def test_a_background_count_waits_for_a_live_claim_until_it_is_done(tmp_path, da
 def test_only_the_most_recently_used_option_sets_of_a_content_are_kept(tmp_path, database_url, make_app):
     """A student varying max_df without end stores at most COUNTED_OPTION_SETS_PER_CONTENT sets of counts; the
     least recently used go, and one that a process loads again counts as used."""
-    from webnb.storage import COUNTED_OPTION_SETS_PER_CONTENT
+    from webnb.store.database import COUNTED_OPTION_SETS_PER_CONTENT
 
     app = make_app(tmp_path, database_url)
     storage = app.extensions["webnb"]["storage"]
@@ -441,7 +441,7 @@ def test_a_matrix_whose_counts_were_replaced_is_counted_again(tmp_path, database
 def test_an_upload_racing_the_cleanup_of_its_records_stores_them_again(database_url, monkeypatch, make_app, tmp_path):
     """PostgreSQL (SQLite has one writer at a time): the upload finds the records stored, then a cleanup removes
     their last entry and the records and commits, before the upload names them in its new entry."""
-    import webnb.storage as storage_module
+    import webnb.store.database as storage_module
 
     app = make_app(tmp_path, database_url)
     storage = app.extensions["webnb"]["storage"]

@@ -75,7 +75,7 @@ def test_killed_inside_a_corpus_write_postgresql(tmp_path, postgres_schema_url):
 
 
 def make_database(path, statements: str) -> None:
-    from webnb.storage import Storage
+    from webnb.store.database import Storage
 
     with Storage(f"sqlite:///{path}") as storage:
         storage.create_schema()
@@ -145,7 +145,7 @@ def test_an_upload_is_judged_against_what_was_sent():
 
 
 def test_the_pause_point_is_off_unless_asked_for(monkeypatch, tmp_path):
-    from webnb.faults import pause_at
+    from webnb.store.faults import pause_at
 
     monkeypatch.delenv("WEBNB_PAUSE_AT", raising=False)
     pause_at("corpus-write")  # returns at once

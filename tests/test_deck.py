@@ -1,5 +1,5 @@
 """The presenter's deck (issue 24, part 2): every lesson page is a few slides in presenter mode, and following the
-deck's → from the first slide visits every slide of every page once, in the lesson's order (webnb/pages.py), with
+deck's → from the first slide visits every slide of every page once, in the lesson's order (webnb/lesson/pages.py), with
 the lesson's settings carried along; ← goes back the same way. Read through the test client: the links themselves."""
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from conftest import soup_of
 
-from webnb import pages
-from webnb.state import GAUSSIAN_STEPS, STEPS
+from webnb.lesson import pages
+from webnb.lesson.state import GAUSSIAN_STEPS, STEPS
 
 # Not the corpus's own review (which links leave out): the same words, so the same Bernoulli verdicts.
 SETTINGS = "model=bernoulli&alpha=0&text=was+match+sharp"
@@ -190,7 +190,7 @@ def test_zoom_keeps_fewer_of_the_reviews_words_in_the_parameters_slide(client, z
 
 
 def test_kept_at_zoom():
-    from webnb.pages import kept_at_zoom
+    from webnb.lesson.pages import kept_at_zoom
 
     assert [kept_at_zoom(6, zoom) for zoom in ("", "125", "150")] == [6, 4, 4]
     assert [kept_at_zoom(7, zoom) for zoom in ("", "125", "150")] == [7, 5, 4]
@@ -200,7 +200,7 @@ def test_kept_at_zoom():
 @pytest.mark.parametrize("zoom, shown", [("", 3), ("125", 2), ("150", 2)])
 def test_zoom_keeps_fewer_classes_side_by_side(app, zoom, shown):
     """Twenty classes: 3 and "+ 17 more" at 100 %, 2 and "+ 18 more" at 125 % and 150 % (at least two)."""
-    from webnb.formatting import leading_on_slide
+    from webnb.lesson.formatting import leading_on_slide
 
     class Lesson:
         class state:

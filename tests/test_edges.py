@@ -11,8 +11,8 @@ from scipy.stats import binomtest
 from webnb.engine.evaluation.scores import wilson_interval
 from webnb.engine.pages.insights import AlphaSweep, SweepPoint
 from webnb.engine.shared.corpus import Corpus
-from webnb.state import counting_options
-from webnb.storage import PublishedCorpus
+from webnb.lesson.state import counting_options
+from webnb.store.database import PublishedCorpus
 
 # Three groups of ten posts; the lecture's presets limit the vocabulary (max_features 6, min_df 2).
 GROUPS = {

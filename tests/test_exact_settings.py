@@ -10,7 +10,7 @@ import pytest
 from conftest import soup_of
 
 from webnb.engine.shared.numbers import ExactNumber, exact_number_text, parse_exact_decimal
-from webnb.state import STEPS, parse_state
+from webnb.lesson.state import STEPS, parse_state
 
 ZERO_SPELLINGS = ("0", "0.00", ".0", "0.0", "0e5")
 

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from webnb.formatting import joint_parameter_count, logarithm, probability
+from webnb.lesson.formatting import joint_parameter_count, logarithm, probability
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ from webnb.engine.gaussian.model import GaussianStatistics, explain
 from webnb.engine.gaussian.table import NumericTable, read_numeric_csv
 from webnb.engine.shared.corpus import CorpusError
 from webnb.engine.shared.numbers import parse_decimal
-from webnb.state import GAUSSIAN_STEPS
+from webnb.lesson.state import GAUSSIAN_STEPS
 
 LARGEST = "1.7976931348623157e308"
 SMALLEST_NORMAL = "2.2250738585072014e-308"

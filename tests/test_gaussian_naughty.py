@@ -10,7 +10,7 @@ import pytest
 from test_naughty_strings import CHECKS, STRINGS, fetch, hx_signature, inert, make_app
 
 from webnb.engine.gaussian.table import NumericTable
-from webnb.state import GAUSSIAN_STEPS
+from webnb.lesson.state import GAUSSIAN_STEPS
 
 pytestmark = pytest.mark.slow  # three sweeps of 516 strings, a minute in all
 

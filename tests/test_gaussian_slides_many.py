@@ -11,7 +11,7 @@ import pytest
 from conftest import soup_of
 
 from webnb.engine.gaussian.table import NumericTable
-from webnb.formatting import probability, real
+from webnb.lesson.formatting import probability, real
 
 STEPS = ("densities", "product", "normalise", "underflow", "logspace", "zero-width")
 

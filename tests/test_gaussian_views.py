@@ -13,7 +13,7 @@ import pytest
 from webnb.engine.evaluation.scores import stratified_split
 from webnb.engine.gaussian.model import GaussianStatistics
 from webnb.examples import load_example_table
-from webnb.state import GAUSSIAN_STEPS
+from webnb.lesson.state import GAUSSIAN_STEPS
 
 TABLES = ("iris", "match-ratings", "red-cards")
 FAR_IRIS = "value=5.9&value=3&value=40&value=1.8"
@@ -286,7 +286,7 @@ def test_the_scikit_learn_badge(client):
 
 
 def test_the_density_charts_and_the_sample_deviation(client):
-    from webnb.charts import density_chart
+    from webnb.lesson.charts import density_chart
 
     iris = load_example_table("iris")
     model = GaussianStatistics.fit(iris).model()

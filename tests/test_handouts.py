@@ -9,7 +9,7 @@ import pytest
 from conftest import soup_of
 from test_workspaces import paste, student
 
-from webnb import pages
+from webnb.lesson import pages
 
 SVG = "{http://www.w3.org/2000/svg}"
 SETTINGS = "model=bernoulli&alpha=0&text=match+was+sharp"

@@ -12,7 +12,7 @@ from conftest import slow_but_the_first
 
 from webnb.cli import main
 from webnb.engine.shared.numbers import is_whole, parse_exact_decimal, parse_whole
-from webnb.state import document_bound
+from webnb.lesson.state import document_bound
 
 HOSTILE = [
     "1e-100000", "1e-1000000", "1e1000000", "9" * 5000, "1" + ",111" * 500, "nan", "inf", "-inf", "-1", "0x10",

@@ -11,9 +11,9 @@ import pytest
 from conftest import soup_of
 
 from webnb import create_app
-from webnb import jobs as jobs_module
-from webnb.jobs import Job, Jobs
-from webnb.storage import Storage
+from webnb.hosting import jobs as jobs_module
+from webnb.hosting.jobs import Job, Jobs
+from webnb.store.database import Storage
 from webnb.views import jobs as job_views
 from webnb.views.jobs import Progress, duration
 

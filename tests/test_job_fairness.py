@@ -1,5 +1,5 @@
 """Background jobs under a flood: few wait (one per workspace, a bound per process), they start in turn across
-client addresses and workspaces, and a finished job leaves no memory behind (webnb/jobs.py).
+client addresses and workspaces, and a finished job leaves no memory behind (webnb/hosting/jobs.py).
 
 No sleeps: one worker is held by a job that waits for an event, the others queue behind it, and the order in
 which they then run is recorded."""
@@ -16,13 +16,13 @@ import pytest
 from bs4 import BeautifulSoup
 
 from webnb import create_app
-from webnb import jobs as jobs_module
 from webnb.engine import Corpus
-from webnb.jobs import CROWDED, QUEUE_FULL, REPLACED, Jobs
-from webnb.state import counting_options
-from webnb.storage import PublishedCorpus
+from webnb.hosting import jobs as jobs_module
+from webnb.hosting.jobs import CROWDED, QUEUE_FULL, REPLACED, Jobs
+from webnb.hosting.work import Busy, HeavyWork
+from webnb.lesson.state import counting_options
+from webnb.store.database import PublishedCorpus
 from webnb.views.common import LARGE_CORPUS
-from webnb.work import Busy, HeavyWork
 
 
 @contextmanager
@@ -238,12 +238,12 @@ def test_a_failed_jobs_frames_let_go_of_their_arrays(caplog):
             kept = error  # the error, its traceback, this frame and the error again: a cycle
             raise kept from None
 
-    with collector_off(), caplog.at_level(logging.ERROR, logger="webnb.jobs"):
+    with collector_off(), caplog.at_level(logging.ERROR, logger="webnb.hosting.jobs"):
         job = jobs.wait(jobs.start("Counting 12,000 documents", count).id, timeout=30)
         assert refs[0]() is None
     jobs.shutdown()
     assert job.state == "failed" and job.error == "Something went wrong: RuntimeError. Nothing was stored."
-    [record] = [r for r in caplog.records if r.name == "webnb.jobs"]
+    [record] = [r for r in caplog.records if r.name == "webnb.hosting.jobs"]
     assert record.levelno == logging.ERROR and "Counting 12,000 documents" in record.getMessage()
     assert record.exc_info[0] is RuntimeError
     assert "Traceback" in caplog.text and "the disk is full" in caplog.text and "in count" in caplog.text
@@ -255,10 +255,11 @@ def test_an_expected_failure_is_not_logged_as_an_error(caplog):
     def count(job):
         raise ValueError("Every class needs at least one document; 'spam' has none")
 
-    with caplog.at_level(logging.ERROR, logger="webnb.jobs"):
+    with caplog.at_level(logging.ERROR, logger="webnb.hosting.jobs"):
         job = jobs.wait(jobs.start("Counting", count).id, timeout=30)
     jobs.shutdown()
-    assert job.error.startswith("Every class needs") and not [r for r in caplog.records if r.name == "webnb.jobs"]
+    assert job.error.startswith("Every class needs")
+    assert not [r for r in caplog.records if r.name == "webnb.hosting.jobs"]
 
 
 # -- through the pages ---------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from bs4 import BeautifulSoup
 
 from webnb import create_app
 from webnb.engine import Corpus
-from webnb.jobs import Jobs
+from webnb.hosting.jobs import Jobs
 from webnb.views.common import LARGE_CORPUS
 
 
@@ -108,7 +108,7 @@ def test_a_big_upload_is_stored_in_the_background(app):
 
 
 def test_a_big_upload_says_it_is_done_before_it_stores_its_counts(app, monkeypatch):
-    from webnb.catalog import Catalog
+    from webnb.hosting.catalog import Catalog
 
     storage, jobs = app.extensions["webnb"]["storage"], app.extensions["webnb"]["jobs"]
     seen, claims, saved_key = [], [], []
@@ -151,7 +151,7 @@ def test_a_big_upload_says_it_is_done_before_it_stores_its_counts(app, monkeypat
 def test_counts_left_for_after_the_job_are_claimed_and_let_go_if_never_stored(app, monkeypatch):
     from webnb.engine import AnalysisOptions, VocabularyOptions
     from webnb.engine.io import persist
-    from webnb.storage import content_hash
+    from webnb.store.database import content_hash
 
     catalog, storage = app.extensions["webnb"]["catalog"], app.extensions["webnb"]["storage"]
     options = persist.options_key(AnalysisOptions(), VocabularyOptions())

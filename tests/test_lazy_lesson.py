@@ -20,7 +20,7 @@ from webnb.engine.pages.lesson import (
 from webnb.engine.pages.parameter_table import WholeTable
 from webnb.engine.text.trace import factor_of
 from webnb.examples import example_ids, load_example_corpus
-from webnb.state import STEPS
+from webnb.lesson.state import STEPS
 from webnb.views import inference as inference_views
 
 MODELS = [

@@ -21,7 +21,7 @@ from webnb.engine.pages.lesson import (
 from webnb.engine.text import training as training_module
 from webnb.engine.text.trace import LISTED_ABSENT_LIMIT
 from webnb.examples import load_example_corpus
-from webnb.lessons import NEWSGROUPS_4
+from webnb.lesson.seed_lessons import NEWSGROUPS_4
 
 log = math.log
 

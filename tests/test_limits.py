@@ -1,5 +1,5 @@
 """Request limits: a long address, a large form field and a large upload each answer 413 with a message that
-says which, store nothing and never end in a 500. The defaults are in webnb/security.py and the README."""
+says which, store nothing and never end in a 500. The defaults are in webnb/hosting/security.py and the README."""
 from __future__ import annotations
 
 import http.client
@@ -11,7 +11,7 @@ from bs4 import BeautifulSoup
 from conftest import serving
 
 from webnb import create_app
-from webnb.security import size_text
+from webnb.hosting.security import size_text
 
 MB = 1024 * 1024
 BOUNDARY = "webnb-test-boundary"

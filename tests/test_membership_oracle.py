@@ -9,12 +9,12 @@ import pytest
 from bs4 import BeautifulSoup
 from conftest import browser_from
 
-from webnb.admission import StorePace, size_text
-from webnb.catalog import ScopedCatalog
 from webnb.engine import Corpus
 from webnb.engine.io.uploads import parse_pasted
-from webnb.storage import content_hash, stored_size
-from webnb.workspaces import quota
+from webnb.hosting.admission import StorePace, size_text
+from webnb.hosting.catalog import ScopedCatalog
+from webnb.hosting.workspaces import quota
+from webnb.store.database import content_hash, stored_size
 
 PASTE = "pos\tgreat match and a sharp keeper\nneg\tdull match\npos\tbrilliant goal\nneg\tslow dull game"
 

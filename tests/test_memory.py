@@ -17,11 +17,12 @@ import pytest
 from bs4 import BeautifulSoup
 from conftest import REPO_ROOT
 
-from webnb import create_app, work
+from webnb import create_app
 from webnb.engine import Corpus, CorpusError, TrainingSet, VocabularyOptions, read_corpus_bytes
 from webnb.engine.io.uploads import inspect_table
 from webnb.engine.shared import budget
 from webnb.engine.shared.budget import WorkTooLarge
+from webnb.hosting import work
 from webnb.views import compare
 
 MB = 1_000_000

@@ -1,11 +1,12 @@
-"""The schema's migrations (webnb/migrations), on SQLite and on PostgreSQL: a database written by the release before
+"""The schema's migrations (webnb/store/migrations), on SQLite and on PostgreSQL: a database written by the release
+before
 Alembic, with its data, upgrades in place and every corpus reads back unchanged; identical corpora end up sharing
 one content; a database at revision 0002 (content-addressed, counted) gains the class corpora's table with every row
 kept; a database at revision 0006 gains when each job started (``jobs.started_at``, none for the rows before it);
 a fresh database reaches the same schema; upgrading is a no-op the second time and safe from several processes
 at once.
 
-Today's schema is frozen here (not imported from webnb.storage, which moves on with the migrations).
+Today's schema is frozen here (not imported from webnb.store.database, which moves on with the migrations).
 """
 from __future__ import annotations
 
@@ -18,11 +19,11 @@ import pytest
 import sqlalchemy as sa
 from alembic import command
 
-from webnb import migrations
+from webnb.store import migrations
 
 HEAD = "0007"
 
-# --- the schema of the release before Alembic, as webnb/storage.py defined it ----------------------------------------
+# --- the schema of the release before Alembic, as webnb/store/database.py defined it ----------------------------------
 
 TODAY = sa.MetaData()
 
@@ -461,7 +462,8 @@ def test_0002_has_no_downgrade():
 
 
 def migrate(engine, revision: str, direction=command.upgrade) -> None:
-    """Take the database to ``revision`` (up or down) in one transaction, as webnb.migrations.upgrade runs them."""
+    """Take the database to ``revision`` (up or down) in one transaction, as webnb.store.migrations.upgrade runs
+    them."""
     settings = migrations.config()
     with engine.begin() as connection:
         settings.attributes["connection"] = connection
@@ -559,7 +561,7 @@ def test_0005_adds_the_classes_in_the_room_and_goes_back(engine):
     assert after.pop("class_questions") == [] and after.pop("class_answers") == []
     assert after.pop("alembic_version") == [(HEAD,)]
     assert after == {table: rows for table, rows in before.items() if table != "alembic_version"}
-    # A class and a member, as webnb/storage.py writes them; a member's row goes with its class.
+    # A class and a member, as webnb/store/database.py writes them; a member's row goes with its class.
     with engine.begin() as connection:
         at = sa.bindparam("at", type_=sa.DateTime(timezone=True))
         connection.execute(sa.text(
@@ -591,7 +593,7 @@ def test_0006_adds_the_questions_of_a_class_and_goes_back(engine):
     assert after.pop("class_questions") == [] and after.pop("class_answers") == []
     assert after.pop("alembic_version") == [(HEAD,)] and before.pop("alembic_version") == [("0005",)]
     assert after == before
-    # A question and an answer as webnb/storage.py writes them: a second question of the same number is refused.
+    # A question and an answer as webnb/store/database.py writes them: a second question of the same number is refused.
     with engine.begin() as connection:
         at = sa.bindparam("at", type_=sa.DateTime(timezone=True))
         connection.execute(sa.text(
@@ -628,7 +630,7 @@ def test_0007_adds_when_each_job_started_and_goes_back(engine):
     after = without_started_at(after)  # every job of before: no start known, so no estimate
     assert after.pop("alembic_version") == [(HEAD,)] and before.pop("alembic_version") == [("0006",)]
     assert after == before
-    # A job's start as webnb/storage.py writes it, read back at the same moment.
+    # A job's start as webnb/store/database.py writes it, read back at the same moment.
     started = T0 + timedelta(seconds=8, microseconds=250)
     with engine.begin() as connection:
         at = sa.bindparam("at", type_=sa.DateTime(timezone=True))

@@ -145,5 +145,36 @@ def test_the_classifier_never_imports_the_page_records():
 def test_the_storage_side_never_reads_an_address():
     """Presets are plain (name, text) pairs where corpora are kept; only the pages' side parses them."""
     graph = dependency_graph()
-    for storage_side in ("webnb.catalog", "webnb.storage", "webnb.admission"):
-        assert "webnb.state" not in graph[storage_side], storage_side
+    for storage_side in ("webnb.hosting.catalog", "webnb.store.database", "webnb.hosting.admission"):
+        assert "webnb.lesson.state" not in graph[storage_side], storage_side
+
+
+# -- the top of the package shows the architecture (README, Layout) -------------------------------------------------
+
+TOP_MODULES = {"__init__", "cli", "answers", "errors"}
+SUBPACKAGES = {"engine", "lesson", "store", "hosting", "views", "room", "examples"}
+# Who may import whom, from the bottom up: a layer never imports one above it.
+LAYERS = ("engine", "lesson", "answers", "store", "hosting", "views", "room", "errors", "cli")
+
+
+def test_the_top_of_the_package_is_a_few_modules_and_a_package_per_kind():
+    modules = {path.stem for path in PACKAGE.glob("*.py")}
+    packages = {path.name for path in PACKAGE.iterdir() if (path / "__init__.py").is_file()}
+    assert (modules, packages) == (TOP_MODULES, SUBPACKAGES)
+    readme = (PACKAGE.parent / "README.md").read_text(encoding="utf-8")
+    layout = readme[readme.index("## Layout"):]
+    assert [name for name in sorted(SUBPACKAGES) if f"`webnb/{name}/`" not in layout] == []
+
+
+def layer_of(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in LAYERS else None
+
+
+def test_no_layer_imports_one_above_it():
+    upward = sorted(
+        (name, dependency)
+        for name, dependencies in dependency_graph().items() if layer_of(name)
+        for dependency in dependencies if layer_of(dependency)
+        and LAYERS.index(layer_of(dependency)) > LAYERS.index(layer_of(name)))
+    assert upward == []

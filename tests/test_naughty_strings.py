@@ -29,7 +29,7 @@ from test_views import LESSON_PAGES
 
 from webnb import create_app
 from webnb.engine.shared.corpus import Corpus
-from webnb.state import MAX_TEXT_LENGTH, STEPS
+from webnb.lesson.state import MAX_TEXT_LENGTH, STEPS
 
 DATA = Path(__file__).parent / "data" / "naughty-strings.json"
 STRINGS: list[str] = json.loads(DATA.read_text(encoding="ascii"))

@@ -10,7 +10,7 @@ import dataclasses
 import pytest
 
 from tests.conftest import soup_of
-from webnb.catalog import _preset_phrase
+from webnb.hosting.catalog import _preset_phrase
 
 
 def words(element) -> str:

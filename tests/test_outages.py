@@ -19,8 +19,8 @@ from bs4 import BeautifulSoup
 from conftest import POSTGRES_URL, skip_unless_ci
 
 from webnb import create_app
-from webnb.jobs import Jobs
-from webnb.outages import RETRY_AFTER_SECONDS, STORAGE_UNAVAILABLE
+from webnb.hosting.jobs import Jobs
+from webnb.hosting.outages import RETRY_AFTER_SECONDS, STORAGE_UNAVAILABLE
 
 SECRET = "s" * 40
 PASTE = "pos\tgreat match and a sharp keeper\nneg\tdull match\npos\tbrilliant goal\nneg\tslow dull game"

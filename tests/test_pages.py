@@ -1,4 +1,4 @@
-"""The one list of lesson pages (webnb/pages.py): every page it names is served at its address, the menus show it
+"""The one list of lesson pages (webnb/lesson/pages.py): every page it names is served at its address, the menus show it
 in its order, and the README's tables of addresses follow it."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 import pytest
 from conftest import REPO_ROOT, soup_of
 
-from webnb.pages import TABLE_PAGES, TEXT_PAGES, lesson_menu
+from webnb.lesson.pages import TABLE_PAGES, TEXT_PAGES, lesson_menu
 
 
 def test_every_page_is_served_at_its_address_by_its_view(app):

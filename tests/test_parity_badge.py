@@ -21,7 +21,7 @@ from webnb.engine.evaluation.heldout import hold_out, on_training_documents
 from webnb.engine.evaluation.parity import TOLERANCE, evaluation_parity, parameters_parity
 from webnb.engine.shared.numbers import ExactNumber
 from webnb.examples import load_example_corpus
-from webnb.state import LessonState
+from webnb.lesson.state import LessonState
 from webnb.views.common import LARGE_CORPUS, load_lesson
 
 BUILT_INS = ("match-reviews", "china-japan", "folgers-students", "spam-ham")

@@ -9,7 +9,7 @@ from conftest import soup_of
 
 from webnb import create_app
 from webnb.engine import CorpusError
-from webnb.jobs import Job
+from webnb.hosting.jobs import Job
 from webnb.views.jobs import Progress
 
 PASTE = "pos\tgreat match and a sharp keeper\nneg\tdull match\npos\tbrilliant goal\nneg\tslow dull game"

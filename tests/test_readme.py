@@ -25,11 +25,11 @@ def test_ci_runs_the_readme_test_command():
     assert re.search(r"^export CI=true$", "\n".join(ci_lines), re.M)
 
 
-# -- where each lecture file comes from (webnb/lessons.py's ARCHIVES: the home page's hint and the CLI's help) ------
+# -- where each lecture file comes from (webnb/lesson/seed_lessons.py's ARCHIVES: the home page's hint, the CLI's help)
 
 
 def test_every_publishable_lesson_says_where_its_file_comes_from():
-    from webnb.lessons import ARCHIVES, RECIPES, SEED_LESSONS, get_recipe
+    from webnb.lesson.seed_lessons import ARCHIVES, RECIPES, SEED_LESSONS, get_recipe
 
     for lesson in SEED_LESSONS:
         if lesson.recipe is None:
@@ -45,7 +45,7 @@ def test_every_publishable_lesson_says_where_its_file_comes_from():
 
 
 def test_the_readme_names_each_file_its_dataset_distributor_and_address():
-    from webnb.lessons import ARCHIVES
+    from webnb.lesson.seed_lessons import ARCHIVES
 
     text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
     section = " ".join(text.split("**Where each file comes from.**", 1)[1].split("**An id in use.**", 1)[0].split())
@@ -61,7 +61,7 @@ def test_the_publish_hint_and_the_help_say_where_each_file_comes_from(client, ca
     from bs4 import BeautifulSoup
 
     from webnb.cli import main
-    from webnb.lessons import ARCHIVES, SEED_LESSONS
+    from webnb.lesson.seed_lessons import ARCHIVES, SEED_LESSONS
 
     home = BeautifulSoup(client.get("/").get_data(as_text=True), "html.parser")
     hinted = set()

@@ -19,12 +19,13 @@ import pytest
 import sqlalchemy as sa
 from bs4 import BeautifulSoup
 
-from webnb import create_app, outages
+from webnb import create_app
 from webnb.engine.gaussian.model import GaussianStatistics
 from webnb.engine.gaussian.table import read_numeric_csv
 from webnb.engine.shared.corpus import CorpusError
-from webnb.outages import STORAGE_UNAVAILABLE
-from webnb.state import GAUSSIAN_STEPS
+from webnb.hosting import outages
+from webnb.hosting.outages import STORAGE_UNAVAILABLE
+from webnb.lesson.state import GAUSSIAN_STEPS
 
 NAN = re.compile(r"\bnan\b", re.IGNORECASE)
 PASTE_TEXT = "pos\tgreat match and a sharp keeper\nneg\tdull match\npos\tbrilliant goal\nneg\tslow dull game"

@@ -10,7 +10,7 @@ import pytest
 from tests.conftest import browser_from, slow_but_the_first
 from tests.test_class_in_the_room import T0, set_clock, started
 from tests.test_class_questions import SLIDE, lecture_on, storage_of
-from webnb.state import LESSON_PARAMETERS
+from webnb.lesson.state import LESSON_PARAMETERS
 
 # --- follow.json ------------------------------------------------------------------------------------------------------
 
@@ -203,7 +203,7 @@ def test_show_this_to_the_class_moves_it_and_only_for_its_lecturer(app):
 
 
 def test_the_binds_that_reach_beyond_loopback_are_named():
-    from webnb.security import exposed_addresses, gunicorn_binds
+    from webnb.hosting.security import exposed_addresses, gunicorn_binds
 
     assert gunicorn_binds(["/usr/bin/gunicorn", "--bind", "0.0.0.0:8000", "-b127.0.0.1:9", "--bind=[::1]:7",
                            "app:create_app()"], "-b 10.0.0.5:8000") == ["0.0.0.0:8000", "127.0.0.1:9", "[::1]:7",
@@ -250,7 +250,7 @@ def test_the_room_hooks_into_the_lesson_at_one_seam(app):
     from pathlib import Path
 
     import webnb.room
-    from webnb import pages
+    from webnb.lesson import pages
 
     room = Path(webnb.room.__file__).parent
     hooks = [(path.name, node.attr) for path in room.glob("*.py")

@@ -11,7 +11,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from webnb import create_app
-from webnb.security import CONTENT_SECURITY_POLICY
+from webnb.hosting.security import CONTENT_SECURITY_POLICY
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 PASTED = "positive,keeper was sharp\nnegative,match was dull"

@@ -10,7 +10,7 @@ import tarfile
 import pytest
 from conftest import soup_of
 
-from webnb.lessons import NEWSGROUPS_4, RECIPES, SEED_LESSONS, SPAM_PLACEHOLDERS
+from webnb.lesson.seed_lessons import NEWSGROUPS_4, RECIPES, SEED_LESSONS, SPAM_PLACEHOLDERS
 
 BUILT_IN = [lesson.id for lesson in SEED_LESSONS if lesson.recipe is None]
 NEEDS_A_CLASS_CORPUS = [lesson.id for lesson in SEED_LESSONS if lesson.recipe is not None]
@@ -210,7 +210,7 @@ def test_without_a_lesson_the_id_and_name_are_required_and_nothing_is_stored(app
 
 
 def test_every_recipe_names_a_source_and_presets_the_pages_accept():
-    from webnb.state import check_presets
+    from webnb.lesson.state import check_presets
 
     for recipe in RECIPES:
         assert recipe.source and recipe.presets

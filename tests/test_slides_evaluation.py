@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from conftest import soup_of
 
-from webnb.formatting import big_count, logarithm, loss, percent, probability
+from webnb.lesson.formatting import big_count, logarithm, loss, percent, probability
 
 MATCH = "model=bernoulli&alpha=0&text=match+was+sharp"
 SPAM = "model=bernoulli&alpha=1&text=Claim+your+free+prize+now"

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from conftest import soup_of
 
-from webnb.charts import SLIDE_DENSITY_TEXT, DensityFrame, _text_width, density_chart, slide_density_frames
 from webnb.engine.gaussian.model import GaussianStatistics
 from webnb.engine.gaussian.table import NumericTable
 from webnb.examples import load_example_table
-from webnb.formatting import big_count, percent, probability, real
+from webnb.lesson.charts import SLIDE_DENSITY_TEXT, DensityFrame, _text_width, density_chart, slide_density_frames
+from webnb.lesson.formatting import big_count, percent, probability, real
 
 MATCH = "model=bernoulli&alpha=0&text=match+was+sharp"
 SPAM = "model=bernoulli&alpha=1&text=Claim+your+free+prize+now"

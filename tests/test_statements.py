@@ -11,8 +11,8 @@ from urllib.parse import urlencode
 import pytest
 from conftest import publish_lecture_corpora, soup_of
 
-from webnb.lessons import SEED_LESSONS, get_recipe
-from webnb.state import STEPS
+from webnb.lesson.seed_lessons import SEED_LESSONS, get_recipe
+from webnb.lesson.state import STEPS
 
 TEXT_SEEDS = [seed for seed in SEED_LESSONS if seed.endpoint == "inference.show" and seed.recipe is None]
 # Beyond the seeds: a lesson at α = 1 (its zero step is a what-if) and the China review that flips when repeated.

@@ -13,9 +13,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 import sqlalchemy as sa
 
-from webnb import storage as storage_module
 from webnb.engine.shared.corpus import Corpus, CorpusError
-from webnb.storage import CorpusSummary, DocumentRow, Storage, StoredCorpus, content_hash, default_url, documents
+from webnb.store import database as storage_module
+from webnb.store.database import CorpusSummary, DocumentRow, Storage, StoredCorpus, content_hash, default_url, documents
 
 
 @pytest.fixture
@@ -267,7 +267,7 @@ CLASS_SECOND = Corpus(texts=("splendid final", "awful replay"), labels=("pos", "
 
 
 def class_corpus(corpus_id: str, corpus: Corpus, name: str = "Matches"):
-    from webnb.storage import PublishedCorpus
+    from webnb.store.database import PublishedCorpus
 
     return PublishedCorpus(corpus_id, name, "for the class", "test", (("alpha", "2"),), corpus)
 
@@ -281,7 +281,7 @@ def test_a_class_corpus_id_in_use_is_refused_without_replace(store):
 
 
 def test_replace_keeps_the_place_in_the_list_and_drops_the_unused_records(store):
-    from webnb.storage import contents
+    from webnb.store.database import contents
 
     store.add_class_corpora([class_corpus("matches", CLASS_FIRST)])
     store.add_class_corpora([class_corpus("later", CLASS_SECOND, "Later")])
@@ -300,7 +300,7 @@ def test_replace_keeps_the_place_in_the_list_and_drops_the_unused_records(store)
 
 
 def test_replace_never_replaces_a_stored_corpus(store):
-    from webnb.storage import StoredCorpusId, corpora
+    from webnb.store.database import StoredCorpusId, corpora
 
     corpus_id = store.add_corpus(CLASS_FIRST, name="mine", source="paste")
     with store.engine.begin() as connection:
@@ -312,7 +312,7 @@ def test_replace_never_replaces_a_stored_corpus(store):
 
 
 def test_a_replace_that_fails_before_its_commit_leaves_the_old_corpora_whole(store, monkeypatch):
-    from webnb.storage import contents
+    from webnb.store.database import contents
 
     store.add_class_corpora([class_corpus("matches", CLASS_FIRST), class_corpus("matches-test", CLASS_SECOND)])
     before = store.class_corpora()

@@ -11,7 +11,7 @@ import pytest
 import sqlalchemy as sa
 from conftest import REPO_ROOT
 
-from webnb.storage import ANY_WORKSPACE, SQLITE_BUSY_TIMEOUT_MS, Storage
+from webnb.store.database import ANY_WORKSPACE, SQLITE_BUSY_TIMEOUT_MS, Storage
 
 
 def load_script(name: str):

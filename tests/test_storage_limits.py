@@ -14,10 +14,10 @@ from bs4 import BeautifulSoup
 from conftest import browser_from
 
 from webnb import create_app
-from webnb.admission import size_text
 from webnb.cli import main
 from webnb.engine.io.uploads import parse_pasted
-from webnb.storage import corpora, documents, jobs, shares, stored_size, workspaces
+from webnb.hosting.admission import size_text
+from webnb.store.database import corpora, documents, jobs, shares, stored_size, workspaces
 
 PASTE = "pos\tgreat match and a sharp keeper\nneg\tdull match\npos\tbrilliant goal\nneg\tslow dull game"
 
@@ -83,7 +83,7 @@ def workspace_of(client) -> str:
 
 @pytest.mark.slow  # about 1 s
 def test_a_fresh_cookie_flood_is_refused_past_the_new_workspace_limit(hosted_app, monkeypatch):
-    monkeypatch.setattr("webnb.admission.NEW_WORKSPACE_BYTES", 0)  # every paste makes a new workspace
+    monkeypatch.setattr("webnb.hosting.admission.NEW_WORKSPACE_BYTES", 0)  # every paste makes a new workspace
     app = hosted_app(WEBNB_NEW_WORKSPACES_PER_HOUR=3, WEBNB_BACKGROUND_UPLOAD_BYTES=100)
     first = student(app)
     assert [paste(client, f"flood {i}").status_code for i, client in enumerate([first, student(app)])] == [303, 303]
@@ -124,7 +124,7 @@ def test_bytes_per_hour_are_counted_per_address_not_per_workspace(hosted_app):
 
 
 def test_behind_a_trusted_proxy_each_forwarded_address_counts_apart(hosted_app, monkeypatch):
-    monkeypatch.setattr("webnb.admission.NEW_WORKSPACE_BYTES", 0)  # every paste makes a new workspace
+    monkeypatch.setattr("webnb.hosting.admission.NEW_WORKSPACE_BYTES", 0)  # every paste makes a new workspace
     app = hosted_app(WEBNB_NEW_WORKSPACES_PER_HOUR=1, WEBNB_PROXIES=1)
 
     def from_(address):
@@ -141,7 +141,7 @@ def test_behind_a_trusted_proxy_each_forwarded_address_counts_apart(hosted_app, 
 
 
 def test_the_counts_are_shared_by_processes_through_redis(hosted_app, redis_test_url, monkeypatch):
-    monkeypatch.setattr("webnb.admission.NEW_WORKSPACE_BYTES", 0)  # every paste makes a new workspace
+    monkeypatch.setattr("webnb.hosting.admission.NEW_WORKSPACE_BYTES", 0)  # every paste makes a new workspace
     url = redis_test_url
     key = secrets.token_urlsafe(40)  # the same secret: the same address keys, counted in the same Redis keys
     first, second = (hosted_app(SECRET_KEY=key, RATELIMIT_STORAGE_URI=url, WEBNB_NEW_WORKSPACES_PER_HOUR=2)
@@ -154,7 +154,7 @@ def test_the_counts_are_shared_by_processes_through_redis(hosted_app, redis_test
 
 
 def test_an_unreachable_rate_limit_store_still_counts_in_the_process(hosted_app, monkeypatch):
-    monkeypatch.setattr("webnb.admission.NEW_WORKSPACE_BYTES", 0)  # every paste makes a new workspace
+    monkeypatch.setattr("webnb.hosting.admission.NEW_WORKSPACE_BYTES", 0)  # every paste makes a new workspace
     app = hosted_app(RATELIMIT_STORAGE_URI="redis://127.0.0.1:9/0", WEBNB_NEW_WORKSPACES_PER_HOUR=1)
     assert paste(student(app)).status_code == 303
     refused = paste(student(app))
@@ -253,7 +253,7 @@ def test_a_request_notes_when_a_workspace_was_last_seen_at_most_once_an_hour(hos
 
 
 def test_cleanup_removes_exactly_the_idle_workspaces(hosted_app, monkeypatch):
-    from webnb.jobs import Job
+    from webnb.hosting.jobs import Job
 
     app = hosted_app()
     storage = app.extensions["webnb"]["storage"]
@@ -341,7 +341,7 @@ def test_cleanup_refuses_a_number_of_days_it_cannot_use(days, capsys):
 
 
 def test_the_memory_of_visits_is_bounded_and_forgets_the_longest_seen_first():
-    from webnb.workspaces import LastSeen
+    from webnb.hosting.workspaces import LastSeen
 
     now = [0.0]
     seen = LastSeen(every=3600, clock=lambda: now[0], most=1000)

@@ -15,7 +15,7 @@ from webnb.engine.gaussian.table import NumericTable
 from webnb.engine.io.uploads import inspect_table, parse_pasted_table
 from webnb.engine.shared.corpus import Corpus
 from webnb.examples import load_example_table
-from webnb.storage import ANY_WORKSPACE, Storage, corpora
+from webnb.store.database import ANY_WORKSPACE, Storage, corpora
 
 IRIS = load_example_table("iris")
 IRIS_HEADER = (*IRIS.features, "species")
@@ -381,8 +381,8 @@ def test_an_old_database_gains_the_features_column(database_url):
 
 
 def test_the_catalog_refuses_a_table_it_cannot_train_on_and_keeps_quotas(app):
-    from webnb.catalog import Quota
     from webnb.engine.shared.corpus import CorpusError
+    from webnb.hosting.catalog import Quota
 
     catalog = app.extensions["webnb"]["catalog"]
     one_class = IRIS.subset(range(10))

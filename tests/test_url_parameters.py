@@ -9,7 +9,7 @@ import pytest
 from werkzeug.datastructures import MultiDict
 
 from webnb.engine.shared.numbers import ExactNumber
-from webnb.state import (
+from webnb.lesson.state import (
     GAUSSIAN_STEPS,
     LESSON_PARAMETERS,
     PAGE_PARAMETERS,

@@ -11,8 +11,8 @@ from bs4 import BeautifulSoup
 from conftest import slow_but_the_first, soup_of
 
 from webnb import create_app
-from webnb.pages import TEXT_PAGES
-from webnb.state import STEPS
+from webnb.lesson.pages import TEXT_PAGES
+from webnb.lesson.state import STEPS
 
 # Each text page's address after /corpora/<id>: the id and the tag of the element its fragment replaces. One
 # parameter and its Beta prior need a word and a class (their own tests: test_parameter_cell, test_beta_prior).
@@ -376,7 +376,7 @@ def test_corpora_survive_a_restart(tmp_path):
 def test_log_space_step_shows_the_evidence(client):
     from fractions import Fraction
 
-    from webnb.formatting import probability
+    from webnb.lesson.formatting import probability
 
     query = {"model": "multinomial", "alpha": "1", "text": "Chinese Chinese Chinese Tokyo Japan", "step": "logspace"}
     text = soup_of(client.get("/corpora/china-japan/inference", query_string=query)).find(id="inference").get_text(" ")

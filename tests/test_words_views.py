@@ -12,7 +12,7 @@ from conftest import slow_but_the_first, soup_of
 from webnb.engine import AnalysisOptions, Corpus, VocabularyOptions, evaluate, read_corpus
 from webnb.engine.evaluation.heldout import hold_out
 from webnb.examples import load_example_corpus
-from webnb.state import entry_defaults, parse_state
+from webnb.lesson.state import entry_defaults, parse_state
 
 BUILTIN = ["match-reviews", "china-japan", "folgers-students", "spam-ham"]
 

@@ -8,7 +8,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from webnb import create_app
-from webnb.storage import ANY_WORKSPACE
+from webnb.store.database import ANY_WORKSPACE
 
 SECRET = "s" * 40
 PASTE = "pos\tgreat match and a sharp keeper\nneg\tdull match\npos\tbrilliant goal\nneg\tslow dull game"
@@ -274,8 +274,8 @@ def test_several_processes_share_the_counts_through_redis(hosted_app, redis_test
 def test_work_of_a_process_that_died_is_reported_as_stopped(hosted_app, monkeypatch):
     from datetime import datetime, timedelta, timezone
 
-    from webnb import jobs as jobs_module
-    from webnb.jobs import Job
+    from webnb.hosting import jobs as jobs_module
+    from webnb.hosting.jobs import Job
 
     app = hosted_app()
     alice = student(app)

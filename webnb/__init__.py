@@ -22,12 +22,14 @@ def create_app(test_config=None, *, instance_path=None):
     from flask import Flask
     from flask_wtf.csrf import CSRFProtect
 
-    from webnb import errors, formatting, outages, pages, ratelimits, room, security, work, workspaces
-    from webnb.cache import DEFAULT_CACHE_MB, Cache
-    from webnb.catalog import Catalog
-    from webnb.jobs import Jobs
-    from webnb.json_twins import JSONTwinProvider
-    from webnb.storage import Storage, default_url
+    from webnb import errors, room
+    from webnb.hosting import outages, ratelimits, security, work, workspaces
+    from webnb.hosting.cache import DEFAULT_CACHE_MB, Cache
+    from webnb.hosting.catalog import Catalog
+    from webnb.hosting.jobs import Jobs
+    from webnb.lesson import formatting, pages
+    from webnb.lesson.json_twins import JSONTwinProvider
+    from webnb.store.database import Storage, default_url
     from webnb.views import (
         additions,
         compare,
@@ -77,7 +79,8 @@ def create_app(test_config=None, *, instance_path=None):
     storage = Storage(database_url)
     storage.create_schema()
     workspaces.check_database(app, storage)  # local mode refuses a database of hosted workspaces, unless allowed
-    # What one process keeps of counted corpora (documents, statistics, matrices), in megabytes (webnb/cache.py).
+    # What one process keeps of counted corpora (documents, statistics, matrices), in megabytes
+    # (webnb/hosting/cache.py).
     cache_mb = float(app.config.setdefault("WEBNB_CACHE_MB", float(os.environ.get("WEBNB_CACHE_MB", DEFAULT_CACHE_MB))))
     # Every cache lives here, made with the app, so a new app starts with empty ones. One per purpose, each with the
     # bound that suits it: counted corpora by bytes (their sizes differ a thousandfold; the catalog's cache), the
@@ -91,7 +94,7 @@ def create_app(test_config=None, *, instance_path=None):
         "sweeps": Cache(max_entries=evaluation.SWEEPS_KEPT),
         "parameter_tables": Cache(max_entries=parameters.PARAMETER_TABLES_KEPT),
     }
-    work.init_app(app)  # the memory cap per piece of work and the heavy computations at once (webnb/work.py)
+    work.init_app(app)  # the memory cap per piece of work and the heavy computations at once (webnb/hosting/work.py)
     CSRFProtect(app)
     security.init_app(app)
     ratelimits.init_app(app)  # per workspace, in hosted mode only

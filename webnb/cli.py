@@ -30,8 +30,8 @@ from webnb.engine.io.uploads import inspect_table, read_numeric_table
 from webnb.engine.shared.numbers import is_plain_decimal, is_whole, parse_decimal, parse_whole
 from webnb.engine.shared.plain import fraction_text, ratio_text
 from webnb.engine.text.analysis import PLACEHOLDERS, STEMMERS, STRIP_ACCENTS, TOKEN_PATTERNS
-from webnb.lessons import ARCHIVES, RECIPES, ClassCorpusRecipe, get_recipe
-from webnb.state import MAX_FEATURES, MAX_SEED, MAX_VAR_SMOOTHING, counting_options, document_bound, preset_state
+from webnb.lesson.seed_lessons import ARCHIVES, RECIPES, ClassCorpusRecipe, get_recipe
+from webnb.lesson.state import MAX_FEATURES, MAX_SEED, MAX_VAR_SMOOTHING, counting_options, document_bound, preset_state
 
 # -- argument parsing ---------------------------------------------------------------------------
 
@@ -284,7 +284,7 @@ CORPORA_EXAMPLES = """examples:
   webnb corpora list
   webnb corpora remove film-reviews"""
 
-# Where each original file webnb can publish comes from (webnb/lessons.py), for the help of ``corpora add``.
+# Where each original file webnb can publish comes from (webnb/lesson/seed_lessons.py), for the help of ``corpora add``.
 ARCHIVE_SOURCES = "where the original files come from (webnb does not ship them):\n" + "\n".join(
     textwrap.fill(archive.credit, width=100, initial_indent="  ", subsequent_indent="    ", break_long_words=False,
                   break_on_hyphens=False) for archive in ARCHIVES)
@@ -576,7 +576,7 @@ def run_serve(args) -> int:
 
 def warn_when_exposed_with_proxies(app, host: str) -> None:
     """Say so on standard error when proxies are trusted (WEBNB_PROXIES) and the server listens beyond loopback."""
-    from webnb.security import exposed_addresses, proxies_warning
+    from webnb.hosting.security import exposed_addresses, proxies_warning
 
     if int(app.config.get("WEBNB_PROXIES", 0)) > 0 and exposed_addresses([host]):
         print(f"webnb: warning: {proxies_warning([host])}", file=sys.stderr)
@@ -619,7 +619,8 @@ def _on_the_served_database(command: str, work, args, out, *, nothing_done: str,
     from webnb import create_app
 
     try:
-        # Not a server: nothing is listed to anyone, so a hosted database is no reason to refuse (webnb/workspaces.py).
+        # Not a server: nothing is listed to anyone, so a hosted database is no reason to refuse
+        # (webnb/hosting/workspaces.py).
         with _allowing_workspaces():
             app = create_app()
     except (RuntimeError, sa.exc.SQLAlchemyError) as error:  # hosted without a secret; no database
@@ -655,7 +656,7 @@ def _allowing_workspaces():
 def _clean_up(storage, config, args, out) -> int:
     from datetime import datetime, timedelta, timezone
 
-    from webnb.admission import address_key, size_text
+    from webnb.hosting.admission import address_key, size_text
 
     verb = "Would remove" if args.dry_run else "Removed"
     if args.created_by is not None:
@@ -685,7 +686,7 @@ def _clean_up(storage, config, args, out) -> int:
 def _remove_workspaces(listed, remove, args, out) -> list:
     """``remove(workspace)`` each listed workspace (none with ``--dry-run``), printing a line for each; what was
     (or would be) removed."""
-    from webnb.admission import size_text
+    from webnb.hosting.admission import size_text
 
     verb = "Would remove" if args.dry_run else "Removed"
     removed = []
@@ -716,7 +717,7 @@ def _published(args) -> list:
     their presets as (address parameter, text) pairs, checked by the pages' parser."""
     from webnb.engine.gaussian.table import NumericTable
     from webnb.engine.io.uploads import read_upload
-    from webnb.storage import PublishedCorpus
+    from webnb.store.database import PublishedCorpus
 
     recipe = _recipe_with_options(args)
     path = Path(args.path)
@@ -784,8 +785,8 @@ def _only_labels(corpus, labels: tuple[str, ...], path: str | None = None):
 
 
 def _publish(app, args, out, *, published) -> int:
-    from webnb.catalog import check_class_corpus_id
-    from webnb.storage import StoredCorpusId
+    from webnb.hosting.catalog import check_class_corpus_id
+    from webnb.store.database import StoredCorpusId
 
     catalog = app.extensions["webnb"]["catalog"]
     for entry in published:

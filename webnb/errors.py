@@ -4,10 +4,10 @@ Flask's bare page, never an exception's text (the log keeps it).
 
 - 400, 403, 404, 405 and every other 4xx that Flask, Werkzeug or an ``abort(…)`` raised (``client_error``), the
   words of ``abort(code, words)`` when it has them;
-- 413, a request over one of the limits of webnb/security.py: the address, a form field or a file;
-- 429, too many requests from one workspace (webnb/ratelimits.py);
-- 503 when every slot for heavy work is taken, and 422 for work over the memory cap (webnb/work.py);
-- 503 when the database cannot be reached, 507 when its disk is full (webnb/outages.py);
+- 413, a request over one of the limits of webnb/hosting/security.py: the address, a form field or a file;
+- 429, too many requests from one workspace (webnb/hosting/ratelimits.py);
+- 503 when every slot for heavy work is taken, and 422 for work over the memory cap (webnb/hosting/work.py);
+- 503 when the database cannot be reached, 507 when its disk is full (webnb/hosting/outages.py);
 - 500, a bug of webnb's own;
 - 202, not an error: a page whose numbers are still being computed shows their progress (webnb/views/jobs.py).
 """
@@ -21,13 +21,13 @@ from flask_limiter.errors import RateLimitExceeded
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
 
-from webnb import outages, security
 from webnb.answers import is_htmx, refusal, wants_json
 from webnb.engine.shared.budget import WorkTooLarge
+from webnb.hosting import outages, security
+from webnb.hosting.work import RETRY_AFTER_SECONDS, Busy
 from webnb.views import corpus as corpus_views
 from webnb.views import jobs as job_views
 from webnb.views.common import WorkInProgress
-from webnb.work import RETRY_AFTER_SECONDS, Busy
 
 
 def init_app(app) -> None:
@@ -85,7 +85,8 @@ def _client_error_words(error: HTTPException) -> tuple[str, str]:
 
 
 def too_large(_error):
-    """A request over one of the limits of webnb/security.py: a long address, a large form field or a large file.
+    """A request over one of the limits of webnb/hosting/security.py: a long address, a large form field or a large
+    file.
     A form comes back with its message where it was sent from."""
     kind, message = security.too_large_message()
     if wants_json():

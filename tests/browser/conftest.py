@@ -19,7 +19,7 @@ import pytest
 from conftest import serving, skip_unless_ci
 
 from webnb import create_app
-from webnb.state import STEPS
+from webnb.lesson.state import STEPS
 
 PROJECTOR = {"width": 1024, "height": 768}
 

@@ -11,7 +11,7 @@ import pytest
 from accessibility import axe_violations
 from playwright.sync_api import expect
 
-from webnb import pages
+from webnb.lesson import pages
 
 BODY_TYPE = 24  # the slide's running text
 SMALLEST_TYPE = 20  # anything on a slide, charts included

@@ -48,7 +48,7 @@ def lecture_corpora(served_app, shared_corpora, tmp_path_factory) -> dict[str, d
     from conftest import publish_lecture_corpora
 
     from browser.slides import publish_twenty_sample
-    from webnb.lessons import get_recipe
+    from webnb.lesson.seed_lessons import get_recipe
 
     publish_lecture_corpora(served_app, shared_corpora, tmp_path_factory.mktemp("lecture"))
     publish_twenty_sample(served_app, shared_corpora, tmp_path_factory.mktemp("twenty"), TWENTY, PER_CLASS)
@@ -151,11 +151,12 @@ def test_a_slide_that_counts_shows_its_progress_inside_the_deck(page, server_url
                                                                  tmp_path):
     """Issue 36, part 2: a slide whose words must be counted first (options no process has counted) shows the
     progress as a slide, in the deck's theme, with its bar, then the slide itself. The count is held for 5 s at the
-    named point ``counting`` (webnb/faults.py), so that the progress is on screen whatever the machine's speed."""
-    import webnb.faults
+    named point ``counting`` (webnb/store/faults.py), so that the progress is on screen whatever the machine's
+    speed."""
+    import webnb.store.faults
 
     monkeypatch.setenv("WEBNB_PAUSE_AT", f"counting:{tmp_path / 'paused'}")
-    monkeypatch.setattr(webnb.faults, "PAUSE_SECONDS", 5)
+    monkeypatch.setattr(webnb.store.faults, "PAUSE_SECONDS", 5)
     settings = {**lecture_corpora["sms-spam"], "stop_words": "english", "ngrams": "1-2", "presenter": "1",
                 "theme": "dark"}
     before = f"{server_url}/corpora/sms-spam?{urlencode({**lecture_corpora['sms-spam'], 'presenter': '1'})}"

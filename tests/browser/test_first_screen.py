@@ -10,8 +10,8 @@ from playwright.sync_api import expect
 
 from webnb import create_app
 from webnb.engine.shared.corpus import Corpus
-from webnb.state import GAUSSIAN_STEPS, STEPS, counting_options
-from webnb.storage import PublishedCorpus
+from webnb.lesson.state import GAUSSIAN_STEPS, STEPS, counting_options
+from webnb.store.database import PublishedCorpus
 
 from .conftest import htmx_settled, lazy_parts_loaded, query_of
 

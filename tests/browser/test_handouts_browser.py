@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from webnb import pages
+from webnb.lesson import pages
 
 pytestmark = pytest.mark.browser
 
@@ -142,7 +142,7 @@ def lecture_corpora(served_app, shared_corpora, tmp_path_factory) -> dict[str, d
     from conftest import publish_lecture_corpora
 
     from browser.slides import publish_twenty_sample
-    from webnb.lessons import get_recipe
+    from webnb.lesson.seed_lessons import get_recipe
 
     publish_lecture_corpora(served_app, shared_corpora, tmp_path_factory.mktemp("lecture"))
     publish_twenty_sample(served_app, shared_corpora, tmp_path_factory.mktemp("twenty"), TWENTY, 40)

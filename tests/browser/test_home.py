@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from webnb.examples import EXAMPLES, load_example_corpus
-from webnb.lessons import SEED_LESSONS
+from webnb.lesson.seed_lessons import SEED_LESSONS
 
 from .conftest import PROJECTOR, scroll_width
 

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 import pytest
 from accessibility import axe_violations
 
-from webnb.state import STEPS
+from webnb.lesson.state import STEPS
 from webnb.views.inference import STEP_TITLES
 
 from .conftest import PROJECTOR, htmx_settled, query_of, response_to, scroll_width, url_with

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from webnb.examples import EXAMPLES, TABLE_EXAMPLES
-from webnb.state import GAUSSIAN_STEPS, STEPS
+from webnb.lesson.state import GAUSSIAN_STEPS, STEPS
 
 from .conftest import PROJECTOR, lazy_parts_loaded
 

@@ -10,8 +10,8 @@ from playwright.sync_api import expect
 
 from browser.slides import open_folded
 from webnb.examples import TABLE_EXAMPLES
-from webnb.lessons import SPAM_PLACEHOLDERS, get_recipe
-from webnb.state import GAUSSIAN_STEPS, STEPS
+from webnb.lesson.seed_lessons import SPAM_PLACEHOLDERS, get_recipe
+from webnb.lesson.state import GAUSSIAN_STEPS, STEPS
 
 pytestmark = pytest.mark.browser
 

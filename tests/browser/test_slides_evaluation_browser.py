@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from browser.slides import MEASURE, SMALLEST_TYPE, publish_twenty_sample, slide_problems
 from browser.test_deck_browser import LESSONS
-from webnb.formatting import probability
+from webnb.lesson.formatting import probability
 
 pytestmark = pytest.mark.browser
 

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from browser.slides import axe_problems, press
 from browser.test_deck_browser import first_slide_url, walk_by_keyboard
-from webnb import pages
+from webnb.lesson import pages
 
 pytestmark = pytest.mark.browser
 

@@ -24,7 +24,7 @@ def init_app(app) -> None:
     # Imported here: importing one module of the room (lecture, for the command line) must not load every view.
     from limits.storage import MemoryStorage
 
-    from webnb.cache import Cache
+    from webnb.hosting.cache import Cache
     from webnb.room import broker, events, following, hall, joining, questions, stream
 
     room = app.extensions["webnb"]

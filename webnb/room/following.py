@@ -2,7 +2,7 @@
 once per process for every follower who asks for the same bytes.
 
 The one seam between the room and the lesson: ``follow_lesson_pages(app)`` wraps the view of every page of the lesson
-(the list in webnb/pages.py) in ``followed``, which
+(the list in webnb/lesson/pages.py) in ``followed``, which
 
 1. gives a following student the drawing another follower's identical request made (``drawing_key``), with their own
    CSRF token, before the page is computed;
@@ -22,8 +22,8 @@ from flask_wtf.csrf import generate_csrf
 from limits import parse_many
 from limits.strategies import FixedWindowRateLimiter
 
-from webnb import pages
 from webnb.answers import refusal, wants_json
+from webnb.lesson import pages
 from webnb.room import events
 from webnb.room.hall import (
     came_from_elsewhere,

@@ -15,14 +15,14 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 from flask import current_app, request, session
 from werkzeug.datastructures import MultiDict
 
-from webnb import pages
 from webnb.answers import refusal
-from webnb.notation import NOTATIONS
+from webnb.hosting.workspaces import current_workspace, hosted, may_start
+from webnb.lesson import pages
+from webnb.lesson.notation import NOTATIONS
+from webnb.lesson.state import entry_defaults, parse_state
 from webnb.room import broker as room_broker
 from webnb.room import lecture
-from webnb.state import entry_defaults, parse_state
 from webnb.views.common import catalog
-from webnb.workspaces import current_workspace, hosted
 
 
 def now() -> datetime:
@@ -36,20 +36,6 @@ def room_storage():
 
 
 # --- who may do what ----------------------------------------------------------------------------------------------
-
-
-def may_start() -> bool:
-    """Whether this browser may start a class: the owner in local mode; in hosted mode one that gave the key."""
-    return not hosted() or (bool(instructor_key()) and session.get("instructor") is True)
-
-
-def offers_start() -> bool:
-    """Whether the home page offers "Start a class" here at all (hosted mode without a key offers nothing)."""
-    return not hosted() or bool(instructor_key())
-
-
-def instructor_key() -> str:
-    return current_app.config.get("WEBNB_INSTRUCTOR_KEY") or ""
 
 
 def leads(code: str) -> bool:

@@ -6,7 +6,7 @@ Who may start a class: in local mode the app's owner (anyone at the laptop); in 
 operator's instructor key (``WEBNB_INSTRUCTOR_KEY``; without it, hosted mode offers no control). Who leads a class:
 the browser that started it or opened the lecturer's link, whose secret only the lecturer has.
 
-Guessing codes is braked in hosted mode, where the rate limits apply (webnb/ratelimits.py), never the hall: past
+Guessing codes is braked in hosted mode, where the rate limits apply (webnb/hosting/ratelimits.py), never the hall: past
 ``WRONG_CODES_PER_WORKSPACE`` wrong codes of a workspace or ``WRONG_CODES_PER_ADDRESS`` of its client address, every
 try from there carries a proof of work (webnb/room/proof.py) before its code is looked at, and a right code with its
 proof always gets in. Joining again a class this browser is in counts nothing. Instructor keys have counts of their
@@ -23,15 +23,15 @@ from jinja2_fragments.flask import render_block
 from limits import parse as parse_limit
 from limits.strategies import FixedWindowRateLimiter
 
-from webnb.admission import address_key
 from webnb.answers import refusal, wants_json
+from webnb.hosting.admission import address_key
+from webnb.hosting.workspaces import current_workspace, hosted, instructor_key
 from webnb.room import broker as room_broker
 from webnb.room import lecture, proof
 from webnb.room.hall import (
     forget_state,
     headcount,
     in_the_deck,
-    instructor_key,
     led_class,
     make_lecturer,
     member_of,
@@ -42,7 +42,6 @@ from webnb.room.hall import (
     student_id,
 )
 from webnb.views.common import catalog
-from webnb.workspaces import current_workspace, hosted
 
 bp = Blueprint("joining", __name__)
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from urllib.parse import quote, urlencode
 
-from webnb.storage import ClassRecord, Storage
+from webnb.store.database import ClassRecord, Storage
 
 LOOK_ALIKES = frozenset("0O1IL5S2Z8B")
 CODE_ALPHABET = "".join(c for c in string.digits + string.ascii_uppercase if c not in LOOK_ALIKES)
@@ -151,7 +151,7 @@ class Setting:
 
 
 def setting_of(corpus_name: str, state, pseudo_count: str, test_corpus_name: str = "") -> Setting:
-    """The Setting of a question asked at the lesson state ``state`` (webnb/state.py LessonState)."""
+    """The Setting of a question asked at the lesson state ``state`` (webnb/lesson/state.py LessonState)."""
     scored_on = {"split": "held-out", "training": "training"}.get(state.test, "test corpus")
     return Setting(corpus=corpus_name, model=state.model, pseudo_count=pseudo_count, alpha=str(state.alpha),
                    floor=bool(state.floor), scored_on=scored_on,

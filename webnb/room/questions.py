@@ -28,10 +28,12 @@ from limits.strategies import FixedWindowRateLimiter
 from werkzeug.datastructures import MultiDict
 
 from webnb.answers import refusal, wants_json
-from webnb.charts import accuracy_only, sweep_chart
 from webnb.engine.evaluation.sweep import MarkedSweep
 from webnb.engine.export.tables import csv_text
-from webnb.notation import NOTATIONS
+from webnb.hosting.work import Busy
+from webnb.lesson.charts import accuracy_only, sweep_chart
+from webnb.lesson.notation import NOTATIONS
+from webnb.lesson.state import entry_defaults, parse_alpha, parse_state, read_alpha_answer
 from webnb.room import broker as room_broker
 from webnb.room import lecture
 from webnb.room.following import followed
@@ -46,11 +48,9 @@ from webnb.room.hall import (
     setting_at,
     student_id,
 )
-from webnb.state import entry_defaults, parse_alpha, parse_state, read_alpha_answer
 from webnb.views.common import LARGE_CORPUS, catalog, load_lesson
 from webnb.views.evaluation import score_on, sweep_for
 from webnb.views.inference import lesson_explained
-from webnb.work import Busy
 
 bp = Blueprint("questions", __name__)
 

@@ -13,10 +13,10 @@ import logging
 from flask import Blueprint, Response, current_app, request, session
 
 from webnb.answers import refusal
+from webnb.hosting.workspaces import hosted
 from webnb.room import events
 from webnb.room.broker import BrokerUnavailable
 from webnb.room.hall import now
-from webnb.workspaces import hosted
 
 bp = Blueprint("events", __name__)
 logger = logging.getLogger("webnb.room")

@@ -6,11 +6,11 @@ from dataclasses import dataclass
 
 from flask import Blueprint, redirect, request, url_for
 
-from webnb.catalog import CorpusEntry
 from webnb.engine import CorpusError
 from webnb.engine.pages.additions import Addition, add_document, corpus_with_document, document_problem
-from webnb.notation import NOTATIONS
-from webnb.state import MAX_TEXT_LENGTH, entry_defaults, parse_state, read_parameter
+from webnb.hosting.catalog import CorpusEntry
+from webnb.lesson.notation import NOTATIONS
+from webnb.lesson.state import MAX_TEXT_LENGTH, entry_defaults, parse_state, read_parameter
 from webnb.views.common import LARGE_CORPUS, catalog, corpus_or_404, load_lesson, respond, start_job, wants_json
 
 bp = Blueprint("additions", __name__)

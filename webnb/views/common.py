@@ -21,16 +21,23 @@ from flask import (
 )
 from jinja2_fragments.flask import render_block
 
-from webnb import pages
-from webnb.admission import address_key
 from webnb.answers import is_htmx, wants_json
-from webnb.catalog import CorpusEntry, ScopedCatalog
 from webnb.engine import NaiveBayes, TrainingSet
 from webnb.engine.shared.numbers import ExactNumber
-from webnb.notation import NOTATIONS
-from webnb.state import LESSON_PARAMETERS, TABLE_PARAMETERS, LessonState, entry_defaults, parse_state, read_parameter
-from webnb.storage import ANY_WORKSPACE
-from webnb.workspaces import current_workspace, hosted, quota
+from webnb.hosting.admission import address_key
+from webnb.hosting.catalog import CorpusEntry, ScopedCatalog
+from webnb.hosting.workspaces import current_workspace, hosted, quota
+from webnb.lesson import pages
+from webnb.lesson.notation import NOTATIONS
+from webnb.lesson.state import (
+    LESSON_PARAMETERS,
+    TABLE_PARAMETERS,
+    LessonState,
+    entry_defaults,
+    parse_state,
+    read_parameter,
+)
+from webnb.store.database import ANY_WORKSPACE
 
 
 def catalog() -> ScopedCatalog:
@@ -90,7 +97,7 @@ class Linking:
     def parameter_table(self):
         return LESSON_PARAMETERS if self.kind == "text" else TABLE_PARAMETERS
 
-    # -- the presenter's deck (webnb/pages.py) --------------------------------------------------------------------
+    # -- the presenter's deck (webnb/lesson/pages.py) ------------------------------------------------------------------
 
     def deck(self) -> pages.DeckPosition | None:
         """Where this request's slide stands in the lecture, in presenter mode on a page of the deck; else None."""
@@ -130,7 +137,8 @@ class TextLesson(Linking):
 
     @property
     def notation(self):
-        """The lesson's notation (webnb/notation.py): the names of φ, ψ, θ and the pseudo-count on every part of a
+        """The lesson's notation (webnb/lesson/notation.py): the names of φ, ψ, θ and the pseudo-count on every part of
+        a
         page, the deck's bar and keys included."""
         return NOTATIONS[self.state.notation]
 
@@ -289,7 +297,7 @@ def _start_counting(entry: CorpusEntry, analysis, vocabulary):
 def start_job(title: str, work, key=None, unit: str = "documents"):
     """Background work on behalf of this request's workspace (only it may watch the progress). A job with a ``key``
     replaces the workspace's job still waiting to start; jobs start in turn across client addresses and workspaces,
-    and past ``WEBNB_MAX_QUEUED_JOBS`` waiting ones the page answers 503 with Retry-After (webnb/jobs.py)."""
+    and past ``WEBNB_MAX_QUEUED_JOBS`` waiting ones the page answers 503 with Retry-After (webnb/hosting/jobs.py)."""
     # The client address, as a keyed hash only (hosted mode; in local mode there is one user).
     address = address_key(request.remote_addr, current_app.config["SECRET_KEY"]) if hosted() else None
     return current_app.extensions["webnb"]["jobs"].start(

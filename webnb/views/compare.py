@@ -19,11 +19,11 @@ from webnb.engine.evaluation.comparison import (
 from webnb.engine.evaluation.heldout import HeldOut
 from webnb.engine.shared import budget
 from webnb.engine.shared.plain import number
-from webnb.state import DEFAULT_C, read_parameter
+from webnb.hosting.work import heavy
+from webnb.hosting.workspaces import hosted
+from webnb.lesson.state import DEFAULT_C, read_parameter
 from webnb.views.common import LARGE_CORPUS, WorkInProgress, load_held_out, load_lesson, respond, start_job, wants_json
 from webnb.views.evaluation import held_out_key
-from webnb.work import heavy
-from webnb.workspaces import hosted
 
 bp = Blueprint("compare", __name__)
 
@@ -74,7 +74,7 @@ def _comparison(lesson, held, C: float) -> Comparison:
     if comparison is not None:
         return comparison
     stopping = _stopping(held)
-    training = held.training  # and the memory cap (WEBNB_MAX_WORK_MB, webnb/work.py), before anything starts
+    training = held.training  # and the memory cap (WEBNB_MAX_WORK_MB, webnb/hosting/work.py), before anything starts
     # The stored counts are the (document, word) pairs, which the class statistics count already: loading the
     # document × word matrix to learn its size would be the first piece of the work the cap may refuse.
     stored = int(training.statistics.document_count_.sum())

@@ -6,7 +6,6 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, current_app, redirect, request, url_for
 
-from webnb.catalog import CorpusEntry
 from webnb.engine import CorpusError
 from webnb.engine.io.archives import Upload
 from webnb.engine.io.uploads import (
@@ -18,8 +17,9 @@ from webnb.engine.io.uploads import (
     read_upload,
 )
 from webnb.engine.pages.document_window import DocumentWindow, document_pages, document_window
-from webnb.state import read_parameter
-from webnb.storage import CorpusSummary
+from webnb.hosting.catalog import CorpusEntry
+from webnb.lesson.state import read_parameter
+from webnb.store.database import CorpusSummary
 from webnb.views.common import catalog, class_corpora_with_tests, load_lesson, page_number, respond, start_job
 
 bp = Blueprint("corpus", __name__)

@@ -5,14 +5,15 @@ from dataclasses import dataclass
 
 from flask import Blueprint, current_app, request, url_for
 
-from webnb.charts import sweep_chart
 from webnb.engine import CorpusError, evaluate
 from webnb.engine.evaluation.heldout import HeldOut
 from webnb.engine.evaluation.mistakes import Mistakes, misclassified, mistake_pages
 from webnb.engine.evaluation.scores import Score
 from webnb.engine.evaluation.sweep import MarkedSweep
 from webnb.engine.pages.insights import DEFAULT_ALPHAS, AlphaSweep, alpha_sweep
-from webnb.notation import NOTATIONS
+from webnb.hosting.work import heavy
+from webnb.lesson.charts import sweep_chart
+from webnb.lesson.notation import NOTATIONS
 from webnb.views.common import (
     LARGE_CORPUS,
     TextLesson,
@@ -25,7 +26,6 @@ from webnb.views.common import (
     start_job,
     wants_json,
 )
-from webnb.work import heavy
 
 bp = Blueprint("evaluation", __name__)
 
@@ -95,7 +95,7 @@ def sweep_for(lesson: TextLesson, held: HeldOut, page: bool = False) -> AlphaSwe
         raise WorkInProgress(start_job(title, work, key=("sweep", key), unit="values of α"))
 
     def sweep() -> AlphaSweep:
-        with heavy(len(held.training.corpus)):  # at most WEBNB_MAX_HEAVY_WORK at once (webnb/work.py)
+        with heavy(len(held.training.corpus)):  # at most WEBNB_MAX_HEAVY_WORK at once (webnb/hosting/work.py)
             return alpha_sweep(held.training, held.test_matrix, held.test_labels, **settings)
 
     return sweeps.get_or_build(key, sweep)

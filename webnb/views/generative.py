@@ -5,13 +5,13 @@ from dataclasses import dataclass
 
 from flask import Blueprint, request
 
-from webnb.charts import repeat_doubt_chart, repeat_posterior_chart
 from webnb.engine.evaluation.heldout import HeldOut
 from webnb.engine.pages.confidence import CurveReading, read_curve
 from webnb.engine.pages.insights import Calibration, calibration, overconfidence
 from webnb.engine.pages.sampling import SampleStory, sample_story
-from webnb.notation import NOTATIONS
-from webnb.state import read_parameter
+from webnb.lesson.charts import repeat_doubt_chart, repeat_posterior_chart
+from webnb.lesson.notation import NOTATIONS
+from webnb.lesson.state import read_parameter
 from webnb.views.common import load_held_out, load_lesson, respond
 
 bp = Blueprint("generative", __name__)

@@ -33,10 +33,10 @@ from markupsafe import escape
 from werkzeug.exceptions import HTTPException
 from werkzeug.test import EnvironBuilder
 
-from webnb import pages
 from webnb.answers import wants_json
-from webnb.notation import NOTATIONS
-from webnb.state import LESSON_PARAMETERS, TABLE_PARAMETERS, parse_state, parse_table_state
+from webnb.lesson import pages
+from webnb.lesson.notation import NOTATIONS
+from webnb.lesson.state import LESSON_PARAMETERS, TABLE_PARAMETERS, parse_state, parse_table_state
 from webnb.views.common import WorkInProgress, catalog, corpus_or_404, download, entry_defaults, load_lesson
 from webnb.views.gaussian.lesson import load_table_lesson, table_defaults
 

@@ -6,12 +6,13 @@ from dataclasses import dataclass
 
 from flask import Blueprint, url_for
 
-from webnb.catalog import CorpusEntry
 from webnb.engine.gaussian.table import NumericTable
 from webnb.engine.shared.corpus import Corpus
 from webnb.examples import EXAMPLES, TABLE_EXAMPLES, Example, TableExample, load_example_corpus, load_example_table
-from webnb.lessons import SEED_LESSONS, SeedLesson, get_recipe
-from webnb.outages import STORAGE_ERRORS
+from webnb.hosting.catalog import CorpusEntry
+from webnb.hosting.outages import STORAGE_ERRORS
+from webnb.hosting.workspaces import may_start, offers_start
+from webnb.lesson.seed_lessons import SEED_LESSONS, SeedLesson, get_recipe
 from webnb.views.common import catalog, class_corpora_with_tests, respond
 
 bp = Blueprint("home", __name__)
@@ -118,8 +119,6 @@ class ClassStart:
 
 
 def _class_start() -> ClassStart:
-    from webnb.room.hall import may_start, offers_start
-
     offered = offers_start()
     corpora = ()
     if offered:

@@ -5,10 +5,10 @@ from dataclasses import dataclass, replace
 
 from flask import Blueprint, request
 
-from webnb import pages
 from webnb.engine.pages.lesson import PRODUCT_DEMONSTRATION, Lesson, build_lesson
-from webnb.notation import NOTATIONS
-from webnb.state import MAX_TEXT_LENGTH, STEPS, read_parameter
+from webnb.lesson import pages
+from webnb.lesson.notation import NOTATIONS
+from webnb.lesson.state import MAX_TEXT_LENGTH, STEPS, read_parameter
 from webnb.views.common import catalog, load_lesson, respond
 
 bp = Blueprint("inference", __name__)

@@ -15,8 +15,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 from flask import Blueprint, abort, make_response, redirect, request
 from werkzeug.datastructures import MultiDict
 
-from webnb.jobs import Job
-from webnb.state import parse_state
+from webnb.hosting.jobs import Job
+from webnb.lesson.state import parse_state
 from webnb.views.common import find_job, is_htmx, respond
 
 bp = Blueprint("jobs", __name__)

@@ -6,11 +6,11 @@ from dataclasses import dataclass
 import numpy as np
 from flask import Blueprint, request
 
-from webnb import pages
 from webnb.engine.pages.matrix_window import MatrixRow, MatrixWindow, matrix_pages
 from webnb.engine.pages.matrix_window import matrix_window as window_of
 from webnb.engine.text.bag import document_frequency
-from webnb.state import read_parameter
+from webnb.lesson import pages
+from webnb.lesson.state import read_parameter
 from webnb.views.common import load_lesson, page_number, respond, word_filter, words_containing
 
 bp = Blueprint("matrix", __name__)

@@ -6,12 +6,12 @@ from dataclasses import dataclass
 import numpy as np
 from flask import Blueprint, current_app, request
 
-from webnb import pages
 from webnb.engine.pages.estimate import Estimate, estimate
 from webnb.engine.pages.parameter_table import WholeTable, parameter_pages, parameter_table
 from webnb.engine.text.models import NaiveBayes
-from webnb.notation import NOTATIONS
-from webnb.state import read_parameter
+from webnb.lesson import pages
+from webnb.lesson.notation import NOTATIONS
+from webnb.lesson.state import read_parameter
 from webnb.views.common import load_lesson, page_number, respond, word_filter, words_containing
 
 bp = Blueprint("parameters", __name__)

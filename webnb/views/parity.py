@@ -8,7 +8,7 @@ from __future__ import annotations
 from flask import Blueprint, current_app, request, url_for
 
 from webnb.engine.evaluation.parity import ParityCheck, evaluation_parity, parameters_parity
-from webnb.state import read_parameter
+from webnb.lesson.state import read_parameter
 from webnb.views.common import WorkInProgress, is_htmx, load_held_out, load_lesson, respond
 
 bp = Blueprint("parity", __name__)

@@ -5,11 +5,11 @@ from dataclasses import dataclass
 
 from flask import Blueprint, request
 
-from webnb.beta_chart import BetaChart, beta_chart
 from webnb.engine.pages.beta_prior import BetaPrior, beta_prior
 from webnb.engine.shared.numbers import ExactNumber
-from webnb.notation import NOTATIONS
-from webnb.state import read_parameter
+from webnb.lesson.beta_chart import BetaChart, beta_chart
+from webnb.lesson.notation import NOTATIONS
+from webnb.lesson.state import read_parameter
 from webnb.views.common import load_lesson, respond
 
 bp = Blueprint("prior", __name__)

@@ -5,8 +5,8 @@ from dataclasses import dataclass
 
 from flask import Blueprint, abort, current_app, redirect, url_for
 
-from webnb.catalog import CorpusEntry
 from webnb.engine import CorpusError
+from webnb.hosting.catalog import CorpusEntry
 from webnb.views.common import catalog, corpus_or_404, respond
 
 bp = Blueprint("sharing", __name__)

@@ -17,8 +17,8 @@ from webnb.engine.pages.telling_words import (
     default_top,
     telling_words,
 )
-from webnb.notation import NOTATIONS
-from webnb.state import K_RANGE, TOP_RANGE, read_parameter
+from webnb.lesson.notation import NOTATIONS
+from webnb.lesson.state import K_RANGE, TOP_RANGE, read_parameter
 from webnb.views.common import LARGE_CORPUS, catalog, find_job, is_htmx, load_lesson, respond, start_job
 
 bp = Blueprint("words", __name__)

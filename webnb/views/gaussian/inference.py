@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from webnb import pages
-from webnb.charts import density_chart, slide_density_frames
 from webnb.engine.gaussian.lesson import far_row, typical_row, zero_width_cells
 from webnb.engine.gaussian.model import GaussianExplanation, explain
-from webnb.state import GAUSSIAN_STEPS
+from webnb.lesson import pages
+from webnb.lesson.charts import density_chart, slide_density_frames
+from webnb.lesson.state import GAUSSIAN_STEPS
 from webnb.views.common import respond
 from webnb.views.gaussian.lesson import TableLesson, load_table_lesson
 

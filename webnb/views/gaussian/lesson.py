@@ -5,12 +5,12 @@ from dataclasses import dataclass
 
 from flask import abort, redirect, request, url_for
 
-from webnb.catalog import CorpusEntry
 from webnb.engine.gaussian.lesson import typical_row
 from webnb.engine.gaussian.model import GaussianStatistics
 from webnb.engine.gaussian.table import NumericTable
 from webnb.engine.shared.numbers import parse_decimal, parse_whole
-from webnb.state import (
+from webnb.hosting.catalog import CorpusEntry
+from webnb.lesson.state import (
     MAX_SEED,
     MAX_VAR_SMOOTHING,
     SMALLEST_SPLIT_CORPUS,

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from webnb.charts import density_chart, slide_density_frames
 from webnb.engine.gaussian.lesson import GaussianParameters, gaussian_parameters
+from webnb.lesson.charts import density_chart, slide_density_frames
 from webnb.views.common import respond
 from webnb.views.gaussian.lesson import TableLesson, load_table_lesson
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import request, url_for
 
 from webnb.engine.evaluation.parity import ParityCheck, gaussian_parity
-from webnb.state import read_parameter
+from webnb.lesson.state import read_parameter
 from webnb.views.gaussian.evaluation import held_rows
 from webnb.views.gaussian.lesson import load_table_lesson
 from webnb.views.parity import parity_answer

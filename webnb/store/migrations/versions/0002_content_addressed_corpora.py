@@ -24,14 +24,14 @@ down_revision = "0001"
 branch_labels = None
 depends_on = None
 
-DOCUMENT_OVERHEAD_BYTES = 200  # as webnb/storage.py's stored_size counted it at this revision
+DOCUMENT_OVERHEAD_BYTES = 200  # as webnb/store/database.py's stored_size counted it at this revision
 STREAM_DOCUMENTS = 500  # documents fetched at a time while hashing
 
 
 def content_hash(records) -> str:
     """The content's key: SHA-256 over each record's (doc_id, label, text) in order, each value as its UTF-8
     length (8 bytes, big-endian) then its bytes, so that no two different record lists give the same stream.
-    Frozen here: webnb/storage.py computes the same with its own copy (a test checks they agree)."""
+    Frozen here: webnb/store/database.py computes the same with its own copy (a test checks they agree)."""
     digest = hashlib.sha256()
     for record in records:
         for value in record:

@@ -7,9 +7,9 @@ from fractions import Fraction
 
 from jinja2 import pass_context
 
-from webnb.charts import power_of_ten
 from webnb.engine.shared.plain import fraction_text, ratio_text
-from webnb.pages import kept_at_zoom
+from webnb.lesson.charts import power_of_ten
+from webnb.lesson.pages import kept_at_zoom
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 

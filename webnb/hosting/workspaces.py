@@ -19,9 +19,9 @@ from datetime import timedelta
 import sqlalchemy as sa
 from flask import current_app, g, request, session
 
-from webnb import admission
-from webnb.catalog import Quota
-from webnb.storage import ANY_WORKSPACE
+from webnb.hosting import admission
+from webnb.hosting.catalog import Quota
+from webnb.store.database import ANY_WORKSPACE
 
 logger = logging.getLogger(__name__)
 
@@ -114,7 +114,7 @@ def check_database(app, storage) -> None:
 def hosted_contents(storage) -> tuple[int, int]:
     """(workspaces, corpora): how many hosted workspaces hold corpora in ``storage``, and how many corpora they hold
     (the corpora name their workspace; a workspace's row alone, its corpora gone, holds nothing to show)."""
-    from webnb.storage import corpora
+    from webnb.store.database import corpora
 
     query = sa.select(sa.func.count(sa.distinct(corpora.c.workspace)), sa.func.count()).where(
         corpora.c.workspace.is_not(None))
@@ -217,3 +217,20 @@ def _note_seen() -> None:
     except sa.exc.SQLAlchemyError as error:
         # The page itself decides what a database outage means; the visit is noted next hour.
         logger.warning("Could not note that a workspace was seen: %s", type(error).__name__)
+
+
+# --- who may start a class: the owner in local mode; in hosted mode whoever gave the operator's instructor key ---
+
+
+def may_start() -> bool:
+    """Whether this browser may start a class: the owner in local mode; in hosted mode one that gave the key."""
+    return not hosted() or (bool(instructor_key()) and session.get("instructor") is True)
+
+
+def offers_start() -> bool:
+    """Whether the home page offers "Start a class" here at all (hosted mode without a key offers nothing)."""
+    return not hosted() or bool(instructor_key())
+
+
+def instructor_key() -> str:
+    return current_app.config.get("WEBNB_INSTRUCTOR_KEY") or ""

@@ -18,12 +18,12 @@ from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Any, Callable, Mapping, NamedTuple
 from urllib.parse import quote_plus
 
-from webnb import notation, pages
 from webnb.engine import AnalysisOptions, CorpusError, VocabularyOptions, parse_alpha
 from webnb.engine.gaussian.table import parse_number
 from webnb.engine.pages.telling_words import SEED_TOP
 from webnb.engine.shared.numbers import ExactNumber, is_plain_decimal, is_whole, parse_exact_decimal, parse_whole
 from webnb.engine.text.analysis import PLACEHOLDERS, STEMMERS, STRIP_ACCENTS, TOKEN_PATTERNS
+from webnb.lesson import notation, pages
 
 MODELS = ("bernoulli", "multinomial")
 PRIORS = ("learned", "uniform")

@@ -34,7 +34,7 @@ from limits.strategies import FixedWindowRateLimiter
 from webnb.engine import Corpus, CorpusError
 from webnb.engine.gaussian.table import NumericTable
 from webnb.engine.text.bag import PROGRESS_EVERY
-from webnb.storage import Storage, stored_size
+from webnb.store.database import Storage, stored_size
 
 logger = logging.getLogger(__name__)
 

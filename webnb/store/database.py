@@ -31,7 +31,7 @@ import sqlalchemy.dialects.postgresql
 import sqlalchemy.dialects.sqlite
 
 from webnb.engine.shared.corpus import Corpus, CorpusError
-from webnb.faults import pause_at
+from webnb.store.faults import pause_at
 
 DATABASE_FILENAME = "webnb.sqlite3"
 BATCH_SIZE = 1000  # documents per executemany
@@ -457,10 +457,10 @@ class Storage:
         self.dispose()
 
     def create_schema(self) -> None:
-        """Bring the database to the newest schema by its migrations (webnb/migrations): creates a new database,
+        """Bring the database to the newest schema by its migrations (webnb/store/migrations): creates a new database,
         upgrades one written by an earlier release in place. Safe at every start, and when several processes start
         at once (the migrations run one process at a time)."""
-        from webnb.migrations import upgrade
+        from webnb.store.migrations import upgrade
 
         with self._write_lock:  # this process's other writers wait (the migrations take the database's own lock)
             upgrade(self.engine)

@@ -2,7 +2,7 @@
 
 The app makes every cache it needs in ``create_app`` and keeps it in ``app.extensions["webnb"]`` (never in a module
 global), so a new app starts with empty caches. Bytes bound what holds data of very different sizes (the catalog's
-counted corpora, webnb/catalog.py); entries bound small records that are costly to compute (the compare page's
+counted corpora, webnb/hosting/catalog.py); entries bound small records that are costly to compute (the compare page's
 comparisons, the evaluation page's α sweeps).
 
 ``get_or_build`` builds a missing entry once even when several threads ask for it together: the others wait for

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from webnb.charts import Tick
 from webnb.engine.pages.beta_prior import BetaPrior
+from webnb.lesson.charts import Tick
 
 WIDTH, HEIGHT = 760, 330
 LEFT, RIGHT, TOP, BOTTOM = 40, 40, 86, 46

@@ -17,7 +17,7 @@ down_revision = None
 branch_labels = None
 depends_on = None
 
-# A frozen copy of the schema as webnb/storage.py defined it then (later revisions change it; this must not).
+# A frozen copy of the schema as webnb/store/database.py defined it then (later revisions change it; this must not).
 metadata = sa.MetaData()
 
 sa.Table(

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Callable
 
 from flask import has_request_context
 
-from webnb.cache import DEFAULT_CACHE_MB, Cache, size_of
 from webnb.engine import AnalysisOptions, Corpus, CorpusError, TrainingSet, VocabularyOptions
 from webnb.engine.evaluation.heldout import HeldOut, hold_out, on_test_corpus, on_training_documents
 from webnb.engine.gaussian.lesson import GaussianSplit
@@ -31,13 +30,21 @@ from webnb.engine.io import persist
 from webnb.engine.text.analysis import Analyzer
 from webnb.engine.text.bag import BagOfWords
 from webnb.examples import EXAMPLES, TABLE_EXAMPLES, example_ids, load_example_corpus, load_example_table
-from webnb.faults import pause_at
-from webnb.notation import NOTATIONS
-from webnb.storage import ANY_WORKSPACE, ClassCorpusSummary, CorpusSummary, PublishedCorpus, Storage, content_hash
-from webnb.work import Busy, heavy_slot
+from webnb.hosting.cache import DEFAULT_CACHE_MB, Cache, size_of
+from webnb.hosting.work import Busy, heavy_slot
+from webnb.lesson.notation import NOTATIONS
+from webnb.store.database import (
+    ANY_WORKSPACE,
+    ClassCorpusSummary,
+    CorpusSummary,
+    PublishedCorpus,
+    Storage,
+    content_hash,
+)
+from webnb.store.faults import pause_at
 
 if TYPE_CHECKING:  # named in annotations only
-    from webnb.admission import Admission, PacedStore
+    from webnb.hosting.admission import Admission, PacedStore
 
 logger = logging.getLogger("webnb.counting")
 
@@ -73,7 +80,7 @@ class CorpusEntry:
     load_corpus: Callable[[], Corpus] = field(default=None, repr=False)
     load_table: Callable[[], NumericTable] | None = field(default=None, repr=False)
     # The address parameters its pages open with, as (name, text) pairs: a built-in's suggested model, α and
-    # review, a class corpus's presets as the operator gave them. Plain data: webnb/state.py reads them
+    # review, a class corpus's presets as the operator gave them. Plain data: webnb/lesson/state.py reads them
     # (``entry_defaults``), so the storage side never parses an address.
     presets: tuple[tuple[str, str], ...] = ()
     # A class corpus (published by the operator to every workspace; ``builtin`` too, as it is read-only like one),
@@ -439,7 +446,7 @@ class Catalog:
 
     def _count(self, what: str, options: str, corpus: Corpus, analysis, vocabulary, progress,
                heavy: bool = True) -> TrainingSet:
-        # At most WEBNB_MAX_HEAVY_WORK such counts at once (webnb/work.py).
+        # At most WEBNB_MAX_HEAVY_WORK such counts at once (webnb/hosting/work.py).
         with heavy_slot(self, len(corpus)) if heavy else contextlib.nullcontext():
             started = time.perf_counter()
             training = TrainingSet.build(corpus, analysis, vocabulary, progress)
@@ -628,7 +635,7 @@ class Quota:
     documents: int
     characters: int
     vocabulary: int
-    # The limits per client address and on the whole server's storage (webnb/admission.py), None for none.
+    # The limits per client address and on the whole server's storage (webnb/hosting/admission.py), None for none.
     admission: Admission | None = field(default=None, kw_only=True)
 
     @classmethod
@@ -675,7 +682,7 @@ class ScopedCatalog:
 
     def stored(self):
         """The workspace's own stored corpora; in local mode (ANY_WORKSPACE) those stored in local mode, never a
-        hosted workspace's, should the database hold some (webnb/workspaces.py)."""
+        hosted workspace's, should the database hold some (webnb/hosting/workspaces.py)."""
         return self._catalog.stored(None if self.workspace is ANY_WORKSPACE else self.workspace)
 
     def add(self, corpus: Corpus | NumericTable, *, name: str, source: str, progress=None, later=None) -> str:

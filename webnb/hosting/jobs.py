@@ -6,15 +6,16 @@ half second), so that when several processes serve the app (gunicorn's workers) 
 polled from any of them.
 
 **Waiting jobs are few and served in turn.** A job waits until a worker thread (and, with ``heavy_work``, a slot
-for heavy work, webnb/work.py) is free. Waiting, it costs nothing but its place, and the places are bounded:
+for heavy work, webnb/hosting/work.py) is free. Waiting, it costs nothing but its place, and the places are bounded:
 
 - *One waiting computation per workspace.* A job with a ``key`` computes what a page shows, and the page asks for
   it again when opened. A newer job of the same workspace replaces its waiting one, which never runs and says so
   on its progress page. A job without a key stores what a student sent (an upload) and is never dropped.
-- *At most ``max_queued`` waiting jobs per process* (``WEBNB_MAX_QUEUED_JOBS``, webnb/work.py). A fresh cookie is a
+- *At most ``max_queued`` waiting jobs per process* (``WEBNB_MAX_QUEUED_JOBS``, webnb/hosting/work.py). A fresh cookie
+is a
   fresh workspace, so this bound is what stops one client: past it, the client address with the most waiting jobs
   gives up its newest waiting computation to an address with fewer (at least two fewer), and when no address has
-  more than its share the new job is refused with :class:`webnb.work.Busy` (503 with ``Retry-After``). A lecture
+  more than its share the new job is refused with :class:`webnb.hosting.work.Busy` (503 with ``Retry-After``). A lecture
   hall behind one address may fill the queue while nobody else waits; a flood from one address cannot keep
   another address out. Addresses are kept only as the keyed hashes that the caller gives (admission.address_key).
 - *In turn, not first come first served.* The next job to start is that of the client address served least
@@ -36,7 +37,8 @@ and the worker then collects reference cycles (``gc.collect()``) and, with glibc
 system (``malloc_trim``), still holding its heavy-work slot: the next computation starts from the same footprint.
 Reference cycles that hold arrays (an exception and its frames, say) would otherwise be reached by Python's
 collector only much later, with hundreds of megabytes held meanwhile. An unexpected error
-is logged with its traceback (``webnb.jobs``) before its frames are cleared; the page says "Something went wrong".
+is logged with its traceback (``webnb.hosting.jobs``) before its frames are cleared; the page says "Something went
+wrong".
 """
 from __future__ import annotations
 
@@ -58,8 +60,8 @@ from datetime import datetime, timezone
 from typing import Callable
 
 from webnb.engine.shared import budget
-from webnb.outages import STORAGE_ERRORS, describe_storage_error
-from webnb.work import Busy
+from webnb.hosting.outages import STORAGE_ERRORS, describe_storage_error
+from webnb.hosting.work import Busy
 
 logger = logging.getLogger(__name__)
 
@@ -155,14 +157,16 @@ class Jobs:
         self._closed = False
         self._lock = threading.Lock()
         self.max_queued = max_queued  # waiting jobs at most (None or 0: no bound)
-        self.heavy_work = None  # webnb.work.HeavyWork: how many heavy jobs may run at once (None: as many as workers)
+        # webnb.hosting.work.HeavyWork: how many heavy jobs may run at once (None: as many as workers)
+        self.heavy_work = None
 
     def start(self, title: str, work: Callable[[Job], str], key=None, unit: str = "documents", workspace=None,
               address=None) -> Job:
         """Run ``work(job)``, which returns the URL to show when it is done. A job with the same ``key`` and
         ``workspace`` that is still running (or waiting) is reused, so reloading a page does not start the same work
         twice; one with another key replaces the workspace's waiting one. ``address``: a keyed hash of the client's
-        address. Raises :class:`webnb.work.Busy` when too many jobs wait already (see the module's docstring)."""
+        address. Raises :class:`webnb.hosting.work.Busy` when too many jobs wait already (see the module's
+        docstring)."""
         with self._lock:
             if self._closed:
                 raise RuntimeError("These jobs were shut down; no job can start.")

@@ -18,7 +18,7 @@ import os
 from flask import current_app, request
 from flask_limiter import Limiter
 
-from webnb.workspaces import current_workspace
+from webnb.hosting.workspaces import current_workspace
 
 # Typing a review sends a request per pause (debounced), moving α one per change: a busy student makes a few
 # a second at most.
