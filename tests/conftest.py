@@ -184,6 +184,48 @@ def match_reviews():
 
 
 @pytest.fixture(scope="session")
+def spam_ham():
+    """The sixteen text messages of the spam-or-ham example, counted with the default analysis."""
+    from webnb.engine import TrainingSet
+    from webnb.examples import load_example_corpus
+
+    return TrainingSet.build(load_example_corpus("spam-ham"))
+
+
+@pytest.fixture(scope="session")
+def folgers_students():
+    """The two sentences of the Folgers-and-students example, counted with the default analysis."""
+    from webnb.engine import TrainingSet
+    from webnb.examples import load_example_corpus
+
+    return TrainingSet.build(load_example_corpus("folgers-students"))
+
+
+@pytest.fixture(scope="session")
+def iris():
+    """Fisher's iris table (a table of numbers: Gaussian Naive Bayes)."""
+    from webnb.examples import load_example_table
+
+    return load_example_table("iris")
+
+
+@pytest.fixture(scope="session")
+def match_ratings():
+    """The opponent's rating in eighteen matches, won or lost (one feature)."""
+    from webnb.examples import load_example_table
+
+    return load_example_table("match-ratings")
+
+
+@pytest.fixture(scope="session")
+def red_cards():
+    """Rating and red cards in fourteen matches: red cards have variance 0 among the lost ones."""
+    from webnb.examples import load_example_table
+
+    return load_example_table("red-cards")
+
+
+@pytest.fixture(scope="session")
 def china_japan():
     """The China / not China example (seed 001), counted with the default analysis."""
     from webnb.engine import TrainingSet
@@ -193,16 +235,47 @@ def china_japan():
 
 
 @pytest.fixture()
-def app(tmp_path):
-    """A fresh app with its own instance folder (and database); CSRF off, as forms are tested apart."""
+def app(request, tmp_path):
+    """A fresh app with its own instance folder (and database); CSRF off, as forms are tested apart. A test (or a
+    module's ``pytestmark``) changes its configuration with ``@pytest.mark.app_config(NAME=value, ...)``, and runs
+    on SQLite and on PostgreSQL (a schema of its own) with ``@pytest.mark.on_both_databases``."""
     from webnb import create_app
 
-    return create_app({"TESTING": True, "WTF_CSRF_ENABLED": False}, instance_path=str(tmp_path / "instance"))
+    marker = request.node.get_closest_marker("app_config")
+    config = {"TESTING": True, "WTF_CSRF_ENABLED": False, **(marker.kwargs if marker else {})}
+    if request.node.get_closest_marker("on_both_databases"):
+        config["DATABASE_URL"] = request.getfixturevalue("database_url")
+    application = create_app(config, instance_path=str(tmp_path / "instance"))
+    yield application
+    application.extensions["webnb"]["jobs"].shutdown()
+    application.extensions["webnb"]["storage"].dispose()
+
+
+def pytest_generate_tests(metafunc):
+    """``on_both_databases``: the test's ``app`` needs ``database_url``, whose two values (SQLite, PostgreSQL) make
+    the test twice. Added to the test's fixtures here, before pytest parametrises them."""
+    if "app" in metafunc.fixturenames and metafunc.definition.get_closest_marker("on_both_databases"):
+        if "database_url" not in metafunc.fixturenames:
+            metafunc.fixturenames.append("database_url")
+            metafunc.parametrize("database_url", ["sqlite", "postgresql"], indirect=True)
 
 
 @pytest.fixture()
 def client(app):
     return app.test_client()
+
+
+def paste(client, text: str, name: str = "mine", *, form: dict | None = None, **request):
+    """Pastes ``text`` as a corpus named ``name`` through the paste form, as a browser sends it (``form``: more
+    fields, e.g. the CSRF token; ``request``: the client's ``headers=``, ``query_string=``): the response."""
+    return client.post("/corpora/paste", data={"corpus": text, "name": name, **(form or {})}, **request)
+
+
+def pasted_id(client, text: str, name: str = "mine") -> str:
+    """Pastes ``text`` (as ``paste``) and returns the new corpus's id, once the paste was accepted."""
+    response = paste(client, text, name)
+    assert response.status_code == 303, response.get_data(as_text=True)[:300]
+    return response.headers["Location"].rsplit("/", 1)[-1]
 
 
 def soup_of(response, status: int | None = 200):

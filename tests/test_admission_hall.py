@@ -12,7 +12,7 @@ import json
 import pytest
 import sqlalchemy as sa
 from bs4 import BeautifulSoup
-from conftest import browser_from
+from conftest import browser_from, paste
 
 from webnb.engine import CorpusError
 from webnb.engine.io.uploads import parse_pasted
@@ -63,10 +63,6 @@ BIG_BYTES = stored_size(parse_pasted(big_paste("any")))
 
 def student(app, address: str = HALL):
     return browser_from(app, address)
-
-
-def paste(client, text: str, name: str = "mine"):
-    return client.post("/corpora/paste", data={"corpus": text, "name": name})
 
 
 def form_error(response) -> str:

@@ -7,14 +7,10 @@ import pytest
 from bs4 import BeautifulSoup
 
 import webnb.views.home
-from webnb import create_app
 from webnb.engine.shared.corpus import Corpus
 from webnb.examples import TABLE_EXAMPLES, Example, example_ids, load_example_corpus
 
-
-@pytest.fixture
-def app(tmp_path):
-    return create_app({"TESTING": True, "SECRET_KEY": "test"}, instance_path=str(tmp_path / "instance"))
+pytestmark = pytest.mark.app_config(WTF_CSRF_ENABLED=True, SECRET_KEY="test")  # as served: CSRF on
 
 
 def get_soup(client, url="/"):

@@ -21,15 +21,8 @@ import pytest
 from bs4 import BeautifulSoup
 from conftest import slow_but_the_first
 
-from webnb import create_app
-
 TEXTS = ("Ça coûte 1 € — naïve café", "日本語のテキスト", "emoji 👍🏽 ok", "plain ascii")
 LABELS = ("spam", "ham", "spam", "ham")
-
-
-@pytest.fixture
-def app(tmp_path):
-    return create_app({"TESTING": True, "WTF_CSRF_ENABLED": False}, instance_path=str(tmp_path))
 
 
 def post(client, filename: str, data: bytes, path="/corpora/upload"):

@@ -6,7 +6,6 @@ import pytest
 from bs4 import BeautifulSoup
 from conftest import slow_but_the_first, soup_of
 
-from webnb import create_app
 from webnb.engine import Corpus
 from webnb.engine.evaluation.comparison import PRECISE_STOPPING, compare_models, duration
 from webnb.engine.evaluation.heldout import hold_out
@@ -15,18 +14,6 @@ from webnb.views.common import LARGE_CORPUS
 
 PAGE = "/corpora/spam-ham/compare"
 KEYS = ("bernoulli", "multinomial", "multinomial-binary", "logistic")
-
-
-@pytest.fixture()
-def app(tmp_path):
-    app = create_app({"TESTING": True, "WTF_CSRF_ENABLED": False}, instance_path=str(tmp_path / "instance"))
-    yield app
-    app.extensions["webnb"]["jobs"].shutdown()
-
-
-@pytest.fixture()
-def client(app):
-    return app.test_client()
 
 
 def row_cells(soup: BeautifulSoup, key: str) -> list[str]:

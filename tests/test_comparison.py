@@ -41,7 +41,7 @@ NB_KEYS = ("bernoulli", "multinomial", "multinomial-binary")
 
 
 @pytest.fixture(scope="module")
-def spam_ham():
+def spam_ham_held_out():
     """The split the lesson uses by default: a quarter of each class held out, seed 0."""
     return hold_out(load_example_corpus("spam-ham"), test_size=0.25, seed=0)
 
@@ -90,11 +90,11 @@ def accuracy_and_loss(joint: np.ndarray, true: np.ndarray) -> tuple[int, int, fl
 
 
 @pytest.mark.parametrize("alpha, fit_prior", [("1", True), ("0.5", False), ("0", True)])
-def test_naive_bayes_numbers_recomputed_from_the_counts(spam_ham, alpha, fit_prior):
-    training = spam_ham.training
-    comparison = compare_models(spam_ham, alpha, fit_prior=fit_prior)
-    train_counts, test_counts = training.matrix.toarray(), spam_ham.test_matrix.toarray()
-    true = spam_ham.true_class
+def test_naive_bayes_numbers_recomputed_from_the_counts(spam_ham_held_out, alpha, fit_prior):
+    training = spam_ham_held_out.training
+    comparison = compare_models(spam_ham_held_out, alpha, fit_prior=fit_prior)
+    train_counts, test_counts = training.matrix.toarray(), spam_ham_held_out.test_matrix.toarray()
+    true = spam_ham_held_out.true_class
     for key in NB_KEYS:
         joint = dense_log_joint(key, train_counts, training.class_index, test_counts, float(Fraction(alpha)),
                                 len(training.classes), fit_prior)
@@ -106,9 +106,9 @@ def test_naive_bayes_numbers_recomputed_from_the_counts(spam_ham, alpha, fit_pri
         assert score.iterations is None and score.converged is None
 
 
-def test_spam_ham_accuracies(spam_ham):
+def test_spam_ham_accuracies(spam_ham_held_out):
     """The numbers a student sees on the page for the default settings, pinned."""
-    comparison = compare_models(spam_ham, 1, 1.0)
+    comparison = compare_models(spam_ham_held_out, 1, 1.0)
     assert (comparison.n_train, comparison.n_test, comparison.classes) == (12, 4, ("ham", "spam"))
     assert [(s.key, s.correct) for s in comparison.models] == [
         ("bernoulli", 2), ("multinomial", 4), ("multinomial-binary", 4), ("logistic", 3)
@@ -117,13 +117,13 @@ def test_spam_ham_accuracies(spam_ham):
 
 
 @pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
-def test_logistic_regression_agrees_with_scikit_learn(spam_ham, C):
-    training = spam_ham.training
-    comparison = compare_models(spam_ham, 1, C)
+def test_logistic_regression_agrees_with_scikit_learn(spam_ham_held_out, C):
+    training = spam_ham_held_out.training
+    comparison = compare_models(spam_ham_held_out, 1, C)
     theirs = LogisticRegression(C=C, tol=1e-10, max_iter=10_000).fit(
         training.matrix.astype(float), training.class_index)
-    test = spam_ham.test_matrix.astype(float)
-    true = spam_ham.true_class
+    test = spam_ham_held_out.test_matrix.astype(float)
+    true = spam_ham_held_out.true_class
     logistic = comparison.score("logistic")
     assert logistic.correct == int((theirs.predict(test) == true).sum())
     assert logistic.undecidable == 0 and logistic.converged
@@ -133,7 +133,7 @@ def test_logistic_regression_agrees_with_scikit_learn(spam_ham, C):
     expected_loss = -np.mean(theirs.predict_log_proba(test)[np.arange(len(true)), true])
     assert logistic.log_loss == pytest.approx(expected_loss, abs=1e-3)
     # the quick rule of big problems decides these documents the same way
-    quick = compare_models(spam_ham, 1, C, stopping=QUICK_STOPPING).score("logistic")
+    quick = compare_models(spam_ham_held_out, 1, C, stopping=QUICK_STOPPING).score("logistic")
     assert quick.correct == logistic.correct and quick.iterations <= logistic.iterations
 
 
@@ -173,14 +173,14 @@ def test_durations_read_well(seconds, text):
     assert duration(seconds) == text
 
 
-def test_each_score_reads_its_times(spam_ham):
-    for score in compare_models(spam_ham, 1).models:
+def test_each_score_reads_its_times(spam_ham_held_out):
+    for score in compare_models(spam_ham_held_out, 1).models:
         assert score.fit_time == duration(score.fit_seconds) and score.predict_time == duration(score.predict_seconds)
         assert score.fit_time.endswith(("µs", "ms", " s"))
 
 
-def test_alpha_zero_leaves_documents_undecided_and_the_loss_infinite(spam_ham):
-    comparison = compare_models(spam_ham, 0)
+def test_alpha_zero_leaves_documents_undecided_and_the_loss_infinite(spam_ham_held_out):
+    comparison = compare_models(spam_ham_held_out, 0)
     multinomial = comparison.score("multinomial")
     assert multinomial.undecidable > 0 and multinomial.log_loss == math.inf
     assert multinomial.infinite_loss_documents >= multinomial.undecidable
@@ -192,8 +192,8 @@ def test_alpha_zero_leaves_documents_undecided_and_the_loss_infinite(spam_ham):
     assert data["alpha"] == 0
 
 
-def test_records_and_their_json(spam_ham):
-    comparison = compare_models(spam_ham, "1/2", 2.5, fit_prior=False)
+def test_records_and_their_json(spam_ham_held_out):
+    comparison = compare_models(spam_ham_held_out, "1/2", 2.5, fit_prior=False)
     data = json.loads(json.dumps(comparison.to_dict(), allow_nan=False))
     assert data["alpha"] == "1/2" and data["C"] == 2.5 and data["prior"] == "uniform"
     assert data["tolerance"] == PRECISE_STOPPING.tolerance and data["max_iterations"] == PRECISE_STOPPING.max_iterations
@@ -212,9 +212,9 @@ def test_records_and_their_json(spam_ham):
         comparison.score("svm")
 
 
-def test_progress_counts_the_naive_bayes_models_then_the_iterations(spam_ham):
+def test_progress_counts_the_naive_bayes_models_then_the_iterations(spam_ham_held_out):
     told = []
-    comparison = compare_models(spam_ham, 1, progress=lambda done, total: told.append((done, total)))
+    comparison = compare_models(spam_ham_held_out, 1, progress=lambda done, total: told.append((done, total)))
     total = 3 + PRECISE_STOPPING.max_iterations
     iterations = comparison.score("logistic").iterations
     assert told[:3] == [(1, total), (2, total), (3, total)]
@@ -222,16 +222,17 @@ def test_progress_counts_the_naive_bayes_models_then_the_iterations(spam_ham):
     assert told[-1] == (total, total)
 
 
-def test_an_iteration_cap_is_reported(spam_ham):
-    comparison = compare_models(spam_ham, 1, 1000.0, stopping=StoppingRule(1e-4, 2))
+def test_an_iteration_cap_is_reported(spam_ham_held_out):
+    comparison = compare_models(spam_ham_held_out, 1, 1000.0, stopping=StoppingRule(1e-4, 2))
     logistic = comparison.score("logistic")
     assert logistic.iterations == 2 and logistic.converged is False
     assert comparison.to_dict()["max_iterations"] == 2
 
 
-def test_test_labels_the_model_never_saw_are_refused(spam_ham):
+def test_test_labels_the_model_never_saw_are_refused(spam_ham_held_out):
     test = Corpus.from_pairs([("spam", "free prize"), ("eggs", "breakfast")])
-    held = HeldOut(spam_ham.training, test, spam_ham.training.transform(test.texts), np.arange(2), "corpus")
+    training = spam_ham_held_out.training
+    held = HeldOut(training, test, training.transform(test.texts), np.arange(2), "corpus")
     with pytest.raises(CorpusError, match="never saw in training: 'eggs'"):
         compare_models(held)
 

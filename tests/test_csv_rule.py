@@ -7,8 +7,6 @@ import csv
 import io
 import json
 
-import pytest
-
 from tests.conftest import browser_from
 from tests.test_class_in_the_room import T0, set_clock
 from tests.test_class_questions import SLIDE, answer, ask, lecture_on
@@ -69,8 +67,3 @@ def test_a_class_questions_answers_neutralise_them(app):
         answer(browser, lecture.code, number, text)
     rows = assert_no_formula(lecturer.get(f"/classes/{lecture.code}/questions/{number}/answers.csv"))
     assert sorted(row[1] for row in rows[1:]) == sorted("'" + text for text in HOSTILE)
-
-
-@pytest.fixture()
-def client(app):
-    return app.test_client()

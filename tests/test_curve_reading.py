@@ -11,12 +11,6 @@ import pytest
 from webnb.engine import Corpus, TrainingSet
 from webnb.engine.pages.confidence import TopPosterior, read_curve
 from webnb.engine.pages.insights import overconfidence
-from webnb.examples import load_example_corpus
-
-
-@pytest.fixture(scope="module")
-def match_reviews() -> TrainingSet:
-    return TrainingSet.build(load_example_corpus("match-reviews"))
 
 
 def match_was_sharp(n: int) -> F:

@@ -114,11 +114,6 @@ def test_empty_test_set(labels, test_size):
 # A review with "not" but without "was" or "match" is impossible in both classes: undecidable.
 
 
-@pytest.fixture(scope="module")
-def match_reviews() -> TrainingSet:
-    return TrainingSet.build(load_example_corpus("match-reviews"))
-
-
 def test_match_reviews_model(match_reviews):
     assert match_reviews.classes == ("negative", "positive")
     assert match_reviews.vocabulary == ("and", "brilliant", "composed", "keeper", "match", "not", "sharp", "was")

@@ -8,13 +8,6 @@ import json
 import pytest
 from bs4 import BeautifulSoup
 
-from webnb import create_app
-
-
-@pytest.fixture()
-def client(tmp_path):
-    return create_app({"TESTING": True, "WTF_CSRF_ENABLED": False}, instance_path=str(tmp_path)).test_client()
-
 
 def rows_of(response) -> list[list[str]]:
     assert response.status_code == 200

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from bs4 import BeautifulSoup
 
+from tests.conftest import paste
 from webnb.engine.gaussian.model import GaussianStatistics, explain
 from webnb.engine.gaussian.table import NumericTable, read_numeric_csv
 from webnb.engine.shared.corpus import CorpusError
@@ -37,10 +38,6 @@ def table_text(column_a, labels="xy") -> str:
     """A table with the values ``column_a`` in column a, an ordinary column b and the classes alternating."""
     lines = ["a,b,label"] + [f"{value},{i},{labels[i % len(labels)]}" for i, value in enumerate(column_a)]
     return "\n".join(lines)
-
-
-def paste(client, text: str, name: str = "extreme"):
-    return client.post("/corpora/paste", data={"corpus": text, "name": name})
 
 
 def stored_id(response) -> str:

@@ -80,16 +80,6 @@ def hand_test(hand):
     return hand.transform([text for _, text in HAND_TEST]), [label for label, _ in HAND_TEST]
 
 
-@pytest.fixture(scope="module")
-def match_reviews() -> TrainingSet:
-    return TrainingSet.build(load_example_corpus("match-reviews"))
-
-
-@pytest.fixture(scope="module")
-def spam_ham() -> TrainingSet:
-    return TrainingSet.build(load_example_corpus("spam-ham"))
-
-
 def dense_log_posterior(training: TrainingSet, kind: str, alpha: float, matrix) -> np.ndarray:
     """The textbook formulas over every word, dense, for α > 0 (no zero probabilities)."""
     stats = training.statistics

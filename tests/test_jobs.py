@@ -8,19 +8,12 @@ import threading
 import pytest
 from bs4 import BeautifulSoup
 
-from webnb import create_app
 from webnb.engine import Corpus
 from webnb.hosting.jobs import Jobs
 from webnb.views.common import LARGE_CORPUS
 
-
-@pytest.fixture()
-def app(tmp_path):
-    # A low threshold keeps test uploads small: the test client spools bigger bodies to temporary files.
-    config = {"TESTING": True, "WTF_CSRF_ENABLED": False, "WEBNB_BACKGROUND_UPLOAD_BYTES": 50_000}
-    app = create_app(config, instance_path=str(tmp_path))
-    yield app
-    app.extensions["webnb"]["jobs"].shutdown()
+# A low threshold keeps test uploads small: the test client spools bigger bodies to temporary files.
+pytestmark = pytest.mark.app_config(WEBNB_BACKGROUND_UPLOAD_BYTES=50_000)
 
 
 def big_corpus(n: int) -> Corpus:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 
 import pytest
-from conftest import HOSTED_SECRET
+from conftest import HOSTED_SECRET, pasted_id
 
 from webnb import create_app
 from webnb.cli import main
@@ -32,20 +32,14 @@ def local_app(tmp_path, database, **config):
     return create_app(settings, instance_path=str(tmp_path / "laptop"))
 
 
-def paste(client, name: str, corpus: str) -> str:
-    response = client.post("/corpora/paste", data={"corpus": corpus, "name": name})
-    assert response.status_code == 303, response.get_data(as_text=True)[:300]
-    return response.headers["Location"].rsplit("/", 1)[-1]
-
-
 @pytest.fixture()
 def hosted_database(make_hosted_app, database):
     """The database after two students stored three corpora in hosted mode."""
     app = make_hosted_app(DATABASE_URL=database)
     alice, bob = app.test_client(), app.test_client()
-    paste(alice, "Alice hosted corpus", HOSTED_PASTE)
-    paste(alice, "Alice second corpus", HOSTED_PASTE + "\nneg\tanother")
-    paste(bob, "Bob hosted corpus", HOSTED_PASTE + "\npos\tmore")
+    pasted_id(alice, HOSTED_PASTE, "Alice hosted corpus")
+    pasted_id(alice, HOSTED_PASTE + "\nneg\tanother", "Alice second corpus")
+    pasted_id(bob, HOSTED_PASTE + "\npos\tmore", "Bob hosted corpus")
     app.extensions["webnb"]["storage"].dispose()
     return database
 
@@ -67,7 +61,7 @@ def test_hosted_mode_and_a_fresh_or_local_database_start_as_before(tmp_path, hos
     assert make_hosted_app(DATABASE_URL=hosted_database)  # hosted mode on its own database
     laptop = f"sqlite:///{tmp_path / 'laptop.sqlite3'}"
     app = local_app(tmp_path, laptop)  # a fresh database
-    paste(app.test_client(), "mine", LOCAL_PASTE)
+    pasted_id(app.test_client(), LOCAL_PASTE, "mine")
     app.extensions["webnb"]["storage"].dispose()
     assert local_app(tmp_path, laptop)  # corpora stored in local mode belong to no workspace: no reason to refuse
 
@@ -81,7 +75,7 @@ def test_allowed_local_mode_lists_none_of_the_workspaces_corpora(tmp_path, hoste
         monkeypatch.setenv("WEBNB_ALLOW_WORKSPACES", "1")
         app = local_app(tmp_path, hosted_database)
     client = app.test_client()
-    local_id = paste(client, "Laptop corpus", LOCAL_PASTE)
+    local_id = pasted_id(client, LOCAL_PASTE, "Laptop corpus")
 
     listed = client.get("/corpora?format=json").get_json()
     text = client.get("/corpora").get_data(as_text=True)

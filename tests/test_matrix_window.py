@@ -13,12 +13,8 @@ MATCH_WORDS = ("and", "brilliant", "composed", "keeper", "match", "not", "sharp"
 DOCUMENT_FREQUENCY = (1, 1, 3, 1, 4, 2, 2, 4)
 
 
-def match_reviews() -> TrainingSet:
-    return TrainingSet.build(load_example_corpus("match-reviews"))
-
-
-def test_the_whole_match_reviews_matrix_and_its_plain_data():
-    window = matrix_window(match_reviews(), np.arange(8))
+def test_the_whole_match_reviews_matrix_and_its_plain_data(match_reviews):
+    window = matrix_window(match_reviews, np.arange(8))
     data = window.to_dict()
     assert (data["documents"], data["vocabulary_size"], data["non_zero"]) == (5, 8, sum(DOCUMENT_FREQUENCY))
     assert data["sparsity"] == 1 - 18 / 40 == window.sparsity and window.cells == 40
@@ -45,10 +41,10 @@ def test_counts_or_presence():
     assert presence.to_dict()["values"] == "presence"
 
 
-def test_the_most_frequent_words_first():
-    window = matrix_window(match_reviews(), np.arange(8), order="frequent")
+def test_the_most_frequent_words_first(match_reviews):
+    window = matrix_window(match_reviews, np.arange(8), order="frequent")
     assert window.words == ("match", "was", "composed", "not", "sharp", "and", "brilliant", "keeper")
-    filtered = matrix_window(match_reviews(), np.array([2, 5, 7]), query="o", order="frequent")
+    filtered = matrix_window(match_reviews, np.array([2, 5, 7]), query="o", order="frequent")
     assert filtered.words == ("was", "composed", "not") and filtered.matching_words == 3
 
 

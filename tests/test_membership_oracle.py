@@ -7,7 +7,7 @@ import hashlib
 
 import pytest
 from bs4 import BeautifulSoup
-from conftest import browser_from
+from conftest import browser_from, paste
 
 from webnb.engine import Corpus
 from webnb.engine.io.uploads import parse_pasted
@@ -33,10 +33,6 @@ def hosted_app(keyed_hosted_app):
 
 
 student = browser_from
-
-
-def paste(client, text: str, name: str = "mine"):
-    return client.post("/corpora/paste", data={"corpus": text, "name": name})
 
 
 def outcome(response) -> tuple[int, str | None]:

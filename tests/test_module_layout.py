@@ -178,3 +178,18 @@ def test_no_layer_imports_one_above_it():
         for dependency in dependencies if layer_of(dependency)
         and LAYERS.index(layer_of(dependency)) > LAYERS.index(layer_of(name)))
     assert upward == []
+
+
+# -- the tests' own shape: a fixture or helper every module needs is defined once, in tests/conftest.py ----------
+
+SHARED_IN_CONFTEST = ("app", "client", "match_reviews", "china_japan", "spam_ham", "paste", "pasted_id")
+
+
+def test_shared_fixtures_and_helpers_are_defined_once():
+    tests = PACKAGE.parent / "tests"
+    defined = {}
+    for path in sorted(tests.rglob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.FunctionDef) and node.name in SHARED_IN_CONFTEST:
+                defined.setdefault(node.name, []).append(str(path.relative_to(tests)))
+    assert defined == {name: ["conftest.py"] for name in SHARED_IN_CONFTEST}

@@ -16,7 +16,7 @@ import time
 import pytest
 import sqlalchemy as sa
 from bs4 import BeautifulSoup
-from conftest import POSTGRES_URL, skip_unless_ci
+from conftest import POSTGRES_URL, paste, skip_unless_ci
 
 from webnb import create_app
 from webnb.hosting.jobs import Jobs
@@ -306,16 +306,12 @@ def assert_unavailable_json(response) -> None:
     assert response.get_json() == {"error": STORAGE_UNAVAILABLE}
 
 
-def paste(client, name: str, **query):
-    return client.post("/corpora/paste", query_string=query, data={"corpus": PASTE, "name": name})
-
-
 def test_a_cut_database_answers_503_and_the_app_recovers_by_itself(
     app_behind_forwarder, postgres_forwarder, postgres_admin, postgres_schema, caplog
 ):
     app, forwarder = app_behind_forwarder, postgres_forwarder
     client = app.test_client()
-    assert paste(client, "Before").status_code == 303
+    assert paste(client, PASTE, "Before").status_code == 303
     assert client.get("/corpora").status_code == 200
 
     forwarder.cut()
@@ -323,10 +319,10 @@ def test_a_cut_database_answers_503_and_the_app_recovers_by_itself(
         assert_unavailable_page(client.get("/corpora"))
         assert_unavailable_json(client.get("/corpora?format=json"))
         assert_unavailable_json(client.get("/corpora", headers={"Accept": "application/json"}))
-        refused_paste = paste(client, "During")
+        refused_paste = paste(client, PASTE, "During")
         assert_unavailable_page(refused_paste)
         assert "Back button" in refused_paste.get_data(as_text=True)
-        assert_unavailable_json(paste(client, "During too", format="json"))
+        assert_unavailable_json(paste(client, PASTE, "During too", query_string={"format": "json"}))
         # What needs no database keeps working: the home page and a built-in corpus's lesson.
         assert client.get("/").status_code == 200
         assert client.get("/corpora/match-reviews/parameters").status_code == 200
@@ -335,7 +331,7 @@ def test_a_cut_database_answers_503_and_the_app_recovers_by_itself(
         forwarder.restore()
         listed = client.get("/corpora")
         assert listed.status_code == 200
-        assert paste(client, "After").status_code == 303
+        assert paste(client, PASTE, "After").status_code == 303
         after = warnings_from(caplog, OUTAGE_LOGGER)
 
     assert len(during) == 1, during  # one warning for five refused requests
@@ -426,7 +422,7 @@ def test_an_sqlite_database_that_cannot_be_opened_answers_503(tmp_path):
     app = create_app({"TESTING": True, "WTF_CSRF_ENABLED": False, "DATABASE_URL": f"sqlite:///{database}"},
                      instance_path=str(tmp_path / "instance"))  # local mode: no rate-limit headers
     client = app.test_client()
-    assert paste(client, "Before").status_code == 303
+    assert paste(client, PASTE, "Before").status_code == 303
     storage = app.extensions["webnb"]["storage"]
     storage.dispose()
     moved = tmp_path / "moved.sqlite3"
@@ -436,7 +432,7 @@ def test_an_sqlite_database_that_cannot_be_opened_answers_503(tmp_path):
         unavailable = client.get("/corpora")
         assert_unavailable_page(unavailable)
         assert unavailable.headers["Retry-After"] == str(RETRY_AFTER_SECONDS)
-        assert_unavailable_json(paste(client, "During", format="json"))
+        assert_unavailable_json(paste(client, PASTE, "During", query_string={"format": "json"}))
     finally:
         storage.dispose()
         database.rmdir()

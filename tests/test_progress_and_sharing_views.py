@@ -7,24 +7,11 @@ import threading
 import pytest
 from conftest import soup_of
 
-from webnb import create_app
 from webnb.engine import CorpusError
 from webnb.hosting.jobs import Job
 from webnb.views.jobs import Progress
 
 PASTE = "pos\tgreat match and a sharp keeper\nneg\tdull match\npos\tbrilliant goal\nneg\tslow dull game"
-
-
-@pytest.fixture()
-def app(tmp_path):
-    app = create_app({"TESTING": True, "WTF_CSRF_ENABLED": False}, instance_path=str(tmp_path))
-    yield app
-    app.extensions["webnb"]["jobs"].shutdown()
-
-
-@pytest.fixture()
-def client(app):
-    return app.test_client()
 
 
 def test_progress_is_one_reading_of_a_job():

@@ -19,6 +19,7 @@ import pytest
 import sqlalchemy as sa
 from bs4 import BeautifulSoup
 
+from tests.conftest import paste
 from webnb import create_app
 from webnb.engine.gaussian.model import GaussianStatistics
 from webnb.engine.gaussian.table import read_numeric_csv
@@ -33,10 +34,6 @@ PASTE_TEXT = "pos\tgreat match and a sharp keeper\nneg\tdull match\npos\tbrillia
 
 def make_app(tmp_path, **config):
     return create_app({"TESTING": True, "WTF_CSRF_ENABLED": False, **config}, instance_path=str(tmp_path / "instance"))
-
-
-def paste(client, text: str, name: str = "pasted"):
-    return client.post("/corpora/paste", data={"corpus": text, "name": name})
 
 
 def stored_id(response) -> str:

@@ -27,16 +27,6 @@ CHINA_COUNTS = {
 CHINA_TOKENS = {"China": 8, "not China": 3}
 
 
-@pytest.fixture(scope="module")
-def match_reviews() -> TrainingSet:
-    return TrainingSet.build(load_example_corpus("match-reviews"))
-
-
-@pytest.fixture(scope="module")
-def china_japan() -> TrainingSet:
-    return TrainingSet.build(load_example_corpus("china-japan"))
-
-
 def psi(label: str, word: str, alpha: int = 1) -> F:
     return F(MATCH_DOCUMENTS[label][word] + alpha, MATCH_CLASS_SIZES[label] + 2 * alpha)
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
+from tests.conftest import paste
 from webnb import create_app
 from webnb.hosting.security import CONTENT_SECURITY_POLICY
 
@@ -202,11 +203,6 @@ def stored(app) -> list[str]:
     return [summary.name for summary in app.extensions["webnb"]["storage"].list_corpora()]
 
 
-def paste(client, headers=None, query=""):
-    form = {"csrf_token": client.token, "corpus": PASTED, "name": "Pasted here"}
-    return client.post(f"/corpora/paste{query}", data=form, headers=headers or {})
-
-
 @pytest.mark.parametrize("headers, reason", [
     ({"Sec-Fetch-Site": "cross-site"}, "another site (Sec-Fetch-Site: cross-site)"),
     ({"Sec-Fetch-Site": "same-site"}, "another site (Sec-Fetch-Site: same-site)"),
@@ -218,7 +214,7 @@ def paste(client, headers=None, query=""):
 ])
 def test_a_post_from_another_site_is_refused_despite_a_valid_token(guarded, headers, reason):
     app, client = guarded
-    response = paste(client, headers)
+    response = paste(client, PASTED, "Pasted here", form={"csrf_token": client.token}, headers=headers)
     assert response.status_code == 403
     text = BeautifulSoup(response.get_data(as_text=True), "html.parser").find(role="alert").get_text()
     assert reason in text and "Nothing was changed." in text
@@ -227,8 +223,10 @@ def test_a_post_from_another_site_is_refused_despite_a_valid_token(guarded, head
 
 def test_the_refusal_is_json_for_a_json_client(guarded):
     app, client = guarded
-    by_query = paste(client, {"Origin": "https://evil.example"}, query="?format=json")
-    by_accept = paste(client, {"Sec-Fetch-Site": "cross-site", "Accept": "application/json"})
+    by_query = paste(client, PASTED, "Pasted here", form={"csrf_token": client.token},
+                     headers={"Origin": "https://evil.example"}, query_string={"format": "json"})
+    by_accept = paste(client, PASTED, "Pasted here", form={"csrf_token": client.token},
+                      headers={"Sec-Fetch-Site": "cross-site", "Accept": "application/json"})
     for response in (by_query, by_accept):
         assert response.status_code == 403 and response.is_json
         assert "another site" in response.json["error"] or "evil.example" in response.json["error"]
@@ -243,7 +241,7 @@ def test_the_refusal_is_json_for_a_json_client(guarded):
 ])
 def test_a_post_from_this_site_works(guarded, headers):
     app, client = guarded
-    response = paste(client, headers)
+    response = paste(client, PASTED, "Pasted here", form={"csrf_token": client.token}, headers=headers)
     assert response.status_code == 303 and response.location.startswith("/corpora/")
     assert stored(app) == ["Pasted here"]
 

@@ -11,7 +11,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 import sqlalchemy as sa
 from bs4 import BeautifulSoup
-from conftest import browser_from
+from conftest import browser_from, paste
 
 from webnb import create_app
 from webnb.cli import main
@@ -42,8 +42,9 @@ def hosted_app(keyed_hosted_app):
 student = browser_from
 
 
-def paste(client, name="mine", corpus=None):
-    return client.post("/corpora/paste", data={"corpus": corpus or distinct_paste(name), "name": name})
+def paste_distinct(client, name="mine", corpus=None):
+    """Pastes a text of its own for each name (the same text twice would be stored once)."""
+    return paste(client, corpus or distinct_paste(name), name)
 
 
 def form_error(response) -> str:
@@ -86,14 +87,15 @@ def test_a_fresh_cookie_flood_is_refused_past_the_new_workspace_limit(hosted_app
     monkeypatch.setattr("webnb.hosting.admission.NEW_WORKSPACE_BYTES", 0)  # every paste makes a new workspace
     app = hosted_app(WEBNB_NEW_WORKSPACES_PER_HOUR=3, WEBNB_BACKGROUND_UPLOAD_BYTES=100)
     first = student(app)
-    assert [paste(client, f"flood {i}").status_code for i, client in enumerate([first, student(app)])] == [303, 303]
+    pasted = [paste_distinct(client, f"flood {i}").status_code for i, client in enumerate([first, student(app)])]
+    assert pasted == [303, 303]
     # An upload read in the background (a thread with no request) counts from the same address.
     large = b"".join(b'{"label": "%s", "text": "document %d"}\n' % (b"pos" if i % 2 else b"neg", i) for i in range(20))
     response = student(app).post("/corpora/upload", data={"file": (io.BytesIO(large), "x.jsonl"), "name": "flood 2"})
     job = app.extensions["webnb"]["jobs"].wait(response.headers["Location"].rsplit("/", 1)[-1], timeout=60)
     assert job.state == "done", job.error
     for i in range(3, 6):  # every further fresh cookie from the same address
-        response = paste(student(app), f"flood {i}")
+        response = paste_distinct(student(app), f"flood {i}")
         assert response.status_code == 400
         message = form_error(response)
         assert "3 new workspaces have already stored corpora from your network address this hour" in message
@@ -102,25 +104,25 @@ def test_a_fresh_cookie_flood_is_refused_past_the_new_workspace_limit(hosted_app
     assert stored(app) == ["flood 0", "flood 1", "flood 2"]
     assert count_rows(app, workspaces) == 3  # a refused workspace is not kept either
     # A workspace that already stored is not new; another address has a count of its own.
-    assert paste(first, "first again").status_code == 303
-    assert paste(student(app, "10.0.0.2"), "next door").status_code == 303
+    assert paste_distinct(first, "first again").status_code == 303
+    assert paste_distinct(student(app, "10.0.0.2"), "next door").status_code == 303
     assert len(stored(app)) == 5
 
 
 def test_bytes_per_hour_are_counted_per_address_not_per_workspace(hosted_app):
     app = hosted_app(WEBNB_STORED_BYTES_PER_HOUR=int(2.5 * PASTE_BYTES))
     alice, bob = student(app), student(app)
-    assert paste(alice, "one").status_code == 303
-    assert paste(bob, "two").status_code == 303
+    assert paste_distinct(alice, "one").status_code == 303
+    assert paste_distinct(bob, "two").status_code == 303
     for client in (alice, bob, student(app)):
-        response = paste(client, "three")
+        response = paste_distinct(client, "three")
         assert response.status_code == 400
         message = form_error(response)
         assert f"{BYTES_PER_HOUR} {size_text(int(2.5 * PASTE_BYTES))} of corpora an hour; it has stored " \
                f"{size_text(2 * PASTE_BYTES)} this hour and this corpus takes {size_text(PASTE_BYTES)}. " \
                "Nothing was stored." in message
     assert stored(app) == ["one", "two"]
-    assert paste(student(app, "10.0.0.2"), "elsewhere").status_code == 303
+    assert paste_distinct(student(app, "10.0.0.2"), "elsewhere").status_code == 303
 
 
 def test_behind_a_trusted_proxy_each_forwarded_address_counts_apart(hosted_app, monkeypatch):
@@ -146,18 +148,18 @@ def test_the_counts_are_shared_by_processes_through_redis(hosted_app, redis_test
     key = secrets.token_urlsafe(40)  # the same secret: the same address keys, counted in the same Redis keys
     first, second = (hosted_app(SECRET_KEY=key, RATELIMIT_STORAGE_URI=url, WEBNB_NEW_WORKSPACES_PER_HOUR=2)
                      for _ in range(2))
-    assert paste(student(first)).status_code == 303
-    assert paste(student(second)).status_code == 303
-    assert NEW_WORKSPACES in form_error(paste(student(first)))
-    assert NEW_WORKSPACES in form_error(paste(student(second)))
+    assert paste_distinct(student(first)).status_code == 303
+    assert paste_distinct(student(second)).status_code == 303
+    assert NEW_WORKSPACES in form_error(paste_distinct(student(first)))
+    assert NEW_WORKSPACES in form_error(paste_distinct(student(second)))
     assert count_rows(first, corpora) == 2
 
 
 def test_an_unreachable_rate_limit_store_still_counts_in_the_process(hosted_app, monkeypatch):
     monkeypatch.setattr("webnb.hosting.admission.NEW_WORKSPACE_BYTES", 0)  # every paste makes a new workspace
     app = hosted_app(RATELIMIT_STORAGE_URI="redis://127.0.0.1:9/0", WEBNB_NEW_WORKSPACES_PER_HOUR=1)
-    assert paste(student(app)).status_code == 303
-    refused = paste(student(app))
+    assert paste_distinct(student(app)).status_code == 303
+    refused = paste_distinct(student(app))
     assert refused.status_code == 400 and NEW_WORKSPACES in form_error(refused)
     assert count_rows(app, corpora) == 1
 
@@ -171,8 +173,8 @@ def test_the_budget_refuses_every_way_of_storing(hosted_app):
     through the same check."""
     app = hosted_app(WEBNB_MAX_STORED_BYTES=PASTE_BYTES + 10, WEBNB_BACKGROUND_UPLOAD_BYTES=100)
     alice, bob = student(app), student(app)
-    assert paste(alice, "fits").status_code == 303
-    message = form_error(paste(bob, "too much"))
+    assert paste_distinct(alice, "fits").status_code == 303
+    message = form_error(paste_distinct(bob, "too much"))
     assert (f"{FULL}: it holds {size_text(PASTE_BYTES)} of the {size_text(PASTE_BYTES + 10)} it keeps, "
             f"and this corpus takes {size_text(PASTE_BYTES)}. Nothing was stored.") in message
 
@@ -196,7 +198,7 @@ def test_the_budget_refuses_every_way_of_storing(hosted_app):
     link = BeautifulSoup(alice.post(f"/corpora/{corpus_id}/share").get_data(as_text=True), "html.parser")
     token = link.select_one("#share-link")["value"].rsplit("/", 1)[-1]
     assert bob.post(f"/shared/{token}").status_code == 303
-    response = paste(student(app), "fits again", corpus=distinct_paste("fits"))
+    response = paste_distinct(student(app), "fits again", corpus=distinct_paste("fits"))
     assert response.status_code == 400 and FULL in form_error(response)
 
     assert stored(app) == ["fits", "fits"]
@@ -212,11 +214,11 @@ def test_local_mode_has_no_limits_but_a_budget_when_one_is_set(tmp_path, monkeyp
     app = create_app({"TESTING": True, "WTF_CSRF_ENABLED": False,
                       "WEBNB_NEW_WORKSPACES_PER_HOUR": 1, "WEBNB_STORED_BYTES_PER_HOUR": 1},
                      instance_path=str(tmp_path / "laptop"))
-    assert [paste(app.test_client(), f"n{i}").status_code for i in range(3)] == [303, 303, 303]
+    assert [paste_distinct(app.test_client(), f"n{i}").status_code for i in range(3)] == [303, 303, 303]
     budgeted = create_app({"TESTING": True, "WTF_CSRF_ENABLED": False, "WEBNB_MAX_STORED_BYTES": PASTE_BYTES},
                           instance_path=str(tmp_path / "budgeted"))
-    assert paste(budgeted.test_client(), "fits").status_code == 303
-    assert FULL in form_error(paste(budgeted.test_client(), "does not"))
+    assert paste_distinct(budgeted.test_client(), "fits").status_code == 303
+    assert FULL in form_error(paste_distinct(budgeted.test_client(), "does not"))
     assert stored(budgeted) == ["fits"]
 
 
@@ -228,7 +230,7 @@ def test_a_request_notes_when_a_workspace_was_last_seen_at_most_once_an_hour(hos
     now = [0.0]
     app.extensions["webnb_last_seen"].clock = lambda: now[0]
     alice = student(app)
-    assert paste(alice).status_code == 303
+    assert paste_distinct(alice).status_code == 303
     workspace = workspace_of(alice)
     assert alice.get("/corpora").status_code == 200  # noted by this process (the database has it as just now)
     long_ago = datetime.now(timezone.utc) - timedelta(days=40)
@@ -259,8 +261,8 @@ def test_cleanup_removes_exactly_the_idle_workspaces(hosted_app, monkeypatch):
     storage = app.extensions["webnb"]["storage"]
     idle, active = student(app), student(app)
     for name in ("idle one", "idle two"):
-        assert paste(idle, name).status_code == 303
-    assert paste(active, "active").status_code == 303
+        assert paste_distinct(idle, name).status_code == 303
+    assert paste_distinct(active, "active").status_code == 303
     idle_id, active_id = workspace_of(idle), workspace_of(active)
     idle_corpora = [s.id for s in storage.list_corpora(idle_id)]
     idle.post(f"/corpora/{idle_corpora[0]}/share")
@@ -322,7 +324,7 @@ def test_a_workspace_seen_again_after_listing_is_not_removed(hosted_app):
     app = hosted_app()
     storage = app.extensions["webnb"]["storage"]
     alice = student(app)
-    paste(alice)
+    paste_distinct(alice)
     workspace = workspace_of(alice)
     set_last_seen(app, workspace, datetime.now(timezone.utc) - timedelta(days=40))
     cutoff = datetime.now(timezone.utc) - timedelta(days=30)

@@ -18,11 +18,6 @@ from webnb.examples import load_example_corpus
 #   not: 3/16 against 1/18; match, was: 3/16 against 3/18; sharp 2/16 against 2/18 → toward negative
 
 
-@pytest.fixture(scope="module")
-def match_reviews() -> TrainingSet:
-    return TrainingSet.build(load_example_corpus("match-reviews"))
-
-
 @pytest.mark.parametrize("n_words, top", [(10_000, 200), (800, 200), (799, 199), (100, 25), (20, 5), (3, 5)])
 def test_default_top_is_the_seeds_200_or_a_quarter_of_a_small_vocabulary(n_words, top):
     assert default_top(n_words) == top

@@ -17,7 +17,6 @@ import pytest
 from bs4 import BeautifulSoup
 from markupsafe import escape
 
-from webnb import create_app
 from webnb.engine.io.archives import read_archive
 from webnb.engine.io.readers import ACCEPTED_FILES, read_corpus_bytes
 from webnb.engine.io.uploads import inspect_table, read_table, read_upload
@@ -243,11 +242,6 @@ def test_random_bytes_are_binary_whatever_the_seed():
 
 
 # --- the upload form ------------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def app(tmp_path):
-    return create_app({"TESTING": True, "WTF_CSRF_ENABLED": False}, instance_path=str(tmp_path))
 
 
 def post(client, filename: str, data: bytes, path="/corpora/upload", **form):

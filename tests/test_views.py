@@ -20,10 +20,7 @@ LESSON_PAGES = {page.path: (page.fragment, "section" if page.in_menu else "div")
                 if page.key not in ("cell", "prior")}
 
 
-@pytest.fixture()
-def app(app_on_both_databases):
-    """Every view test on SQLite and on PostgreSQL."""
-    return app_on_both_databases
+pytestmark = pytest.mark.on_both_databases  # every view test on SQLite and on PostgreSQL
 
 
 def stored_count(app) -> int:

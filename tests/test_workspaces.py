@@ -7,6 +7,7 @@ import re
 import pytest
 from bs4 import BeautifulSoup
 
+from tests.conftest import pasted_id
 from webnb import create_app
 from webnb.store.database import ANY_WORKSPACE
 
@@ -16,12 +17,6 @@ PASTE = "pos\tgreat match and a sharp keeper\nneg\tdull match\npos\tbrilliant go
 
 def student(app):
     return app.test_client()  # (Werkzeug's test client sends Secure cookies over plain http too)
-
-
-def paste(client, name="mine", corpus=PASTE) -> str:
-    response = client.post("/corpora/paste", data={"corpus": corpus, "name": name})
-    assert response.status_code == 303, response.get_data(as_text=True)[:300]
-    return response.headers["Location"].rsplit("/", 1)[-1]
 
 
 @pytest.mark.parametrize("key", [None, "dev", "short", "x" * 31])
@@ -70,7 +65,7 @@ def corpus_routes(app):
 def test_every_route_of_another_workspace_answers_404(hosted_app):
     app = hosted_app()
     alice, bob = student(app), student(app)
-    corpus_id = paste(alice, "Alice's corpus")
+    corpus_id = pasted_id(alice, PASTE, "Alice's corpus")
     routes = corpus_routes(app)
     assert len(routes) >= 20
     tried, not_found = 0, 0
@@ -113,7 +108,7 @@ def test_built_in_corpora_are_shared_and_read_only(hosted_app):
 def test_a_shared_link_opens_a_copy_in_the_viewers_workspace(hosted_app):
     app = hosted_app()
     alice, bob = student(app), student(app)
-    corpus_id = paste(alice, "Alice's corpus")
+    corpus_id = pasted_id(alice, PASTE, "Alice's corpus")
     assert bob.post(f"/corpora/{corpus_id}/share").status_code == 404  # only the owner shares
     page = BeautifulSoup(alice.post(f"/corpora/{corpus_id}/share").get_data(as_text=True), "html.parser")
     link = page.select_one("#share-link")["value"]
@@ -153,13 +148,13 @@ def test_jobs_belong_to_their_workspace(hosted_app):
 def test_quotas_refuse_a_corpus_whole(hosted_app):
     app = hosted_app(WEBNB_QUOTA_CORPORA=2, WEBNB_QUOTA_DOCUMENTS=10)
     alice, bob = student(app), student(app)
-    paste(alice, "one")
-    paste(alice, "two")
+    pasted_id(alice, PASTE, "one")
+    pasted_id(alice, PASTE, "two")
     response = alice.post("/corpora/paste", data={"corpus": PASTE, "name": "three"})
     assert response.status_code == 400 and "the most it may hold" in response.get_data(as_text=True)
     storage = app.extensions["webnb"]["storage"]
     assert [s.name for s in storage.list_corpora()] == ["two", "one"]
-    paste(bob, "bob's")  # quotas are per workspace
+    pasted_id(bob, PASTE, "bob's")  # quotas are per workspace
     many = "\n".join(f"{'pos' if i % 2 else 'neg'}\tdocument {i}" for i in range(11))
     response = bob.post("/corpora/paste", data={"corpus": many, "name": "too many"})
     assert response.status_code == 400 and "10 documents in all" in response.get_data(as_text=True)
@@ -169,7 +164,7 @@ def test_quotas_refuse_a_corpus_whole(hosted_app):
 def test_local_mode_sees_everything_and_sets_no_workspace(tmp_path):
     app = create_app({"TESTING": True, "WTF_CSRF_ENABLED": False}, instance_path=str(tmp_path))
     client = app.test_client()
-    corpus_id = paste(client)
+    corpus_id = pasted_id(client, PASTE)
     assert client.get(f"/corpora/{corpus_id}").status_code == 200
     assert app.test_client().get(f"/corpora/{corpus_id}").status_code == 200  # one user: the laptop's owner
     assert "Set-Cookie" not in client.get("/corpora/match-reviews").headers
@@ -202,7 +197,7 @@ def test_work_that_would_run_over_the_limit_is_refused(hosted_app):
     alice = student(app)
     twelve = "\n".join(
         f"{'pos' if i % 2 else 'neg'}\t{'great sharp' if i % 2 else 'dull slow'} match {i}" for i in range(12))
-    corpus_id = paste(alice, corpus=twelve)
+    corpus_id = pasted_id(alice, twelve)
     response = alice.get(f"/corpora/{corpus_id}/compare")
     text = response.get_data(as_text=True)
     assert response.status_code == 200
@@ -218,12 +213,12 @@ def test_a_fit_over_the_limit_is_cut_to_the_iterations_that_fit(hosted_app):
     twelve = "\n".join(
         f"{'pos' if i % 2 else 'neg'}\t{'great sharp' if i % 2 else 'dull slow'} match {i}" for i in range(12))
     unlimited = student(hosted_app())
-    plain = unlimited.get(f"/corpora/{paste(unlimited, corpus=twelve)}/compare?format=json").get_json()["comparison"]
+    plain = unlimited.get(f"/corpora/{pasted_id(unlimited, twelve)}/compare?format=json").get_json()["comparison"]
     assert plain["max_iterations"] == 1000 and plain["n_words"] == 6  # the precise rule, on 8 training documents
     # A limit that leaves room for 80 iterations of its 7 weights (two classes: one vector, with the intercept).
     limit = 80.5 * 7 * SECONDS_PER_ITERATION_PER_WEIGHT
     alice = student(hosted_app(WEBNB_MAX_WORK_SECONDS=limit))
-    corpus_id = paste(alice, corpus=twelve)
+    corpus_id = pasted_id(alice, twelve)
     cut = alice.get(f"/corpora/{corpus_id}/compare?format=json").get_json()["comparison"]
     assert cut["max_iterations"] == 80 and cut["tolerance"] == plain["tolerance"]
     logistic = [model for model in cut["models"] if model["iterations"] is not None][0]
@@ -232,7 +227,7 @@ def test_a_fit_over_the_limit_is_cut_to_the_iterations_that_fit(hosted_app):
     assert "80 iterations" in page.get_text(" ", strip=True)
     # Room for fewer than 70 iterations: refused, nothing started.
     bob = student(hosted_app(WEBNB_MAX_WORK_SECONDS=69.5 * 7 * SECONDS_PER_ITERATION_PER_WEIGHT))
-    refused = bob.get(f"/corpora/{paste(bob, corpus=twelve)}/compare").get_data(as_text=True)
+    refused = bob.get(f"/corpora/{pasted_id(bob, twelve)}/compare").get_data(as_text=True)
     assert "Nothing was started." in refused and "Logistic regression (softmax)" not in refused
 
 
