@@ -6,8 +6,8 @@ import xml.etree.ElementTree as ET
 from urllib.parse import quote_plus
 
 import pytest
-from conftest import soup_of
-from test_workspaces import paste, student
+from conftest import pasted_id, soup_of
+from test_workspaces import student
 
 from webnb.lesson import pages
 
@@ -115,7 +115,7 @@ def test_a_student_only_sees_their_own_corpus(make_hosted_app):
     alice, bob = student(app), student(app)
     corpus = "\n".join(["spam\tzyxsecret win money now", "ham\tzyxsecret lunch at noon", "spam\tfree money win",
                         "ham\tsee you at lunch"])
-    alice_id = paste(alice, "Alice's corpus", corpus)
+    alice_id = pasted_id(alice, corpus, "Alice's corpus")
     mine = soup_of(alice.get(f"/corpora/{alice_id}/lecture?text=win+money"))
     assert len(mine.select("article.handout-slide")) == 25
     assert all(article.select_one(".handout-body") for article in mine.select("article.handout-slide"))

@@ -106,6 +106,7 @@ def misclassified(score: Score, page: int, per_page: int = MISTAKES_PER_PAGE) ->
     Returns
     -------
     Mistakes
+        The wrong documents on that page, with their count and the number of pages.
 
     Raises
     ------

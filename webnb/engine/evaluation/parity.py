@@ -677,7 +677,7 @@ GAUSSIAN_LOG_TOLERANCE = 1e-9  # log posteriors; parameters are held to TOLERANC
 def gaussian_parity(
     training, test, var_smoothing: float, prior: str, of: str, *, statistics: GaussianStatistics | None = None
 ) -> ParityReport:
-    """Fit scikit-learn's GaussianNB on the same training rows with the same ``var_smoothing`` (and the uniform
+    r"""Fit scikit-learn's GaussianNB on the same training rows with the same ``var_smoothing`` (and the uniform
     prior as ``priors``) and compare them with the app's model.
 
     For ``of`` = "parameters": the priors, means, variances and ε; for "evaluation": the predictions, log
@@ -712,6 +712,18 @@ def gaussian_parity(
         ``var_smoothing`` or ``prior`` is refused (see ``GaussianStatistics.model``).
     CorpusError
         If the training rows cannot be trained on, or the test rows do not have one number per feature.
+
+    Examples
+    --------
+    >>> from webnb.engine.gaussian.table import read_numeric_csv
+    >>> table = read_numeric_csv("x,label\n1,a\n2,a\n7,b\n9,b\n")
+    >>> import sys
+    >>> from unittest import mock
+    >>> no_sklearn = mock.patch.dict(sys.modules, {"sklearn": None})  # as on a machine without scikit-learn
+    >>> with no_sklearn:
+    ...     report = gaussian_parity(table, table, 1e-9, "learned", "parameters")
+    >>> report.of, report.status, report.available
+    ('parameters', 'not installed', False)
     """
     if statistics is not None:
         _require_finite_in_sklearn(statistics)

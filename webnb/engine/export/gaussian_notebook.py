@@ -25,9 +25,39 @@ MAX_NOTEBOOK_CELLS = 2_000_000  # numbers embedded (rows × features); a bigger 
 
 def gaussian_notebook(table: NumericTable, *, var_smoothing: float, prior: str, values, test_size: float | None,
                       seed: int = 0) -> dict:
-    """An nbformat 4 notebook (a plain dict). The split is the app's own (its row numbers are written into the
-    notebook), so the accuracy is the evaluation page's. Refused (CorpusError) when a variance would be 0, which the
-    formula-as-written cannot evaluate, and for tables too big to embed."""
+    """The Gaussian lesson as an nbformat 4 notebook (a plain dict) that recomputes every number with numpy alone.
+
+    The split is the app's own (its row numbers are written into the notebook), so the accuracy is the evaluation
+    page's.
+
+    Parameters
+    ----------
+    table : NumericTable
+        The lesson's table, embedded in the notebook.
+    var_smoothing : float
+        The share of the largest feature variance added to every variance; above 0 when a variance is 0.
+    prior : {"learned", "uniform"}
+        The class priors.
+    values : sequence of float
+        The typed row whose Bayes' rule the notebook computes, one number per feature.
+    test_size : float or None
+        The held-out share of each class; None tests on every row.
+    seed : int, default 0
+        The split's seed.
+
+    Returns
+    -------
+    dict
+        The notebook, ready for ``json.dumps``.
+
+    Raises
+    ------
+    CorpusError
+        When a variance would be 0 (the formula as written cannot evaluate it), for tables too big to embed (more
+        than ``MAX_NOTEBOOK_CELLS`` numbers), and for a table or split the engine refuses.
+    ValueError
+        For a ``test_size``, ``var_smoothing`` or ``prior`` the engine refuses.
+    """
     if table.values.size > MAX_NOTEBOOK_CELLS:
         raise CorpusError(
             f"The table has {table.values.size:,} numbers; a notebook embeds at most {MAX_NOTEBOOK_CELLS:,}."

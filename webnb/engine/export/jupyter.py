@@ -23,8 +23,37 @@ CELL_MARKER = "# ---- notebook cell ----"
 
 @cache
 def cell_source(name: str) -> str:
-    """The code of the cell file ``cells/<name>.py`` (``name`` like "model" or "gaussian/fit"): the text after
-    its ``CELL_MARKER`` line, without the blank lines around it."""
+    """The code of the cell file ``cells/<name>.py``: the text after its ``CELL_MARKER`` line, without the blank
+    lines around it. Read once per name, then kept.
+
+    Parameters
+    ----------
+    name : str
+        The cell's path under ``cells/`` without ".py", like "model" or "gaussian/fit".
+
+    Returns
+    -------
+    str
+        The cell exactly as the notebook holds it.
+
+    Raises
+    ------
+    FileNotFoundError
+        If there is no such cell file.
+    LookupError
+        If the file has no ``CELL_MARKER`` line.
+
+    Examples
+    --------
+    >>> print(cell_source("imports"))
+    import json
+    import math
+    import re
+    import unicodedata
+    from fractions import Fraction
+    <BLANKLINE>
+    import numpy as np
+    """
     path = resources.files("webnb.engine.export.cells").joinpath(*f"{name}.py".split("/"))
     text = path.read_text(encoding="utf-8")
     _, marker, cell = text.partition(f"\n{CELL_MARKER}\n")
@@ -34,7 +63,33 @@ def cell_source(name: str) -> str:
 
 
 def notebook_document(cells: list[dict], settings: dict, prefix: str) -> dict:
-    """An nbformat 4 notebook of ``cells`` (numbered ``prefix-01``, …), its settings kept in the metadata."""
+    """An nbformat 4 notebook of ``cells`` (numbered ``prefix-01``, …), its settings kept in the metadata.
+
+    Parameters
+    ----------
+    cells : list of dict
+        Cells from ``markdown_cell`` and ``code_cell``; each is given its ``id`` (the dicts are changed).
+    settings : dict
+        The lesson's settings, JSON data (numpy numbers are made plain), kept under ``metadata["webnb"]``.
+    prefix : str
+        The start of every cell id.
+
+    Returns
+    -------
+    dict
+        The notebook, ready for ``json.dumps``.
+
+    Raises
+    ------
+    TypeError
+        If ``settings`` holds something that is not JSON data.
+
+    Examples
+    --------
+    >>> document = notebook_document([markdown_cell("# Title")], {"alpha": np.int64(1)}, "nb")
+    >>> document["nbformat"], document["metadata"]["webnb"], document["cells"][0]["id"]
+    (4, {'alpha': 1}, 'nb-01')
+    """
     for number, cell in enumerate(cells, 1):
         cell["id"] = f"{prefix}-{number:02d}"
     return {
@@ -56,19 +111,82 @@ def _plain(value):
 
 
 def markdown_cell(text: str) -> dict:
+    """A Markdown cell of ``text``, without the blank lines around it.
+
+    Parameters
+    ----------
+    text : str
+        The cell's Markdown.
+
+    Returns
+    -------
+    dict
+        The nbformat 4 cell.
+    """
     return {"cell_type": "markdown", "metadata": {}, "source": text.strip("\n")}
 
 
 def code_cell(text: str) -> dict:
+    """A code cell of ``text``, not run (no outputs), without the blank lines around it.
+
+    Parameters
+    ----------
+    text : str
+        The cell's Python code.
+
+    Returns
+    -------
+    dict
+        The nbformat 4 cell.
+    """
     return {"cell_type": "code", "metadata": {}, "source": text.strip("\n"), "execution_count": None, "outputs": []}
 
 
 def explained_cells(*steps: tuple[str, str]) -> list[dict]:
-    """For each (text, name): the text as a Markdown cell, then the code of ``cells/<name>.py`` that it explains."""
+    """For each (text, name): the text as a Markdown cell, then the code of ``cells/<name>.py`` that it explains.
+
+    Parameters
+    ----------
+    *steps : (str, str)
+        The Markdown, and the cell file's name (see ``cell_source``).
+
+    Returns
+    -------
+    list of dict
+        Two cells per step.
+
+    Raises
+    ------
+    FileNotFoundError, LookupError
+        As ``cell_source`` raises them.
+    """
     return [cell for text, name in steps for cell in (markdown_cell(text), code_cell(cell_source(name)))]
 
 
 def number_literal(value) -> str:
+    """A number as Python code in a notebook cell: an int as an int, anything else as the float it is.
+
+    Parameters
+    ----------
+    value : int, float, numpy number or None
+        The number.
+
+    Returns
+    -------
+    str
+        "None" for None; the digits of a whole number (int or numpy integer); else ``repr(float(value))``, which
+        reads back as the same float.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``value`` is not a number.
+
+    Examples
+    --------
+    >>> number_literal(3), number_literal(np.int64(3)), number_literal(1e-9), number_literal(None)
+    ('3', '3', '1e-09', 'None')
+    """
     if value is None:
         return "None"
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
@@ -77,10 +195,26 @@ def number_literal(value) -> str:
 
 
 def markdown_escape(text: str) -> str:
-    """User text as plain text within one line of Markdown, in every notebook: the lines are joined and every ASCII
+    r"""User text as plain text within one line of Markdown, in every notebook: the lines are joined and every ASCII
     punctuation character is escaped (CommonMark shows an escaped one as itself), so that nothing in it becomes
     a tag, a link or an image, a heading or a list, emphasis or code, nor an address that a notebook viewer
-    would make a link of ("www.example.com", "http://…", "a@example.com")."""
+    would make a link of ("www.example.com", "http://…", "a@example.com").
+
+    Parameters
+    ----------
+    text : str
+        A corpus's name, a class, a review.
+
+    Returns
+    -------
+    str
+        One line.
+
+    Examples
+    --------
+    >>> print(markdown_escape("**great** [match](x)\nwww.example.com"))
+    \*\*great\*\* \[match\]\(x\) www\.example\.com
+    """
     text = " ".join(text.split())
     return "".join("\\" + ch if ch in _ASCII_PUNCTUATION else ch for ch in text)
 

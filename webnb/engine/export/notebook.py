@@ -56,8 +56,55 @@ def lesson_notebook(
     The vocabulary, φ, ψ/θ and the trace of ``review`` come from the whole corpus, as the lesson's pages
     show them. The accuracy is on the training documents when ``test_size`` is None, or else on the
     documents that ``stratified_split(labels, test_size, seed)`` holds out, with a model trained on the
-    rest. Raises ValueError for settings the notebook cannot reproduce (stemming) and for settings the
-    engine itself refuses.
+    rest. Before anything is written the engine builds the same model, so settings it refuses are refused here
+    with its message.
+
+    Parameters
+    ----------
+    corpus : Corpus
+        The lesson's corpus, embedded in the notebook as JSON.
+    analysis_options : AnalysisOptions, optional
+        How texts become features (defaults when None); stemming is refused.
+    vocabulary_options : VocabularyOptions, optional
+        Which words are kept (all when None).
+    kind : {"bernoulli", "multinomial"}
+        The model.
+    alpha : str, int, float or Fraction
+        The pseudo-count; 0 gives exact zeros, as on the pages.
+    binary : bool, default False
+        Multinomial only: count each word once per document.
+    fit_prior : bool, default True
+        Learn the priors (else uniform).
+    epsilon : float, optional
+        The ε-floor.
+    review : str
+        The review whose trace the notebook computes.
+    test_size : float, optional
+        The held-out share of each class; None tests on the training documents.
+    seed : int, default 0
+        The split's seed.
+
+    Returns
+    -------
+    dict
+        The notebook, ready for ``json.dumps``.
+
+    Raises
+    ------
+    ValueError
+        For settings the notebook cannot reproduce (stemming), a bag of words too big to keep dense (more than
+        ``NOTEBOOK_CELL_LIMIT`` cells), and settings the engine itself refuses (an unknown ``kind``, a bad α, …).
+    CorpusError
+        For a corpus the engine cannot train on, or a split it refuses.
+
+    Examples
+    --------
+    >>> from webnb.engine.shared.corpus import Corpus
+    >>> corpus = Corpus.from_pairs([("China", "Chinese Beijing Chinese"), ("Japan", "Tokyo Japan Chinese")])
+    >>> notebook = lesson_notebook(corpus, kind="multinomial", alpha=1, review="Chinese Tokyo")
+    >>> settings = notebook["metadata"]["webnb"]
+    >>> settings["model"], settings["alpha"], settings["review"], notebook["cells"][0]["cell_type"]
+    ('multinomial', '1', 'Chinese Tokyo', 'markdown')
     """
     analysis_options = analysis_options or AnalysisOptions()
     vocabulary_options = vocabulary_options or VocabularyOptions()

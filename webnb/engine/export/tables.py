@@ -57,11 +57,28 @@ def _cell(value) -> str:
 
 
 def csv_text(header: list[str], rows: Iterable[Iterable]) -> str:
-    """RFC 4180 CSV of ``header`` and ``rows``, every text cell neutralised against formula injection.
+    r"""RFC 4180 CSV of ``header`` and ``rows``, every text cell neutralised against formula injection.
 
     Numbers (int, float, Decimal and numpy numbers, not bool) are written as numbers; None is an empty
     cell; anything else is written as ``str(value)``. Encode the result as UTF-8 (``utf-8-sig`` if
     Excel should recognise the encoding).
+
+    Parameters
+    ----------
+    header : list of str
+        The column names.
+    rows : iterable of iterable
+        The rows, each with one value per column.
+
+    Returns
+    -------
+    str
+        The CSV, with ``\r\n`` line ends.
+
+    Examples
+    --------
+    >>> csv_text(["word", "log θ"], [["=cmd", float("-inf")], [" @x", -0.5], ["ok", None]])
+    "word,log θ\r\n'=cmd,-inf\r\n' @x,-0.5\r\nok,\r\n"
     """
     return "".join(csv_pieces(header, rows))
 
@@ -70,8 +87,26 @@ ROWS_PER_PIECE = 2000
 
 
 def csv_pieces(header: list[str], rows: Iterable[Iterable]) -> Iterator[str]:
-    """``csv_text`` in pieces of ``ROWS_PER_PIECE`` rows, the header first: a large table (every word of 20
-    Newsgroups) is sent while it is written, so its download starts at once and it is never whole in memory."""
+    r"""``csv_text`` in pieces of ``ROWS_PER_PIECE`` rows, the header first: a large table (every word of 20
+    Newsgroups) is sent while it is written, so its download starts at once and it is never whole in memory.
+
+    Parameters
+    ----------
+    header : list of str
+        The column names.
+    rows : iterable of iterable
+        The rows; read as the pieces are.
+
+    Yields
+    ------
+    str
+        Pieces whose concatenation is ``csv_text(header, rows)``.
+
+    Examples
+    --------
+    >>> list(csv_pieces(["n"], [[1], [2]]))
+    ['n\r\n1\r\n2\r\n']
+    """
     buffer = io.StringIO(newline="")
     writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow([_cell(value) for value in header])
@@ -98,7 +133,33 @@ def matrix_table(
 ) -> tuple[list[str], list[list]]:
     """A window of the bag of words: id and label of each document of ``rows``, then its count (or 1/0
     for ``presence``) of each word of ``columns``. ``rows``/``columns`` are indices; None means all,
-    which makes the whole matrix dense: keep it to the windows a page shows on a large corpus."""
+    which makes the whole matrix dense: keep it to the windows a page shows on a large corpus.
+
+    Parameters
+    ----------
+    training : TrainingSet
+        Whose matrix is written.
+    rows, columns : array-like of int, optional
+        Documents and words; all when None.
+    presence : bool, default False
+        Write 1/0 for presence instead of counts.
+
+    Returns
+    -------
+    header : list of str
+        "id", "label", then the words.
+    rows : list of list
+        One row per document.
+
+    Examples
+    --------
+    >>> from webnb.engine import Corpus, TrainingSet
+    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
+    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
+    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> matrix_table(training, rows=[0, 3], columns=[1, 5])
+    (['id', 'label', 'chinese', 'tokyo'], [['1', 'China', 2, 0], ['4', 'Japan', 1, 1]])
+    """
     rows = np.arange(training.matrix.shape[0]) if rows is None else np.asarray(rows, dtype=np.int64)
     columns = np.arange(len(training.vocabulary)) if columns is None else np.asarray(columns, dtype=np.int64)
     window = training.matrix[rows][:, columns].toarray() if len(columns) else np.zeros((len(rows), 0), dtype=int)
@@ -117,7 +178,37 @@ def _symbol(model: NaiveBayes) -> str:
 def parameters_table(model: NaiveBayes, words=None) -> tuple[list[str], Iterator[list]]:
     """One row per word (of ``words``, indices, or all): the word, then for each class ψ (Bernoulli) or
     θ (multinomial) as a decimal and as the unreduced ratio of the lecture ("0/2"; empty under an
-    ε-floor, which has no ratio). The rows are made as they are read, a block of words at a time."""
+    ε-floor, which has no ratio). The rows are made as they are read, a block of words at a time.
+
+    Parameters
+    ----------
+    model : NaiveBayes
+        A fitted model.
+    words : array-like of int, optional
+        The words' columns; all when None.
+
+    Returns
+    -------
+    header : list of str
+        "word", then two columns per class.
+    rows : iterator of list
+        One row per word.
+
+    Raises
+    ------
+    WorkTooLarge
+        If the app's memory cap refuses the model's dense ψ or θ table (when the rows are read).
+
+    Examples
+    --------
+    >>> from webnb.engine import Corpus, TrainingSet
+    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
+    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
+    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> header, rows = parameters_table(training.model("multinomial", 1), words=[1])
+    >>> header[1:3], [row[:3] for row in rows]
+    (['θ given China', 'θ given China (ratio)'], [['chinese', 0.42857142857142855, '6/14']])
+    """
     symbol = _symbol(model)
     header = ["word"]
     for label in model.classes:
@@ -145,7 +236,29 @@ def _parameter_rows(model: NaiveBayes, indices: np.ndarray) -> Iterator[list]:
 
 
 def priors_table(model: NaiveBayes) -> tuple[list[str], list[list]]:
-    """One row per class: its training documents, φ as a decimal and as a ratio ("3/5")."""
+    """One row per class: its training documents, φ as a decimal and as a ratio ("3/5").
+
+    Parameters
+    ----------
+    model : NaiveBayes
+        A fitted model.
+
+    Returns
+    -------
+    header : list of str
+        The column names.
+    rows : list of list
+        One list per row, parallel to ``header``.
+
+    Examples
+    --------
+    >>> from webnb.engine import Corpus, TrainingSet
+    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
+    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
+    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> priors_table(training.model("multinomial", 1))
+    (['class', 'documents', 'φ', 'φ (ratio)'], [['China', 3, 0.75, '3/4'], ['Japan', 1, 0.25, '1/4']])
+    """
     counts = model.statistics.class_count_
     body = []
     for k, label in enumerate(model.classes):
@@ -156,13 +269,46 @@ def priors_table(model: NaiveBayes) -> tuple[list[str], list[list]]:
 
 
 def evaluation_table(evaluation: Evaluation) -> tuple[list[str], list[list]]:
-    """Precision, recall, F1 and support per class; a score with no defined value is an empty cell."""
+    """Precision, recall, F1 and support per class; a score with no defined value is an empty cell.
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+        A model's scores.
+
+    Returns
+    -------
+    header : list of str
+        The column names.
+    rows : list of list
+        One list per row, parallel to ``header``.
+    """
     body = [[s.label, s.precision, s.recall, s.f1, s.support] for s in evaluation.per_class]
     return ["class", "precision", "recall", "F1", "support"], body
 
 
 def predictions_table(test: Corpus, evaluation: Evaluation) -> tuple[list[str], list[list]]:
-    """One row per test document: id, true class, predicted class ("" when undecidable), its posterior, right or not."""
+    """One row per test document: id, true class, predicted class ("" when undecidable), its posterior, right or not.
+
+    Parameters
+    ----------
+    test : Corpus
+        The test documents.
+    evaluation : Evaluation
+        The model's scores on them.
+
+    Returns
+    -------
+    header : list of str
+        The column names.
+    rows : list of list
+        One list per row, parallel to ``header``.
+
+    Raises
+    ------
+    ValueError
+        If ``test`` and ``evaluation`` differ in length.
+    """
     body = [
         [
             doc_id, label, predicted or "", confidence if predicted is not None else None,
@@ -177,7 +323,27 @@ def predictions_table(test: Corpus, evaluation: Evaluation) -> tuple[list[str], 
 
 def table_predictions_table(test, evaluation: Evaluation) -> tuple[list[str], list[list]]:
     """``predictions_table`` for a table of numbers, with each row's values after its true class, so that the
-    download stands on its own."""
+    download stands on its own.
+
+    Parameters
+    ----------
+    test : NumericTable
+        The test rows.
+    evaluation : Evaluation
+        The model's scores on them.
+
+    Returns
+    -------
+    header : list of str
+        The column names.
+    rows : list of list
+        One list per row, parallel to ``header``.
+
+    Raises
+    ------
+    ValueError
+        If ``test`` and ``evaluation`` differ in length.
+    """
     header, body = predictions_table(test, evaluation)
     header = header[:2] + list(test.features) + header[2:]
     body = [row[:2] + [float(v) for v in test.values[i]] + row[2:] for i, row in enumerate(body)]
@@ -185,7 +351,20 @@ def table_predictions_table(test, evaluation: Evaluation) -> tuple[list[str], li
 
 
 def confusion_table(evaluation: Evaluation) -> tuple[list[str], list[list]]:
-    """confusion[true][predicted], with the documents no class could claim in a last column."""
+    """confusion[true][predicted], with the documents no class could claim in a last column.
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+        A model's scores.
+
+    Returns
+    -------
+    header : list of str
+        The column names.
+    rows : list of list
+        One list per row, parallel to ``header``.
+    """
     header = ["true class", *(f"predicted {label}" for label in evaluation.classes), "cannot decide"]
     body = [
         [label, *evaluation.confusion[k], evaluation.undecidable_by_class[k]]
@@ -199,7 +378,20 @@ def confusion_table(evaluation: Evaluation) -> tuple[list[str], list[list]]:
 
 def gaussian_parameters_table(model) -> tuple[list[str], list[list]]:
     """One row per class and feature: the class's rows and prior, the mean, the population variance and standard
-    deviation, ε, the variance used (variance + ε), and the sample variance for comparison."""
+    deviation, ε, the variance used (variance + ε), and the sample variance for comparison.
+
+    Parameters
+    ----------
+    model : GaussianNB
+        A fitted Gaussian model.
+
+    Returns
+    -------
+    header : list of str
+        The column names.
+    rows : list of list
+        One list per row, parallel to ``header``.
+    """
     stats = model.statistics
     header = ["class", "feature", "rows", "prior", "mean", "variance (population)", "standard deviation (population)",
               "epsilon", "variance used", "variance (sample, n-1)"]
@@ -214,7 +406,22 @@ def gaussian_parameters_table(model) -> tuple[list[str], list[list]]:
 
 
 def table_rows(table, rows=None) -> tuple[list[str], list[list]]:
-    """The rows of a table of numbers: id, each feature, label."""
+    """The rows of a table of numbers: id, each feature, label.
+
+    Parameters
+    ----------
+    table : NumericTable
+        The table.
+    rows : iterable of int, optional
+        Row numbers; all when None.
+
+    Returns
+    -------
+    header : list of str
+        The column names.
+    rows : list of list
+        One list per row, parallel to ``header``.
+    """
     indices = range(len(table)) if rows is None else rows
     body = [[table.ids[i], *(float(v) for v in table.values[i]), table.labels[i]] for i in indices]
     return ["id", *table.features, "label"], body

@@ -27,7 +27,25 @@ from webnb.engine.shared.plain import number
 @dataclass(frozen=True, eq=False)
 class GaussianSplit:
     """Statistics of a table's training rows, with the rows it is tested on and their places in the table: the
-    ``held`` of a Gaussian ``Score`` (see ``score_table``), as a text ``HeldOut`` is."""
+    ``held`` of a Gaussian ``Score`` (see ``score_table``), as a text ``HeldOut`` is.
+
+    Parameters
+    ----------
+    statistics : GaussianStatistics
+        Those of ``training``.
+    training : NumericTable
+        The training rows.
+    test : NumericTable
+        The rows the model is tested on.
+    positions : numpy.ndarray of int, shape (n_test,)
+        Each test row's place in the table it came from.
+    source : {"all", "split", "training", "table"}, default "all"
+        All rows tested on themselves ("all" and "training"), a stratified split, or another table.
+    test_size : float, optional
+        The held-out share of a split.
+    seed : int, optional
+        The seed of a split.
+    """
 
     statistics: GaussianStatistics
     training: NumericTable
@@ -39,8 +57,40 @@ class GaussianSplit:
 
     @classmethod
     def of(cls, table: NumericTable, test: str = "all", test_size: float = 0.25, seed: int = 0) -> "GaussianSplit":
-        """The statistics of all of ``table``'s rows (``test`` "all"), or of the training part of a stratified
-        split ("split") with its test rows, or of all rows tested on themselves ("training")."""
+        r"""The statistics of all of ``table``'s rows (``test`` "all"), or of the training part of a stratified
+        split ("split") with its test rows, or of all rows tested on themselves ("training").
+
+        Parameters
+        ----------
+        table : NumericTable
+            The table.
+        test : {"all", "split", "training"}, default "all"
+            How the model is tested.
+        test_size : float, default 0.25
+            The share of each class held out, for "split".
+        seed : int, default 0
+            The split's seed, for "split".
+
+        Returns
+        -------
+        GaussianSplit
+            ``source`` as ``test`` says.
+
+        Raises
+        ------
+        ValueError
+            If ``test_size`` is not strictly between 0 and 1 (for "split").
+        CorpusError
+            If the test part would be empty, or the training rows cannot be trained on.
+
+        Examples
+        --------
+        >>> from webnb.engine.gaussian.table import read_numeric_csv
+        >>> table = read_numeric_csv("x,label\n1,a\n2,a\n3,a\n4,a\n7,b\n8,b\n9,b\n10,b\n")
+        >>> held = GaussianSplit.of(table, "split", test_size=0.25, seed=0)
+        >>> len(held.training), held.test.labels, held.positions.tolist()
+        (6, ('a', 'b'), [2, 7])
+        """
         if test == "split":
             train_index, test_index = stratified_split(table.labels, test_size, seed)
             training = table.subset(train_index)
@@ -50,7 +100,25 @@ class GaussianSplit:
 
     @classmethod
     def tested_on(cls, table: NumericTable, test: NumericTable) -> "GaussianSplit":
-        """All of ``table``'s rows, tested on the rows of another table with the same features."""
+        """All of ``table``'s rows, tested on the rows of another table with the same features.
+
+        Parameters
+        ----------
+        table : NumericTable
+            The training rows.
+        test : NumericTable
+            The test rows.
+
+        Returns
+        -------
+        GaussianSplit
+            ``source`` "table".
+
+        Raises
+        ------
+        CorpusError
+            If ``table`` cannot be trained on.
+        """
         return cls(GaussianStatistics.fit(table), table, test, np.arange(len(test)), "table")
 
     def to_dict(self) -> dict:
@@ -62,7 +130,19 @@ class GaussianSplit:
 
 @dataclass(frozen=True)
 class TableRow:
-    """Row ``index`` of the table (from 0), with the id it came with."""
+    """Row ``index`` of the table (from 0), with the id it came with.
+
+    Parameters
+    ----------
+    index : int
+        The row's number in the table, from 0.
+    id : str
+        Where it came from.
+    label : str
+        Its class.
+    values : tuple of float
+        One number per feature.
+    """
 
     index: int
     id: str
@@ -75,7 +155,19 @@ class TableRow:
 
 @dataclass(frozen=True)
 class RowsPage:
-    """Page ``page`` of ``pages`` of a table's rows."""
+    """Page ``page`` of ``pages`` of a table's rows.
+
+    Parameters
+    ----------
+    features : tuple of str
+        The columns.
+    class_counts : dict of str to int
+        Rows per class, in class order.
+    page, pages : int
+        This page (from 1) and the number of pages.
+    rows : tuple of TableRow
+        The rows on this page.
+    """
 
     features: tuple[str, ...]
     class_counts: dict[str, int]  # rows per class, in class order
@@ -89,12 +181,45 @@ class RowsPage:
 
 
 def page_count(items: int, per_page: int) -> int:
-    """How many pages ``items`` fill, ``per_page`` to a page: at least one, even when there is nothing to show."""
+    """How many pages ``items`` fill, ``per_page`` to a page: at least one, even when there is nothing to show.
+
+    Parameters
+    ----------
+    items : int
+        Things to show.
+    per_page : int
+        Things a page shows, at least 1.
+
+    Returns
+    -------
+    int
+        At least 1.
+
+    Examples
+    --------
+    >>> page_count(0, 25), page_count(25, 25), page_count(26, 25)
+    (1, 1, 2)
+    """
     return max(1, math.ceil(items / per_page))
 
 
 def rows_page(table: NumericTable, page: int, per_page: int) -> RowsPage:
-    """The rows on page ``page`` (from 1) of ``table``."""
+    """The rows on page ``page`` (from 1) of ``table``.
+
+    Parameters
+    ----------
+    table : NumericTable
+        The table.
+    page : int
+        The page, from 1 (a page past the last is empty).
+    per_page : int
+        Rows a page shows.
+
+    Returns
+    -------
+    RowsPage
+        The rows with their ids and labels, and the rows per class.
+    """
     start = (page - 1) * per_page
     shown = range(start, min(start + per_page, len(table)))
     rows = tuple(TableRow(i, table.ids[i], table.labels[i], tuple(float(v) for v in table.values[i])) for i in shown)
@@ -140,7 +265,22 @@ class ClassBells:
 
 @dataclass(frozen=True, eq=False)
 class GaussianParameters:
-    """Everything the model learned, class by class, with the feature whose variance sets ε."""
+    """Everything the model learned, class by class, with the feature whose variance sets ε.
+
+    Parameters
+    ----------
+    model : GaussianNB
+        The model.
+    classes : tuple of ClassBells
+        Per class: its rows, its prior (exact and in float64) and, per feature, the mean, the population and
+        sample standard deviations and the variance used (σ² + ε).
+    largest : int
+        The feature with the largest variance over all rows.
+    largest_variance : float
+        That variance: ε = var_smoothing × it.
+    zero_cells : int
+        Class-and-feature variances exactly 0 before smoothing.
+    """
 
     model: GaussianNB
     classes: tuple[ClassBells, ...]
@@ -156,6 +296,18 @@ class GaussianParameters:
 
 
 def gaussian_parameters(model: GaussianNB) -> GaussianParameters:
+    """What the parameters page shows of ``model``: each class's prior and bells (see ``GaussianParameters``).
+
+    Parameters
+    ----------
+    model : GaussianNB
+        A fitted model.
+
+    Returns
+    -------
+    GaussianParameters
+        The priors and the bells, class by class.
+    """
     stats = model.statistics
     classes = []
     for k, label in enumerate(model.classes):
@@ -202,7 +354,26 @@ class ZeroWidthCell:
 
 def zero_width_cells(model: GaussianNB, values) -> tuple[ZeroWidthCell, ...]:
     """Every class and feature of ``model`` whose variance is 0 before smoothing, at ``values`` (one per feature).
-    With ``model``'s var_smoothing, or scikit-learn's default when it has none."""
+    With ``model``'s var_smoothing, or scikit-learn's default when it has none.
+
+    Parameters
+    ----------
+    model : GaussianNB
+        A fitted model.
+    values : sequence of float
+        The typed row, one number per feature.
+
+    Returns
+    -------
+    tuple of ZeroWidthCell
+        Per such cell: the mean every row of the class has, whether the value is at it (density +∞ without ε,
+        else 0), and the narrow bell that ε makes of it.
+
+    Raises
+    ------
+    ValueError
+        If the model's statistics cannot take the smoothing shown (see ``GaussianStatistics.model``).
+    """
     stats = model.statistics
     shown_smoothing = model.var_smoothing or DEFAULT_VAR_SMOOTHING
     with_epsilon = stats.model(shown_smoothing, model.prior_mode)
@@ -223,13 +394,41 @@ def zero_width_cells(model: GaussianNB, values) -> tuple[ZeroWidthCell, ...]:
 
 
 def typical_row(table: NumericTable, sample=None) -> tuple[float, ...]:
-    """``sample`` (a table's example row) if it has one, else the table's first row."""
+    """``sample`` (a table's example row) if it has one, else the table's first row.
+
+    Parameters
+    ----------
+    table : NumericTable
+        The table.
+    sample : sequence of float, optional
+        The example row that came with the table.
+
+    Returns
+    -------
+    tuple of float
+        One number per feature.
+    """
     return tuple(sample) if sample else tuple(float(v) for v in table.values[0])
 
 
 def far_row(table: NumericTable, typical: tuple[float, ...], far=None) -> tuple[float, ...]:
     """``far`` if the table comes with one, else ``typical`` with its first feature about 50 standard deviations
-    beyond every class's mean: its densities underflow (e^(−50²/2) is far below the smallest float)."""
+    beyond every class's mean: its densities underflow (e^(−50²/2) is far below the smallest float).
+
+    Parameters
+    ----------
+    table : NumericTable
+        The table.
+    typical : tuple of float
+        A typical row (see ``typical_row``).
+    far : sequence of float, optional
+        The far row that came with the table.
+
+    Returns
+    -------
+    tuple of float
+        The row, its first value rounded to three significant digits.
+    """
     if far:
         return tuple(far)
     column = table.values[:, 0]
@@ -252,7 +451,29 @@ def far_row(table: NumericTable, typical: tuple[float, ...], far=None) -> tuple[
 
 def score_table(held, var_smoothing: float, prior: str) -> Score:
     """The model of ``held.statistics`` (a table's training rows) with these settings, scored on ``held.test``.
-    ``held`` also has ``training`` and ``positions`` (the test rows' places in the table)."""
+    ``held`` also has ``training`` and ``positions`` (the test rows' places in the table).
+
+    Parameters
+    ----------
+    held : GaussianSplit
+        The training statistics and the test rows.
+    var_smoothing : float
+        The share of the largest feature variance added to every variance.
+    prior : {"learned", "uniform"}
+        The class priors.
+
+    Returns
+    -------
+    Score
+        ``held``, the model and its ``Evaluation`` on the test rows.
+
+    Raises
+    ------
+    ValueError
+        If ``var_smoothing`` or ``prior`` is refused (see ``GaussianStatistics.model``).
+    CorpusError
+        If a test row's class is not one of the training classes.
+    """
     model = held.statistics.model(var_smoothing, prior)
     return Score(held, model, evaluate(model, held.test.values, held.test.labels))
 
@@ -275,7 +496,15 @@ class TableMistake:
 
 @dataclass(frozen=True, eq=False)
 class TableEvaluation:
-    """A ``Score`` on a table's test rows, with every row it got wrong in the order of the test rows."""
+    """A ``Score`` on a table's test rows, with every row it got wrong in the order of the test rows.
+
+    Parameters
+    ----------
+    score : Score
+        The model and its scores.
+    mistakes : tuple of TableMistake
+        Per wrong row: its place in the table, id, true class, prediction (None if undecidable), posterior and values.
+    """
 
     score: Score
     mistakes: tuple[TableMistake, ...]
@@ -287,7 +516,27 @@ class TableEvaluation:
 
 
 def evaluate_table(held, var_smoothing: float, prior: str) -> TableEvaluation:
-    """``score_table``, and the rows it got wrong."""
+    """``score_table``, and the rows it got wrong.
+
+    Parameters
+    ----------
+    held : GaussianSplit
+        The training statistics and the test rows.
+    var_smoothing : float
+        The share of the largest feature variance added to every variance.
+    prior : {"learned", "uniform"}
+        The class priors.
+
+    Returns
+    -------
+    TableEvaluation
+        The score and the wrong rows.
+
+    Raises
+    ------
+    ValueError, CorpusError
+        As ``score_table``.
+    """
     score = score_table(held, var_smoothing, prior)
     test, result = held.test, score.result
     mistakes = tuple(

@@ -297,7 +297,8 @@ class GaussianNB:
         Returns
         -------
         numpy.ndarray of shape (n_rows, n_classes)
-            Never NaN: −∞ where a zero-width bell misses, +∞ where only hits at zero-width bells remain.
+            Never NaN: −∞ where a zero-width bell misses (or the prior is 0), +∞ where a value sits exactly at
+            the mean of a zero-width bell and no bell misses.
 
         Raises
         ------

@@ -113,6 +113,11 @@ class NumericTable(Labelled):
     def require_trainable(self) -> None:
         """Refuse a table that Gaussian NB cannot be trained on, saying what to change.
 
+        Returns
+        -------
+        None
+            When the table can be trained on.
+
         Raises
         ------
         CorpusError

@@ -66,7 +66,19 @@ _LINGSPAM_VERSION = "bare"
 @dataclass(frozen=True)
 class Upload:
     """What a file held: one corpus (a table of numbers, for a table file), or a training corpus and the test corpus
-    that comes with it (20 Newsgroups by date). ``layout`` names how it was read; ``note`` says what was left out."""
+    that comes with it (20 Newsgroups by date). ``layout`` names how it was read; ``note`` says what was left out.
+
+    Parameters
+    ----------
+    corpus : Corpus or NumericTable
+        What the file held (the training part, when there is a test corpus).
+    test_corpus : Corpus, optional
+        The test corpus the archive came with.
+    layout : str, default ""
+        How the file was read ("table", "JSON Lines", "table of numbers", …).
+    note : str, default ""
+        What was left out (an archive's other files, say).
+    """
 
     corpus: object  # Corpus, or NumericTable
     test_corpus: Corpus | None = None

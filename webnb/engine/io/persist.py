@@ -26,13 +26,52 @@ FORMAT_VERSION = 1
 
 def options_key(analysis: AnalysisOptions, vocabulary: VocabularyOptions) -> str:
     """The analysis and vocabulary options as canonical JSON: equal options, equal text (1 and 1.0 differ, as
-    they do for min_df)."""
+    they do for min_df).
+
+    Parameters
+    ----------
+    analysis : AnalysisOptions
+        How texts become features.
+    vocabulary : VocabularyOptions
+        Which words are kept.
+
+    Returns
+    -------
+    str
+        JSON with sorted keys and the format version, the key under which counted data is stored.
+
+    Examples
+    --------
+    >>> from webnb.engine.text.analysis import AnalysisOptions
+    >>> from webnb.engine.text.bag import VocabularyOptions
+    >>> key = options_key(AnalysisOptions(stop_words="english"), VocabularyOptions(min_df=2))
+    >>> options_from_key(key) == (AnalysisOptions(stop_words="english"), VocabularyOptions(min_df=2))
+    True
+    """
     return json.dumps({"format": FORMAT_VERSION, "analysis": asdict(analysis), "vocabulary": asdict(vocabulary)},
                       sort_keys=True, separators=(",", ":"))
 
 
 def options_from_key(key: str) -> tuple[AnalysisOptions, VocabularyOptions]:
-    """The options that ``options_key`` wrote (JSON lists back to the tuples the options hold)."""
+    """The options that ``options_key`` wrote (JSON lists back to the tuples the options hold).
+
+    Parameters
+    ----------
+    key : str
+        What ``options_key`` returned.
+
+    Returns
+    -------
+    (AnalysisOptions, VocabularyOptions)
+        Options equal to those the key was made of.
+
+    Raises
+    ------
+    ValueError
+        If ``key`` is not such JSON (``json.JSONDecodeError`` is a ValueError), or its options are refused.
+    KeyError, TypeError
+        If it lacks a part or has an unknown option.
+    """
     data = json.loads(key)
     analysis = dict(data["analysis"])
     for name in ("ngram_range", "normalize"):
@@ -43,14 +82,61 @@ def options_from_key(key: str) -> tuple[AnalysisOptions, VocabularyOptions]:
 
 
 def pack_vocabulary(vocabulary) -> bytes:
+    """The vocabulary as compact bytes (zlib-compressed JSON).
+
+    Parameters
+    ----------
+    vocabulary : iterable of str
+        The words, in column order.
+
+    Returns
+    -------
+    bytes
+        What ``unpack_vocabulary`` reads back.
+
+    Examples
+    --------
+    >>> unpack_vocabulary(pack_vocabulary(("café", "chinese")))
+    ('café', 'chinese')
+    """
     return zlib.compress(json.dumps(list(vocabulary), ensure_ascii=False).encode("utf-8"), 1)
 
 
 def unpack_vocabulary(data: bytes) -> tuple[str, ...]:
+    """The vocabulary that ``pack_vocabulary`` packed.
+
+    Parameters
+    ----------
+    data : bytes
+        What ``pack_vocabulary`` returned.
+
+    Returns
+    -------
+    tuple of str
+        The words, in column order.
+
+    Raises
+    ------
+    zlib.error, ValueError
+        If ``data`` is not such bytes.
+    """
     return tuple(json.loads(zlib.decompress(data).decode("utf-8")))
 
 
 def pack_statistics(statistics: ClassStatistics) -> bytes:
+    """The class statistics as an ``.npz`` file of their non-zero (class, word) pairs, a small part of K × V on a
+    real corpus.
+
+    Parameters
+    ----------
+    statistics : ClassStatistics
+        The counts per class.
+
+    Returns
+    -------
+    bytes
+        What ``unpack_statistics`` reads back (with the vocabulary, stored apart).
+    """
     classes, words = np.nonzero(statistics.document_count_)
     return _npz(
         classes=np.frombuffer(json.dumps(list(statistics.classes), ensure_ascii=False).encode("utf-8"), np.uint8),
@@ -63,6 +149,25 @@ def pack_statistics(statistics: ClassStatistics) -> bytes:
 
 
 def unpack_statistics(data: bytes, vocabulary: tuple[str, ...]) -> ClassStatistics:
+    """The class statistics that ``pack_statistics`` packed.
+
+    Parameters
+    ----------
+    data : bytes
+        What ``pack_statistics`` returned.
+    vocabulary : tuple of str
+        The vocabulary they were counted over (see ``unpack_vocabulary``).
+
+    Returns
+    -------
+    ClassStatistics
+        With int64 counts.
+
+    Raises
+    ------
+    ValueError, OSError
+        If ``data`` is not such an ``.npz`` file (as ``numpy.load`` raises).
+    """
     arrays = _arrays(data)
     classes = tuple(json.loads(arrays["classes"].tobytes().decode("utf-8")))
     shape = (len(classes), len(vocabulary))
@@ -75,11 +180,44 @@ def unpack_statistics(data: bytes, vocabulary: tuple[str, ...]) -> ClassStatisti
 
 
 def pack_rows(matrix: sp.csr_matrix, class_index: np.ndarray) -> bytes:
+    """The document × word counts and each document's class number as an ``.npz`` file.
+
+    Parameters
+    ----------
+    matrix : scipy.sparse.csr_matrix of shape (n_documents, n_words)
+        The counts, canonical (as counting makes them: sorted, no duplicates, no stored zeros).
+    class_index : numpy.ndarray of shape (n_documents,)
+        Each document's class number.
+
+    Returns
+    -------
+    bytes
+        What ``unpack_rows`` reads back.
+    """
     return _npz(indptr=matrix.indptr, indices=matrix.indices, data=matrix.data,
                 shape=np.array(matrix.shape, dtype=np.int64), class_index=class_index)
 
 
 def unpack_rows(data: bytes) -> tuple[sp.csr_matrix, np.ndarray]:
+    """The counts and class numbers that ``pack_rows`` packed.
+
+    Parameters
+    ----------
+    data : bytes
+        What ``pack_rows`` returned.
+
+    Returns
+    -------
+    matrix : scipy.sparse.csr_matrix of shape (n_documents, n_words)
+        The counts, marked canonical as they were stored.
+    class_index : numpy.ndarray of shape (n_documents,)
+        Each document's class number.
+
+    Raises
+    ------
+    ValueError, OSError
+        If ``data`` is not such an ``.npz`` file (as ``numpy.load`` raises).
+    """
     arrays = _arrays(data)
     matrix = sp.csr_matrix((arrays["data"], arrays["indices"], arrays["indptr"]), shape=tuple(arrays["shape"]))
     matrix.has_canonical_format = True  # stored as counted: sorted, no duplicates, no stored zeros

@@ -47,7 +47,42 @@ def read_corpus(
     name="",
     max_bytes=None,
 ) -> Corpus:
-    """Read the corpus in the file ``source`` (a path); see :func:`read_corpus_bytes`."""
+    r"""Read the corpus in the file ``source`` (a path); see :func:`read_corpus_bytes`.
+
+    Parameters
+    ----------
+    source : str or os.PathLike
+        The file: JSON Lines, CSV or TSV, optionally gzip-compressed.
+    format : {"jsonl", "csv", "tsv"}, optional
+        The format; by default from the file name's suffix, or else from the content.
+    label_column, text_column : str, default "label" and "text"
+        The fields (JSON Lines) or header columns (CSV, TSV) holding the label and the text.
+    name : str, default ""
+        The corpus's name; the file's name when empty.
+    max_bytes : int, optional
+        The largest (decompressed) size accepted.
+
+    Returns
+    -------
+    Corpus
+        Every document of the file, with its id: an ``id`` field or column if there is one, else its line number.
+
+    Raises
+    ------
+    CorpusError
+        If the file cannot be read, or its content is refused (see :func:`read_corpus_bytes`).
+
+    Examples
+    --------
+    >>> import pathlib
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = pathlib.Path(folder) / "china.csv"
+    ...     _ = path.write_text("label,text\nChina,Chinese Beijing Chinese\nJapan,Tokyo Japan Chinese\n")
+    ...     corpus = read_corpus(path)
+    >>> corpus.labels, corpus.texts, corpus.ids, corpus.name  # ids are line numbers: the header is line 1
+    (('China', 'Japan'), ('Chinese Beijing Chinese', 'Tokyo Japan Chinese'), ('2', '3'), 'china.csv')
+    """
     path = Path(source)
     try:
         data = path.read_bytes()
@@ -74,11 +109,50 @@ def read_corpus_bytes(
     name="",
     max_bytes=None,
 ) -> Corpus:
-    """Parse the bytes of a corpus file (an upload, say).
+    r"""Parse the bytes of a corpus file (an upload, say).
 
     ``format`` is "jsonl", "csv" or "tsv"; when None it comes from ``filename``'s suffix, or else
     from the content. gzip is recognised by its magic bytes. ``max_bytes`` caps the (decompressed)
-    size. ``name`` defaults to ``filename``.
+    size. ``name`` defaults to ``filename``. Nothing is returned unless the whole file is valid.
+
+    Parameters
+    ----------
+    data : bytes
+        The file's content, UTF-8 or UTF-16, optionally gzip-compressed.
+    filename : str, default ""
+        The file's name, for its suffix and as the corpus's default name.
+    format : {"jsonl", "csv", "tsv"}, optional
+        The format; guessed when None.
+    label_column, text_column : str, default "label" and "text"
+        The fields or columns holding the label and the text.
+    name : str, default ""
+        The corpus's name.
+    max_bytes : int, optional
+        The largest (decompressed) size accepted; a gzip bomb is stopped near it.
+
+    Returns
+    -------
+    Corpus
+        Every document, with its id (an ``id`` field or column, else its line number).
+
+    Raises
+    ------
+    CorpusError
+        For an unknown ``format``, a file over ``max_bytes``, a file that is not text (or is an archive), invalid
+        JSON or CSV, a missing label or text, or no documents at all; the message names the line and says how to
+        fix it.
+
+    Examples
+    --------
+    >>> data = b'{"label": "China", "text": "Chinese Macao"}\n{"label": "Japan", "text": "Tokyo Japan", "id": "d4"}\n'
+    >>> corpus = read_corpus_bytes(data, filename="two.jsonl")
+    >>> corpus.labels, corpus.ids, corpus.name
+    (('China', 'Japan'), ('1', 'd4'), 'two.jsonl')
+    >>> read_corpus_bytes(b"label,text\n" + b"China,Chinese Macao\n" * 100, filename="big.csv",
+    ...                   max_bytes=1000)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    webnb.engine.shared.corpus.CorpusError: The file is larger than the limit ...; nothing was loaded. ...
     """
     chosen_format = _checked_format(format)
     data = file_content(data, max_bytes)

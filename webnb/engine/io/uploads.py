@@ -34,10 +34,34 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 def parse_pasted(text: str, name: str = "Pasted corpus") -> Corpus:
-    """Read lines ``label<TAB>text`` or ``label,text``; ids are the line numbers.
+    r"""Read lines ``label<TAB>text`` or ``label,text``; ids are the line numbers.
 
     A line's first TAB separates label from text if it has one, else its first comma (so the text
     may contain commas). Blank lines are skipped, and so is a first line ``label,text`` (a header).
+
+    Parameters
+    ----------
+    text : str
+        What was typed or pasted.
+    name : str, default "Pasted corpus"
+        The corpus's name.
+
+    Returns
+    -------
+    Corpus
+        One document per non-blank line.
+
+    Raises
+    ------
+    CorpusError
+        If a line has no TAB or comma, an empty label or no text, or there are no documents; the message names the
+        line.
+
+    Examples
+    --------
+    >>> corpus = parse_pasted("label,text\npositive\tgreat match, really\nnegative,dull match\n")
+    >>> corpus.labels, corpus.texts, corpus.ids
+    (('positive', 'negative'), ('great match, really', 'dull match'), ('2', '3'))
     """
     rows = []
     seen_first = False
@@ -85,12 +109,37 @@ def _line_corpus(rows: list[tuple[str, str, int]], name: str, no_documents: str)
 
 
 def parse_pasted_table(text: str, name: str = "Pasted table") -> NumericTable | None:
-    """The pasted text as a table of numbers, or None when it is not one (then it is lines of label and text).
+    r"""The pasted text as a table of numbers, or None when it is not one (then it is lines of label and text).
 
     It is one when its first non-blank line is a header (split at TABs if it has one, else at commas; two
     columns or more, none named by a number) and most lines below make a table of numbers under it (see
     :func:`_numeric_layout`). Then every line is checked: a line that breaks the table is a CorpusError naming it,
     rather than a reason to read the paste as texts.
+
+    Parameters
+    ----------
+    text : str
+        What was pasted.
+    name : str, default "Pasted table"
+        The table's name.
+
+    Returns
+    -------
+    NumericTable or None
+        The table, every line checked; None when the paste is not a table of numbers.
+
+    Raises
+    ------
+    CorpusError
+        If only the header line has anything on it, or a line breaks the table (a missing or non-numeric cell, an
+        empty label), or the table cannot be trained on.
+
+    Examples
+    --------
+    >>> parse_pasted_table("height,weight,label\n6.0,180,male\n5.0,100,female\n").features
+    ('height', 'weight')
+    >>> parse_pasted_table("positive,great match\nnegative,dull\n") is None
+    True
     """
     records = [(number, line) for number, line in enumerate(_LINE_END.split(text), start=1) if line.strip()]
     if not records:
@@ -151,6 +200,21 @@ class TableShape:
     ``preview_rows`` are the first data rows. A suggestion is None when no column fits. ``numeric_features``
     names the feature columns when the file is a table of numbers with a header (``suggested_label`` is then
     its label column), and is empty otherwise.
+
+    Parameters
+    ----------
+    delimiter : str
+        The field separator guessed: ",", TAB, ";" or "|".
+    has_header : bool
+        Whether the first row names the columns.
+    columns : tuple of str
+        The columns' names.
+    preview_rows : tuple of tuple of str
+        The first data rows.
+    suggested_label, suggested_text : str or None
+        The columns that look like labels and texts.
+    numeric_features : tuple of str, default ()
+        The feature columns of a table of numbers.
     """
 
     delimiter: str
@@ -163,9 +227,35 @@ class TableShape:
 
 
 def inspect_table(data: bytes, filename: str = "", *, max_bytes=None) -> TableShape:
-    """Guess the delimiter, whether the first row is a header and which columns hold label and text.
+    r"""Guess the delimiter, whether the first row is a header and which columns hold label and text.
 
-    The guesses come from the first rows (a sample); :func:`read_table` then checks every row.
+    The guesses come from the first rows (a sample); :func:`read_table` then checks every row. A gzip file is not
+    unpacked further than the sample needs.
+
+    Parameters
+    ----------
+    data : bytes
+        The file's content (optionally gzip-compressed).
+    filename : str, default ""
+        The file's name.
+    max_bytes : int, optional
+        The largest (decompressed) size accepted.
+
+    Returns
+    -------
+    TableShape
+        The guesses, with the first rows to preview.
+
+    Raises
+    ------
+    CorpusError
+        If the file is empty, not text, or over ``max_bytes``.
+
+    Examples
+    --------
+    >>> shape = inspect_table(b"id;review;sentiment\n1;great match;pos\n2;dull match;neg\n")
+    >>> shape.delimiter, shape.has_header, shape.suggested_label, shape.suggested_text
+    (';', True, 'sentiment', 'review')
     """
     # Only the start is read: a gzip file is not unpacked further than the sample needs (read_table reads it all).
     text = decode_text(file_head(data, max_bytes, _INSPECTED_BYTES))
@@ -256,7 +346,33 @@ def read_numeric_table(
 ) -> NumericTable:
     """Read every row of a table of numbers with a header row (one :func:`inspect_table` found numeric):
     each column but the label (and an ``id``) must hold a number on every line. Columns are named as in
-    :func:`inspect_table`; the decoding, size limit and line numbers are those of :func:`read_table`."""
+    :func:`inspect_table`; the decoding, size limit and line numbers are those of :func:`read_table`.
+
+    Parameters
+    ----------
+    data : bytes
+        The file's content.
+    delimiter : str
+        The field separator.
+    label_column : str
+        The label column's name.
+    filename : str, default ""
+        The table's name.
+    max_bytes : int, optional
+        The largest (decompressed) size accepted.
+
+    Returns
+    -------
+    NumericTable
+        Every row, with its line number (or ``id``) as its id.
+
+    Raises
+    ------
+    CorpusError
+        If no label column is chosen or it does not exist, the delimiter is not one character (other than a
+        quote or a line end), the file is empty, over ``max_bytes`` or not text, a row is short, a cell is not a
+        number or a label is empty, or the table cannot be trained on.
+    """
     _check_delimiter(delimiter)
     if not label_column:
         raise CorpusError("Choose the column that holds the labels.")
@@ -606,7 +722,25 @@ JSON_SUFFIXES = (".jsonl", ".ndjson", ".json", ".jsonl.gz", ".ndjson.gz", ".json
 
 
 def has_columns(data: bytes, filename: str) -> bool:
-    """Whether the file is a table whose columns a user may choose (not an archive, nor JSON Lines)."""
+    r"""Whether the file is a table whose columns a user may choose (not an archive, nor JSON Lines).
+
+    Parameters
+    ----------
+    data : bytes
+        The file's content (its first bytes tell an archive).
+    filename : str
+        The file's name (its suffix tells JSON Lines).
+
+    Returns
+    -------
+    bool
+        False for an archive (by its first bytes or name) or a file named as JSON Lines (".jsonl", ".json", …).
+
+    Examples
+    --------
+    >>> has_columns(b"label,text\nspam,win", "sms.csv"), has_columns(b"{}", "sms.jsonl")
+    (True, False)
+    """
     return archive_kind(data, filename) is None and not filename.lower().endswith(JSON_SUFFIXES)
 
 
@@ -619,11 +753,43 @@ def read_upload(
     max_bytes=None,
     limits: ArchiveLimits = DEFAULT_LIMITS,
 ) -> Upload:
-    """The corpus in an uploaded file, whatever its kind: an archive of class folders (ZIP or tar, gzipped or not,
-    which may hold a test corpus as well), JSON Lines, lines of a label, a TAB and a text, or a CSV/TSV table (of
-    texts, or a table of numbers with a header row unless a text column is chosen). Empty column names mean the
-    detected ones; ``max_bytes`` caps what a file that is not an archive may (decompressed) hold, ``limits`` what
-    an archive may."""
+    r"""The corpus in an uploaded file, whatever its kind.
+
+    An archive of class folders (ZIP or tar, gzipped or not, which may hold a test corpus as well), JSON Lines,
+    lines of a label, a TAB and a text, or a CSV/TSV table (of texts, or a table of numbers with a header row unless
+    a text column is chosen).
+
+    Parameters
+    ----------
+    data : bytes
+        The file's content.
+    filename : str, default ""
+        The file's name (its suffix helps tell the kind).
+    label_column, text_column : str, default ""
+        The chosen columns of a table; empty: the detected ones.
+    max_bytes : int, optional
+        What a file that is not an archive may (decompressed) hold.
+    limits : ArchiveLimits, default ``DEFAULT_LIMITS``
+        What an archive may hold.
+
+    Returns
+    -------
+    Upload
+        The corpus (or table of numbers), a test corpus if the archive has one, and how the file was read.
+
+    Raises
+    ------
+    CorpusError
+        If the file cannot be read as any of these kinds, or breaks a limit; the message names the line or the file.
+
+    Examples
+    --------
+    >>> upload = read_upload(b"id;review;sentiment\n1;great match;pos\n2;dull match;neg\n", filename="r.csv")
+    >>> upload.layout, upload.corpus.labels, upload.corpus.ids
+    ('table', ('pos', 'neg'), ('1', '2'))
+    >>> read_upload(b"x,y,label\n1,2,a\n3,4,b\n", filename="t.csv").layout
+    'table of numbers'
+    """
     if archive_kind(data, filename) is not None:
         return read_archive(data, filename=filename, limits=limits)
     if filename.lower().endswith(JSON_SUFFIXES) or data.lstrip()[:1] == b"{":

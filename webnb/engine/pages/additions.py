@@ -51,7 +51,29 @@ def added_document_id(corpus: Corpus) -> str:
 
 
 def corpus_with_document(corpus: Corpus, label: str, text: str) -> Corpus:
-    """A copy of ``corpus`` with one more document at the end (the corpus itself is never changed)."""
+    """A copy of ``corpus`` with one more document at the end (the corpus itself is never changed).
+
+    Parameters
+    ----------
+    corpus : Corpus
+        The corpus.
+    label : str
+        The new document's class.
+    text : str
+        Its text.
+
+    Returns
+    -------
+    Corpus
+        The documents of ``corpus`` and the new one, whose id is "added-1" (or the next number free).
+
+    Examples
+    --------
+    >>> from webnb.engine.shared.corpus import Corpus
+    >>> corpus = Corpus.from_pairs([("China", "Chinese Macao"), ("Japan", "Tokyo Japan")])
+    >>> corpus_with_document(corpus, "Japan", "Osaka Japan").ids
+    ('1', '2', 'added-1')
+    """
     return Corpus(
         texts=corpus.texts + (text,),
         labels=corpus.labels + (label,),
@@ -62,8 +84,34 @@ def corpus_with_document(corpus: Corpus, label: str, text: str) -> Corpus:
 
 def document_problem(classes, label: str, text: str, max_length: int) -> str | None:
     """Why a document typed into a form cannot be added to a corpus of ``classes``, in words a student can act
-    on; None when it can. Checked before anything is counted: a text longer than ``max_length`` characters, a
-    label that is not one of ``classes``, an empty text."""
+    on; None when it can.
+
+    Checked before anything is counted: a text longer than ``max_length`` characters, a label that is not one of
+    ``classes``, an empty text.
+
+    Parameters
+    ----------
+    classes : sequence of str
+        The corpus's classes.
+    label : str
+        The class chosen.
+    text : str
+        The text typed.
+    max_length : int
+        The most characters a document may have.
+
+    Returns
+    -------
+    str or None
+        The problem, or None when the document can be added.
+
+    Examples
+    --------
+    >>> document_problem(("China", "Japan"), "Korea", "Seoul", max_length=1000)
+    "Choose the document's class from the list (China, Japan)."
+    >>> document_problem(("China", "Japan"), "Japan", "Osaka", max_length=1000) is None
+    True
+    """
     if len(text) > max_length:
         return f"The document is {len(text):,} characters long; the limit is {max_length:,}. Shorten it."
     if label not in classes:
@@ -442,7 +490,56 @@ class ChangeCount:
 
 @dataclass(frozen=True)
 class Addition:
-    """Everything that changes when one labelled document joins the training set."""
+    """Everything that changes when one labelled document joins the training set: what ``add_document`` returns.
+
+    Parameters
+    ----------
+    label : str
+        The document's class.
+    class_index : int
+        Its class number.
+    text : str
+        The document.
+    kind : str
+        "bernoulli" or "multinomial".
+    model : dict
+        The model's settings (``NaiveBayes.to_dict()``).
+    method : {"incremental", "rebuild"}
+        Whether the counts were updated or the corpus counted again.
+    features : tuple of str
+        The document's features in order, as the analysis produced them.
+    dropped : tuple of DroppedWord
+        What the analysis threw away.
+    pruned : tuple of str
+        Features that are not in the new vocabulary (min_df, max_df, max_features).
+    document_length : int
+        Features counted: Σ_j of the document's counts over the new vocabulary.
+    entered, left : tuple of str
+        Words new to the vocabulary, and words that left it (pruning options only).
+    classes : tuple of ClassChange
+        Per class: n_k and φ_k before and after.
+    words : tuple of WordCountChange
+        The document's distinct words in the new vocabulary, with their counts before and after.
+    parameters : tuple of tuple of ParameterChange
+        ``parameters[word][class]``: ψ or θ before and after, words as in ``words``.
+    denominators : tuple of tuple
+        Per class, the old and new denominators of the ratios.
+    count : ChangeCount
+        How many of the K(d + 1) parameters moved, found by comparing the two models cell by cell.
+    reasons : tuple of Reason
+        Why each group of parameters moved.
+    repaired, appeared : tuple of BreakingCell
+        Cells exactly 0 (or ψ = 1) that no longer are, and new ones (α = 0), listed up to ``MAX_LISTED_CELLS``.
+    repaired_count, appeared_count : int
+        How many of each there are.
+    training : TrainingSet
+        The new training set (not serialised).
+
+    Attributes
+    ----------
+    exact : bool
+        Whether parameters are exact fractions (not under the ε-floor).
+    """
 
     label: str
     class_index: int
@@ -503,9 +600,49 @@ class Addition:
 def add_document(training: TrainingSet, label: str, text: str, kind: str = "bernoulli", alpha=1, **options) -> Addition:
     """Add a document of class ``label`` to ``training`` and compare the models before and after.
 
-    ``kind``, ``alpha`` and ``options`` are those of ``TrainingSet.model``. Raises ``AdditionError`` for an
-    unknown label or an empty text, and ``CorpusError`` when the model cannot be made (a multinomial class
-    with no words and α = 0)."""
+    With the default vocabulary options the new counts are the old ones plus the document's (a few milliseconds);
+    options that prune the vocabulary count the corpus again.
+
+    Parameters
+    ----------
+    training : TrainingSet
+        The training set; never changed.
+    label : str
+        The document's class, one of ``training.classes``.
+    text : str
+        The document.
+    kind : {"bernoulli", "multinomial"}, default "bernoulli"
+        The model compared.
+    alpha : str, int, float or Fraction, default 1
+        Its pseudo-count.
+    **options
+        ``binary``, ``fit_prior``, ``class_prior``, ``epsilon``: as ``TrainingSet.model`` takes them.
+
+    Returns
+    -------
+    Addition
+        The counts, priors and parameters before and after, how many moved and why, and the new training set.
+
+    Raises
+    ------
+    AdditionError
+        For an unknown label or an empty text.
+    ValueError
+        For settings ``TrainingSet.model`` refuses.
+    CorpusError
+        When the model cannot be made (a multinomial class with no words and α = 0), or the corpus counted again
+        is refused (see ``TrainingSet.build``).
+
+    Examples
+    --------
+    >>> from webnb.engine import Corpus, TrainingSet
+    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
+    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
+    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> addition = add_document(training, "Japan", "Osaka Japan", "multinomial", alpha=1)
+    >>> addition.method, addition.entered, addition.count.changed, addition.count.total
+    ('incremental', ('osaka',), 16, 16)
+    """
     alpha = parse_alpha(alpha)
     class_index = _check_document(training, label, text)
     updated, method, old_to_new = _with_document(training, label, text)

@@ -110,7 +110,25 @@ class PointEstimate:
 @dataclass(frozen=True)
 class BetaPrior:
     """ψ_jk (Bernoulli) or θ_jk (multinomial) seen as a MAP estimate: the cell as the table shows it, the three
-    curves, and the three estimates. ``curves`` is empty when the vocabulary has one word (θ_jk is then 1)."""
+    curves, and the three estimates. ``curves`` is empty when the vocabulary has one word (θ_jk is then 1).
+
+    Parameters
+    ----------
+    cell : Estimate
+        The cell of the table.
+    x_max : float
+        The curves' axis ends here: 1 for ψ, less for a θ whose curves all lie near 0.
+    curves : tuple of BetaCurve
+        The likelihood, the prior Beta(α + 1, …) and the posterior, sampled for drawing.
+    mle, map, posterior_mean : PointEstimate
+        The maximum-likelihood estimate (α = 0; None for no documents), the MAP estimate (the table's ratio) and
+        the posterior mean.
+
+    Attributes
+    ----------
+    prior_parameter : Fraction
+        α + 1: each Beta (Bernoulli) or Dirichlet (multinomial) parameter of the prior.
+    """
 
     cell: Estimate
     x_max: float  # the curves' axis ends here: 1 for ψ, less for a θ whose curves all lie near 0
@@ -166,7 +184,40 @@ class BetaPrior:
 
 
 def beta_prior(model: NaiveBayes, word_index: int, class_index: int) -> BetaPrior:
-    """The Beta-prior view of the cell (word ``word_index``, class ``class_index``) of ``model``'s ψ or θ table."""
+    """The Beta-prior view of the cell (word ``word_index``, class ``class_index``) of ``model``'s ψ or θ table.
+
+    Smoothing with α is the MAP estimate under a Beta(α + 1, α + 1) prior (Dirichlet for θ): the posterior's mode is
+    the table's ratio, its mean adds one more pseudo-count.
+
+    Parameters
+    ----------
+    model : NaiveBayes
+        A fitted model.
+    word_index : int
+        The word's column j.
+    class_index : int
+        The class number k.
+
+    Returns
+    -------
+    BetaPrior
+        The cell, the three curves and the three estimates.
+
+    Raises
+    ------
+    IndexError
+        If an index is out of range.
+
+    Examples
+    --------
+    >>> from webnb.engine import Corpus, TrainingSet
+    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
+    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
+    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> view = beta_prior(training.model("bernoulli", 1), training.bag.index["chinese"], 0)
+    >>> view.mle.exact, view.map.exact, view.posterior_mean.exact  # 3/3, (3 + 1)/(3 + 2), (3 + 2)/(3 + 4)
+    (Fraction(1, 1), Fraction(4, 5), Fraction(5, 7))
+    """
     cell = estimate(model, word_index, class_index)
     alpha = int(cell.alpha) if cell.alpha.denominator == 1 else cell.alpha  # whole parts stay ints, as in the table
     count, total = cell.count, cell.total

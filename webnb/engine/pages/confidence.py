@@ -57,7 +57,23 @@ class CurveReading:
     highest posterior over the curve is largest, as many as a plot (a table) can show. ``rounded_at`` is the first
     n at which float64 rounds the top posterior to 1.0 while another class is still possible (a 1.0 because every
     other class is impossible is certainty, not rounding); ``certain`` says that the top posterior is exactly 1 at
-    every n. ``log10_doubt`` is the curve's, computed once."""
+    every n. ``log10_doubt`` is the curve's, computed once.
+
+    Parameters
+    ----------
+    curve : Overconfidence
+        The curve (see ``insights.overconfidence``).
+    log10_doubt : tuple of float or None
+        Per n, log₁₀(1 − the top posterior).
+    plotted, tabled : tuple of int
+        The classes drawn, and those in the table.
+    rounded_at : int or None
+        The first n at which float64 rounds the top posterior to 1.0.
+    certain : bool
+        Whether the top posterior is exactly 1 at every n.
+    rows : tuple of RepeatRow
+        The table's rows.
+    """
 
     curve: Overconfidence
     log10_doubt: tuple[float | None, ...]
@@ -100,7 +116,36 @@ def read_curve(
     curve: Overconfidence, *, plotted: int = PLOTTED_CLASSES, tabled: int = TABLE_CLASSES, at=TABLE_REPEATS
 ) -> CurveReading:
     """What the page shows of ``curve`` (see ``CurveReading``): ``plotted`` classes drawn, ``tabled`` in the
-    table, whose rows are the n of ``at`` up to the curve's last, that last n and the saturation."""
+    table, whose rows are the n of ``at`` up to the curve's last, that last n and the saturation.
+
+    Parameters
+    ----------
+    curve : Overconfidence
+        The curve.
+    plotted : int, default ``PLOTTED_CLASSES`` (6)
+        The most classes drawn.
+    tabled : int, default ``TABLE_CLASSES`` (3)
+        The most classes in the table.
+    at : iterable of int, default ``TABLE_REPEATS``
+        The n of the table's rows.
+
+    Returns
+    -------
+    CurveReading
+        The classes shown, the table's rows, and where float64 rounds to 1.
+
+    Examples
+    --------
+    >>> from webnb.engine import Corpus, TrainingSet
+    >>> from webnb.engine.pages.insights import overconfidence
+    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
+    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
+    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> curve = overconfidence(training, "Tokyo Japan", kind="multinomial", alpha=1, max_repeats=30)
+    >>> reading = read_curve(curve)
+    >>> reading.rounded_at, [row.repeats for row in reading.rows]  # "Tokyo Japan" 18 times: P(Japan) = 1.0 in float64
+    (18, [1, 2, 3, 5, 10, 18, 20, 30])
+    """
     doubts = curve.log10_doubt
     n_max = len(curve.points)
     ranking = sorted(range(len(curve.classes)), key=lambda k: -max(p.posteriors[k] for p in curve.points))

@@ -15,6 +15,40 @@ from webnb.engine.text.models import NaiveBayes
 
 @dataclass(frozen=True)
 class Estimate:
+    """One cell of a model's ψ or θ table, with the counts it is made of: what ``estimate`` returns.
+
+    Parameters
+    ----------
+    word, label : str
+        The word and the class.
+    kind : str
+        "bernoulli" (ψ) or "multinomial" (θ).
+    alpha : Fraction
+        The pseudo-count.
+    count : int
+        Documents of the class containing the word (Bernoulli, binary) or its occurrences there.
+    total : int
+        Documents of the class (Bernoulli) or the words of the class in all (multinomial).
+    n_words : int
+        |V|: multinomial smoothing adds α once per vocabulary word.
+    ratio : tuple
+        (count + α, total + 2α) or (count + α, total + |V|α), unreduced.
+    value : float
+        What the model uses: the ratio, or the ratio clipped to the ε-floor.
+    epsilon : float or None
+        The ε-floor, if any.
+    model : dict
+        The model's settings (``NaiveBayes.to_dict()``).
+
+    Attributes
+    ----------
+    exact : Fraction
+        The ratio's value.
+    floored : bool
+        Whether the ε-floor moved the value away from the ratio.
+    zero, one : bool
+        Whether the value is exactly 0, or 1 for Bernoulli (either breaks the product).
+    """
     word: str
     label: str
     kind: str  # "bernoulli" (ψ) or "multinomial" (θ)
@@ -62,7 +96,37 @@ class Estimate:
 
 
 def estimate(model: NaiveBayes, word_index: int, class_index: int) -> Estimate:
-    """The cell (word ``word_index``, class ``class_index``) of ``model``'s ψ or θ table."""
+    """The cell (word ``word_index``, class ``class_index``) of ``model``'s ψ or θ table.
+
+    Parameters
+    ----------
+    model : NaiveBayes
+        A fitted model.
+    word_index : int
+        The word's column j.
+    class_index : int
+        The class number k.
+
+    Returns
+    -------
+    Estimate
+        The counts, α, the unreduced ratio and the value the model uses.
+
+    Raises
+    ------
+    IndexError
+        If an index is out of range.
+
+    Examples
+    --------
+    >>> from webnb.engine import Corpus, TrainingSet
+    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
+    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
+    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> cell = estimate(training.model("multinomial", 1), training.bag.index["chinese"], 0)
+    >>> cell.count, cell.total, cell.n_words, cell.ratio, cell.exact  # θ = (5 + 1)/(8 + 6·1)
+    (5, 8, 6, (6, 14), Fraction(3, 7))
+    """
     stats = model.statistics
     if model.uses_presence:
         count = int(stats.document_count_[class_index, word_index])

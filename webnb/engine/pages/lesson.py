@@ -393,7 +393,44 @@ class _part:
 class Lesson:
     """Everything the inference page shows for one review. Immutable, but each part below is computed the first
     time it is read and then kept: a step pays only for what it shows (the words of the review never build the
-    smoothed trace or search for the underflow), while the JSON twin reads, and so computes, every part."""
+    smoothed trace or search for the underflow), while the JSON twin reads, and so computes, every part.
+
+    Made by ``build_lesson``.
+
+    Parameters
+    ----------
+    text : str
+        The review.
+    alpha : Fraction
+        The user's α.
+    user_epsilon : float or None
+        The user's ε-floor, if any.
+    smoothing_alpha : Fraction
+        The α of ``smoothed`` (above 0).
+    epsilon : float
+        The floor of ``floored`` (the lecture notebook's 1e-14).
+    repeats : int or None
+        The underflow step's repeat count; None searches for the smallest that underflows.
+    variants : _Variants
+        The lesson's models, each explained at most once.
+
+    Attributes
+    ----------
+    reading : Reading
+        The review's words and feature vector.
+    trace, unsmoothed, smoothed, floored : Trace
+        The user's settings; α = 0 without a floor; Laplace smoothing; α = 0 with the floor.
+    culprits : tuple of Culprit
+        Every zero factor at α = 0, with its value smoothed and floored.
+    verdict, at_zero : Verdict
+        The decision with the user's settings, and at α = 0 without the floor.
+    log_space : LogSpace
+        The log-sum-exp normalisation of ``trace``, next to the naive exp that underflows.
+    contributions : Contributions or None
+        Each word's log-likelihood ratio between the decided class and the runner-up.
+    underflow : Underflow
+        The review repeated until float64 products underflow to 0.0 while log space still decides.
+    """
 
     text: str
     alpha: Fraction  # the user's α
@@ -554,10 +591,56 @@ def build_lesson(
     smoothing_alpha="1",
 ) -> Lesson:
     """Everything the inference page shows for ``text``, each part computed when first read (see ``Lesson``).
-    ``repeats`` fixes the underflow step's repeat count; None searches for the smallest one that underflows.
 
     What can be refused is refused here, before any part is read: the settings, and a corpus that cannot
-    have the α = 0 that the lesson compares with. Only the models are derived for that (and kept by ``training``)."""
+    have the α = 0 that the lesson compares with. Only the models are derived for that (and kept by ``training``).
+
+    Parameters
+    ----------
+    training : TrainingSet
+        The training set.
+    text : str
+        The review.
+    kind : {"bernoulli", "multinomial"}, default "bernoulli"
+        The model.
+    alpha : str, int, float or Fraction, default "0"
+        The user's α.
+    binary : bool, default False
+        Multinomial only: count each word once per document.
+    fit_prior : bool, default True
+        Learn the priors (else uniform).
+    epsilon : float, optional
+        The user's ε-floor.
+    repeats : int, optional
+        Fixes the underflow step's repeat count, 1 to ``REPEAT_CAP``; None searches for the smallest one that
+        underflows.
+    smoothing_alpha : str, int, float or Fraction, default "1"
+        The α the smoothing step shows when the user's α is 0 (else the user's α is used).
+
+    Returns
+    -------
+    Lesson
+        Whose parts are computed as they are read.
+
+    Raises
+    ------
+    ValueError
+        If ``smoothing_alpha`` is 0, ``repeats`` is out of range, or the model settings are refused.
+    CorpusError
+        If the corpus cannot have α = 0 (a multinomial class without words), or the user's model cannot be made.
+
+    Examples
+    --------
+    >>> from webnb.engine import Corpus, TrainingSet
+    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
+    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
+    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> lesson = build_lesson(training, "Chinese Chinese Chinese Tokyo Japan", kind="multinomial", alpha="1")
+    >>> lesson.verdict.decision, lesson.at_zero.decision  # smoothed, China; at α = 0, Japan
+    ('China', 'Japan')
+    >>> [(c.word, c.label) for c in lesson.culprits]  # the zero factors that ruled China out
+    [('japan', 'China'), ('tokyo', 'China')]
+    """
     alpha = parse_alpha(alpha)
     smoothing_alpha = alpha if alpha > 0 else parse_alpha(smoothing_alpha)
     if smoothing_alpha == 0:

@@ -28,7 +28,27 @@ def words_per_page(n_classes: int) -> int:
 
 
 def parameter_pages(n_classes: int, n_words: int) -> int:
-    """How many pages the rows of ``n_words`` words take (at least one, which may be empty)."""
+    """How many pages the rows of ``n_words`` words take (at least one, which may be empty).
+
+    A page shows 25 words, or fewer with many classes (about 160 cells, at least 8 words).
+
+    Parameters
+    ----------
+    n_classes : int
+        The model's classes.
+    n_words : int
+        Words to show.
+
+    Returns
+    -------
+    int
+        At least 1.
+
+    Examples
+    --------
+    >>> parameter_pages(2, 100), parameter_pages(20, 100)
+    (4, 13)
+    """
     return max(1, math.ceil(n_words / words_per_page(n_classes)))
 
 
@@ -77,9 +97,36 @@ def _class_sorted_by(sort: str, n_classes: int) -> int | None:
 
 class WholeTable:
     """What a page needs from every cell of a model's ψ or θ table: how many cells break (exactly 0, or 1 for
-    Bernoulli) and the row orders over the whole vocabulary. Read from the model's sparse parameters (one value per
-    class for the words it never saw, one per observed pair) and computed when first asked for, so that an app
-    keeping one per model pays for the rows a request shows, not K × V. Orders are kept as they are asked for."""
+    Bernoulli) and the row orders over the whole vocabulary.
+
+    Read from the model's sparse parameters (one value per class for the words it never saw, one per observed pair)
+    and computed when first asked for, so that an app keeping one per model pays for the rows a request shows, not
+    K × V. Orders are kept as they are asked for.
+
+    Parameters
+    ----------
+    model : NaiveBayes
+        The model whose table is shown.
+
+    Attributes
+    ----------
+    breaking_cells : int
+        Cells exactly 0 (or 1 for Bernoulli): each makes the product 0 for some review.
+    breaking_words : numpy.ndarray of bool, shape (n_words,)
+        Whether each word has a breaking cell in some class.
+    orders : dict of str to numpy.ndarray
+        The orders computed so far, by sort.
+
+    Examples
+    --------
+    >>> from webnb.engine import Corpus, TrainingSet
+    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
+    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
+    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> table = WholeTable(training.model("multinomial", 0))  # α = 0: each class never saw some words
+    >>> table.breaking_cells, [training.vocabulary[j] for j in table.order("zeros")]
+    (5, ['beijing', 'japan', 'macao', 'shanghai', 'tokyo', 'chinese'])
+    """
 
     def __init__(self, model: NaiveBayes):
         self.model = model
@@ -109,7 +156,18 @@ class WholeTable:
         return breaking
 
     def row(self, k: int) -> np.ndarray:
-        """Class k's ψ or θ for every word, shape (n_words,)."""
+        """Class k's ψ or θ for every word.
+
+        Parameters
+        ----------
+        k : int
+            The class number.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_words,)
+            ψ_jk or θ_jk for every word j, in vocabulary order.
+        """
         model, pairs = self.model, self.model.statistics.observed
         values = np.full(model.statistics.n_words, model.unobserved_prob[k])
         in_class = pairs.classes == k
@@ -119,7 +177,18 @@ class WholeTable:
     def order(self, sort: str) -> np.ndarray | None:
         """Every word, in the order ``sort`` asks for: "zeros" puts the words with a breaking cell first, "class-<k>"
         sorts by class k's probability, largest first. None for alphabetical (vocabulary) order, which is also what
-        any other ``sort`` gets."""
+        any other ``sort`` gets.
+
+        Parameters
+        ----------
+        sort : str
+            "zeros", "class-<k>" for a class number k, or anything else for alphabetical order.
+
+        Returns
+        -------
+        numpy.ndarray of int, shape (n_words,), or None
+            Word numbers; equal keys keep vocabulary order.
+        """
         if sort == "zeros":
             key = "zeros"
         elif (k := _class_sorted_by(sort, len(self.model.classes))) is not None:
@@ -135,7 +204,20 @@ class WholeTable:
 
     def ordered(self, words: np.ndarray, sort: str) -> np.ndarray:
         """``words`` (column numbers in vocabulary order, such as those matching a filter) in the order ``sort`` asks
-        for: a stable sort of them is the whole vocabulary's order restricted to them."""
+        for: a stable sort of them is the whole vocabulary's order restricted to them.
+
+        Parameters
+        ----------
+        words : numpy.ndarray of int
+            Word numbers, in vocabulary order.
+        sort : str
+            As for :meth:`order`.
+
+        Returns
+        -------
+        numpy.ndarray of int
+            The same words, reordered.
+        """
         order = self.order(sort)
         if order is None:
             return words
@@ -214,7 +296,40 @@ class ParameterTable:
 def parameter_table(table: WholeTable, words: np.ndarray, *, query: str = "", sort: str = "word",
                     page: int = 1) -> ParameterTable:
     """Page ``page`` (of ``parameter_pages``; kept between 1 and the last) of ``table``'s model, showing ``words``
-    (column numbers in vocabulary order, those matching ``query``) in the order ``sort`` asks for."""
+    (column numbers in vocabulary order, those matching ``query``) in the order ``sort`` asks for.
+
+    Parameters
+    ----------
+    table : WholeTable
+        The model's table.
+    words : numpy.ndarray of int
+        Word numbers in vocabulary order.
+    query : str, default ""
+        The filter ``words`` match (kept for the page).
+    sort : str, default "word"
+        See ``WholeTable.order``.
+    page : int, default 1
+        The page, from 1.
+
+    Returns
+    -------
+    ParameterTable
+        The priors, and one row per word of the page with a cell per class: the unreduced ratio (None under an
+        ε-floor), the value, and a flag for a cell that breaks the product.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from webnb.engine import Corpus, TrainingSet
+    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
+    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
+    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> page = parameter_table(WholeTable(training.model("multinomial", 0)), np.arange(6), sort="class-0")
+    >>> page.rows[0].word, [(cell.ratio, cell.flag) for cell in page.rows[0].cells]
+    ('chinese', [('5/8', ''), ('1/3', '')])
+    >>> page.rows[-1].word, [(cell.ratio, cell.flag) for cell in page.rows[-1].cells]  # "tokyo": 0 for China
+    ('tokyo', [('0/8', '0'), ('1/3', '')])
+    """
     model = table.model
     ordered = table.ordered(words, sort)
     per_page, pages = words_per_page(len(model.classes)), parameter_pages(len(model.classes), len(words))

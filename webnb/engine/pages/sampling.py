@@ -84,7 +84,37 @@ class SampleStory:
     training (smoothing gave them their probability). ``read_back`` has every class's posterior for the sample;
     ``read_back_shown`` the most probable ones and the sample's own class, in class order. ``coins`` lists every
     vocabulary word's coin for a small Bernoulli vocabulary (None otherwise). ``real`` are training documents of
-    the class, picked with the same draw."""
+    the class, picked with the same draw.
+
+    Parameters
+    ----------
+    model : NaiveBayes
+        The model that wrote it.
+    document : SampledDocument
+        The class and the words drawn.
+    class_drawn : bool
+        False when the class was chosen rather than drawn from φ.
+    priors : tuple of ClassPrior
+        Every class's φ_k, the drawn one marked.
+    words : tuple of DrawnWord
+        The drawn words, in the document's order, with ψ or θ.
+    unseen : int
+        Drawn words the class never had in training.
+    log_probability : float
+        log P(document | class).
+    mean_length : int or None
+        The mean length of the class's training documents (multinomial).
+    expected_present : float or None
+        Σ_j ψ_jk, the number of present words to expect (Bernoulli).
+    coins : tuple of Coin or None
+        Every word's coin, for a small Bernoulli vocabulary.
+    read_back, read_back_shown : tuple of ReadBack
+        The posteriors of the classes for the sample.
+    read_as : str or None
+        The class the model decides for its own document; None when every class is impossible.
+    real : tuple of RealDocument
+        Training documents of the class.
+    """
 
     model: NaiveBayes
     document: SampledDocument
@@ -205,8 +235,52 @@ def sample_story(
     coins_up_to: int = COINS_UP_TO,
 ) -> SampleStory:
     """Draw a document with ``sample_document(model, seed=draw, label=label, length=length)`` and tell its story
-    (see ``SampleStory``). ``model`` is one of ``training.model``. The same draw gives the same document and the
-    same real documents."""
+    (see ``SampleStory``). The same draw gives the same document and the same real documents.
+
+    Parameters
+    ----------
+    training : TrainingSet
+        The training set.
+    model : NaiveBayes
+        One of ``training.model``.
+    draw : int
+        The random seed, 0 or more.
+    label : str, optional
+        The class to write a document of; drawn from φ when None.
+    length : int, optional
+        Multinomial only: the number of words (default: the class's mean document length).
+    read_back_rows : int, default ``READ_BACK_ROWS``
+        The most probable classes to show in the read-back.
+    real_documents : int, default ``REAL_DOCUMENTS``
+        Training documents of the class to show beside it.
+    coins_up_to : int, default ``COINS_UP_TO``
+        The largest Bernoulli vocabulary whose every coin is listed.
+
+    Returns
+    -------
+    SampleStory
+        The document and every number of its story.
+
+    Raises
+    ------
+    ValueError
+        If ``draw`` is not a whole number of at least 0, ``label`` is not a class of the model, or a length is given
+        for a Bernoulli model or is not a whole number.
+    WorkTooLarge
+        If the app's memory cap refuses the model's dense ψ or θ table.
+
+    Examples
+    --------
+    >>> from webnb.engine import Corpus, TrainingSet
+    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
+    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
+    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> story = sample_story(training, training.model("multinomial", 1), draw=3, label="Japan", length=4)
+    >>> story.document.words, story.unseen  # "beijing" and "macao" only by smoothing
+    (('beijing', 'chinese', 'tokyo', 'macao'), 2)
+    >>> round(story.log_probability, 6), story.read_as  # the model reads its own Japanese document as China
+    (-7.402604, 'China')
+    """
     document = sample_document(model, seed=draw, label=label, length=length)
     k = model.classes.index(document.label)
     priors = tuple(

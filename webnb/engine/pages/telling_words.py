@@ -36,7 +36,23 @@ FEATURE_SETS = (("words", (1, 1), "single words"), ("pairs", (1, 2), "words and 
 
 def default_top(n_words: int) -> int:
     """The seed's 200 candidates, or a quarter of a small vocabulary (at least 5): with 200 candidates out of a
-    hundred words every word is in every class's list, and no word can be unique."""
+    hundred words every word is in every class's list, and no word can be unique.
+
+    Parameters
+    ----------
+    n_words : int
+        The vocabulary's size.
+
+    Returns
+    -------
+    int
+        How many of each class's most probable words are its candidates for the unique words.
+
+    Examples
+    --------
+    >>> default_top(100), default_top(10), default_top(100_000)
+    (25, 5, 200)
+    """
     return SEED_TOP if n_words >= 4 * SEED_TOP else max(5, n_words // 4)
 
 
@@ -208,7 +224,34 @@ def worked_measure(model: NaiveBayes, found: DiscriminativeWords) -> WorkedMeasu
 @dataclass(frozen=True, eq=False)
 class TellingWords:
     """Everything the page lists for ``model``: ``k`` words per list, the ``top`` most probable words of each class
-    as its candidates for the unique words, and the two classes compared, ranked ``by`` ratio or difference."""
+    as its candidates for the unique words, and the two classes compared, ranked ``by`` ratio or difference.
+
+    Parameters
+    ----------
+    model : NaiveBayes
+        The model.
+    most_probable : WordLists
+        Per class, the ``k`` words of highest ψ or θ.
+    most_probable_columns : tuple of WordColumn
+        The same as the page's columns, with short exact ratios.
+    unique : WordLists
+        Per class, the words among its ``top`` most probable that no other class has among its own.
+    unique_columns : tuple of WordColumn
+        The same as columns.
+    found : DiscriminativeWords
+        The words whose probability differs most between the two classes compared.
+    toward_positive, toward_negative : tuple of TellingWord
+        Those words, each with both measures.
+    formula : WorkedMeasure or None
+        The top word's measure worked out with its exact numbers.
+
+    Attributes
+    ----------
+    vocabulary_size : int
+        |V|.
+    every_word_a_candidate : bool
+        Whether ``top`` reaches the whole vocabulary (then no word is unique).
+    """
 
     model: NaiveBayes
     most_probable: WordLists
@@ -303,7 +346,48 @@ def telling_words(
     """The page's lists for ``model`` (see ``TellingWords``), comparing the classes ``positive`` and ``negative``.
 
     Everything is read from the model's class tables, which it derives from the training set's kept counts (see
-    ``insights``); the result is kept per model and settings, so the same page asked again costs nothing."""
+    ``insights``); the result is kept per model and settings, so the same page asked again costs nothing.
+
+    Parameters
+    ----------
+    model : NaiveBayes
+        A fitted model.
+    positive, negative : str
+        The two classes compared, different.
+    k : int, default 10
+        Words per list.
+    top : int, default ``SEED_TOP`` (200)
+        Each class's candidates for the unique words.
+    by : {"ratio", "difference"}, default "ratio"
+        Rank the compared words by the ratio or by the difference of their probabilities.
+    threshold : float, default ``THRESHOLD`` (1e-4)
+        Only words with a probability above it in one of the two classes are compared.
+
+    Returns
+    -------
+    TellingWords
+        The three lists, with the worked measure of the top word.
+
+    Raises
+    ------
+    ValueError
+        If ``k`` or ``top`` is not a whole number of at least 1, ``by`` is neither measure, ``threshold`` is not
+        between 0 and 1, or the two classes are the same or not classes of the model.
+    WorkTooLarge
+        If the app's memory cap refuses the model's dense ψ or θ table.
+
+    Examples
+    --------
+    >>> from webnb.engine import Corpus, TrainingSet
+    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
+    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
+    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> lists = telling_words(training.model("multinomial", 1), "China", "Japan", k=2, top=3)
+    >>> lists.most_probable.per_class[0].names
+    ('chinese', 'beijing')
+    >>> [w.word for w in lists.toward_positive], [w.word for w in lists.toward_negative]
+    (['chinese', 'beijing'], ['japan', 'tokyo'])
+    """
     try:
         key = (positive, negative, type(k), k, type(top), top, by, type(threshold), threshold)  # True is not 1
         hash(key)
@@ -364,7 +448,22 @@ class FeatureSetScore:
 class PairComparison:
     """Single words against words and pairs (``rows``, in FEATURE_SETS order), tested on the ``source`` documents
     ("split", "training" or "corpus"), and per class of the compared two (positive first) the word pairs among the
-    k words that best tell them apart once pairs are features."""
+    k words that best tell them apart once pairs are features.
+
+    Parameters
+    ----------
+    source : str
+        "split", "training" or "corpus", as the ``HeldOut`` tested on.
+    rows : tuple of FeatureSetScore
+        Per feature set: its vocabulary's size, the training and test documents, and the accuracy.
+    pairs : tuple of (str, tuple of TellingWord)
+        Per class compared, the word pairs among its telling words.
+
+    Attributes
+    ----------
+    state : str
+        "done" (a comparison still being counted says "running", one that failed "failed").
+    """
 
     source: str
     rows: tuple[FeatureSetScore, ...]
@@ -388,9 +487,40 @@ def compare_pairs(
     held: Mapping[str, HeldOut], model_options: dict, *, current: tuple[int, int], positive, negative, k: int,
     by: str = "ratio", threshold: float = THRESHOLD,
 ) -> PairComparison:
-    """Train the model of ``model_options`` (keywords of ``TrainingSet.model``) on each feature set's training
-    documents, ``held[name]`` for each name of FEATURE_SETS, and score it on their test documents (see
-    ``PairComparison``). ``current`` is the lesson's ngram range."""
+    """Train the model of ``model_options`` on each feature set's training documents and score it on their test
+    documents (see ``PairComparison``).
+
+    Parameters
+    ----------
+    held : mapping of str to HeldOut
+        ``held[name]`` for each name of ``FEATURE_SETS`` ("words", "pairs"): the same documents counted with
+        ``ngram_range`` (1, 1) and (1, 2).
+    model_options : dict
+        Keywords of ``TrainingSet.model``.
+    current : (int, int)
+        The lesson's ngram range.
+    positive, negative : str
+        The two classes compared.
+    k : int
+        Words per list.
+    by : {"ratio", "difference"}, default "ratio"
+        How the telling words are ranked.
+    threshold : float, default ``THRESHOLD``
+        As for ``telling_words``.
+
+    Returns
+    -------
+    PairComparison
+        The accuracy of each feature set, and the telling word pairs.
+
+    Raises
+    ------
+    KeyError
+        If ``held`` lacks a feature set.
+    ValueError, CorpusError
+        If the model settings, the classes or the ranking settings are refused, or the test documents cannot be
+        scored (see ``evaluate``).
+    """
     rows, models = [], []
     for name, ngrams, title in FEATURE_SETS:
         part = held[name]

@@ -39,6 +39,11 @@ class WorkTooLarge(CorpusError):
 
     A ``CorpusError``, so pages show it as they show any problem with a corpus; its message gives the estimate, the
     cap and what to change.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong, and what to change.
     """
 
 
@@ -75,6 +80,7 @@ def limit(max_bytes: int | None):
     Yields
     ------
     None
+        The block runs with the cap in place.
 
     Examples
     --------
@@ -114,6 +120,11 @@ def reset_limit(token: contextvars.Token) -> None:
     ----------
     token : contextvars.Token
         The value ``set_limit`` returned, in this same context.
+
+    Returns
+    -------
+    None
+        The previous cap is back.
 
     Raises
     ------
@@ -232,6 +243,11 @@ def require_comparison(n_train: int, n_test: int, n_words: int, n_classes: int, 
         The number of classes.
     n_stored : int
         Stored (non-zero) counts of the training matrix.
+
+    Returns
+    -------
+    None
+        When the work may start.
 
     Raises
     ------

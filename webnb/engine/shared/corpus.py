@@ -10,6 +10,11 @@ class CorpusError(ValueError):
     """Bad input that the user can fix; the message says how.
 
     A ``ValueError``, so that code catching bad values catches it too. The pages show its message as it is.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong, and what to change.
     """
 
 
@@ -124,6 +129,11 @@ class Corpus(Labelled):
 
     def require_trainable(self) -> None:
         """Refuse corpora that no classifier can be trained on, saying what to add.
+
+        Returns
+        -------
+        None
+            When the corpus has documents of at least two classes.
 
         Raises
         ------

@@ -26,6 +26,11 @@ class EmptyVocabularyError(CorpusError):
     """No word is left to count: every document is empty or dropped by the analysis, or pruning removed every word.
 
     A ``CorpusError``: the message says which options to relax.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong, and what to change.
     """
     pass
 

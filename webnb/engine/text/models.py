@@ -699,6 +699,15 @@ class BernoulliNaiveBayes(NaiveBayes):
     ψ_jk = (n_jk + α) / (n_k + 2α). Made by ``fit_naive_bayes(stats, "bernoulli", alpha)``; see ``NaiveBayes`` for
     the fields.
 
+    Parameters
+    ----------
+    statistics, alpha, epsilon, binary, prior_mode, class_prior_exact, class_prior_, class_log_prior_
+        As for ``NaiveBayes``.
+    observed_prob, observed_log_prob, observed_absent_log_prob
+        As for ``NaiveBayes``.
+    unobserved_prob, unobserved_log_prob, unobserved_absent_log_prob
+        As for ``NaiveBayes``.
+
     Attributes
     ----------
     absent_log_prob_sum_ : numpy.ndarray of shape (n_classes,)
@@ -813,6 +822,15 @@ class MultinomialNaiveBayes(NaiveBayes):
 
     θ_jk = (c_jk + α) / (Σ_j c_jk + |V|·α). Made by ``fit_naive_bayes(stats, "multinomial", alpha)``; see
     ``NaiveBayes`` for the fields.
+
+    Parameters
+    ----------
+    statistics, alpha, epsilon, binary, prior_mode, class_prior_exact, class_prior_, class_log_prior_
+        As for ``NaiveBayes``.
+    observed_prob, observed_log_prob, observed_absent_log_prob
+        As for ``NaiveBayes``; ``observed_absent_log_prob`` is None.
+    unobserved_prob, unobserved_log_prob, unobserved_absent_log_prob
+        As for ``NaiveBayes``; ``unobserved_absent_log_prob`` is None.
 
     Examples
     --------
