@@ -4,10 +4,9 @@
 
 Stores a real corpus (the movie reviews by default: 2,000 documents), then starts server A with the pause point
 ``counting`` (webnb/store/faults.py): the first count stops right after claiming it, and A is killed there with
-SIGKILL,
-holding the claim. Server B is then asked for the same page and settings again and again, as a student who reloads
-would; the script prints each answer's status and time and how long after the kill B first served the page. Before
-claims had a heartbeat, B waited ten minutes; now a claim not renewed for ``STALE_CLAIM`` is taken over, and
+SIGKILL, holding the claim. Server B is then asked for the same page and settings again and again, as a student who
+reloads would; the script prints each answer's status and time and how long after the kill B first served the page.
+Before claims had a heartbeat, B waited ten minutes; now a claim not renewed for ``STALE_CLAIM`` is taken over, and
 meanwhile each request waits at most ``CLAIM_WAIT_SECONDS`` and answers 503.
 
 Prints figures; asserts nothing about time.

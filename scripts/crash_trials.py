@@ -10,8 +10,7 @@ several MB read, counted and stored by a background job), paste small corpora, a
 and comparisons of a stored corpus (fits, and job rows written to the database). After a seeded random delay
 the server's whole process group gets SIGKILL. In some trials (``--aim-write``) the server is started with the
 pause point ``WEBNB_PAUSE_AT=corpus-write:…`` (webnb/store/faults.py): its first corpus write stops after its first
-batch
-of documents, inside the open transaction, and says so; the kill lands there, so the interesting moment is covered
+batch of documents, inside the open transaction, and says so; the kill lands there, so the interesting moment is covered
 for certain (SQLite: the write lock is held; PostgreSQL: an INSERT INTO documents is open).
 
 Nothing is restarted before the checks, which read the database directly:

@@ -1,6 +1,5 @@
 """The schema's migrations (webnb/store/migrations), on SQLite and on PostgreSQL: a database written by the release
-before
-Alembic, with its data, upgrades in place and every corpus reads back unchanged; identical corpora end up sharing
+before Alembic, with its data, upgrades in place and every corpus reads back unchanged; identical corpora end up sharing
 one content; a database at revision 0002 (content-addressed, counted) gains the class corpora's table with every row
 kept; a database at revision 0006 gains when each job started (``jobs.started_at``, none for the rows before it);
 a fresh database reaches the same schema; upgrading is a no-op the second time and safe from several processes

@@ -86,8 +86,7 @@ def _client_error_words(error: HTTPException) -> tuple[str, str]:
 
 def too_large(_error):
     """A request over one of the limits of webnb/hosting/security.py: a long address, a large form field or a large
-    file.
-    A form comes back with its message where it was sent from."""
+    file. A form comes back with its message where it was sent from."""
     kind, message = security.too_large_message()
     if wants_json():
         return jsonify({"error": message}), 413

@@ -1,7 +1,6 @@
 """The lecture as one deck (issue 24, parts 1 and 2): in presenter mode every lesson page is a few slides, → goes
 from slide to slide and from page to page in the lesson's order (webnb/lesson/pages.py), ← back, Home and End to the
-ends,
-p or the exit control out; every slide fits a 1024 × 768 projector in type legible from the back of the room."""
+ends, p or the exit control out; every slide fits a 1024 × 768 projector in type legible from the back of the room."""
 from __future__ import annotations
 
 from urllib.parse import urlencode, urlsplit

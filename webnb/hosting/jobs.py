@@ -12,8 +12,7 @@ for heavy work, webnb/hosting/work.py) is free. Waiting, it costs nothing but it
   it again when opened. A newer job of the same workspace replaces its waiting one, which never runs and says so
   on its progress page. A job without a key stores what a student sent (an upload) and is never dropped.
 - *At most ``max_queued`` waiting jobs per process* (``WEBNB_MAX_QUEUED_JOBS``, webnb/hosting/work.py). A fresh cookie
-is a
-  fresh workspace, so this bound is what stops one client: past it, the client address with the most waiting jobs
+  is a fresh workspace, so this bound is what stops one client: past it, the client address with the most waiting jobs
   gives up its newest waiting computation to an address with fewer (at least two fewer), and when no address has
   more than its share the new job is refused with :class:`webnb.hosting.work.Busy` (503 with ``Retry-After``). A lecture
   hall behind one address may fill the queue while nobody else waits; a flood from one address cannot keep
@@ -36,9 +35,9 @@ estimate.
 and the worker then collects reference cycles (``gc.collect()``) and, with glibc, returns freed memory to the
 system (``malloc_trim``), still holding its heavy-work slot: the next computation starts from the same footprint.
 Reference cycles that hold arrays (an exception and its frames, say) would otherwise be reached by Python's
-collector only much later, with hundreds of megabytes held meanwhile. An unexpected error
-is logged with its traceback (``webnb.hosting.jobs``) before its frames are cleared; the page says "Something went
-wrong".
+collector only much later, with hundreds of megabytes held meanwhile. An unexpected error is
+logged with its traceback (``webnb.hosting.jobs``) before its frames are cleared; the page says
+"Something went wrong".
 """
 from __future__ import annotations
 

@@ -14,8 +14,7 @@ its turn (its progress page shows meanwhile); a page that would compute while th
 ``WEBNB_MAX_QUEUED_JOBS`` background jobs at most wait in one process (default 8 in hosted mode, 16 in local mode;
 0 means no bound), a workspace's newer computation replacing its waiting one, and they start in turn across client
 addresses and workspaces (webnb/hosting/jobs.py). A job past the bound is refused like a page, with 503 and
-``Retry-After``
-(:class:`Busy`, :data:`webnb.hosting.jobs.QUEUE_FULL`).
+``Retry-After`` (:class:`Busy`, :data:`webnb.hosting.jobs.QUEUE_FULL`).
 
 Each setting comes from the app's config, else from the environment variable of the same name, else the default.
 """

@@ -137,9 +137,8 @@ class TextLesson(Linking):
 
     @property
     def notation(self):
-        """The lesson's notation (webnb/lesson/notation.py): the names of φ, ψ, θ and the pseudo-count on every part of
-        a
-        page, the deck's bar and keys included."""
+        """The lesson's notation (webnb/lesson/notation.py): the names of φ, ψ, θ and the pseudo-count on every part
+        of a page, the deck's bar and keys included."""
         return NOTATIONS[self.state.notation]
 
     def alpha_steps(self) -> tuple[ExactNumber | None, ExactNumber | None]:
@@ -216,6 +215,16 @@ TABLE_PAGES = {
 LARGE_CORPUS = 2000
 
 
+@dataclass(frozen=True)
+class PageState:
+    """The lesson state of this request's page, parsed once by the view (``g.page_state``), with the defaults it was
+    read against: what the parts of the page drawn later (a chart's download address) read instead of the query."""
+
+    corpus_id: str
+    state: object  # LessonState or TableState
+    defaults: object
+
+
 class WorkInProgress(Exception):
     """Raised by a view whose data is still being computed; answered with a progress page."""
 
@@ -232,7 +241,10 @@ def load_lesson(corpus_id: str, args=None) -> TextLesson:
     if entry.is_table:
         # A table of numbers has no words: its own pages teach Gaussian Naive Bayes.
         abort(redirect(url_for(TABLE_PAGES.get(request.endpoint, "gaussian.rows"), corpus_id=corpus_id)))
-    state = parse_state(args, entry_defaults(entry))
+    defaults = entry_defaults(entry)
+    state = parse_state(args, defaults)
+    if args is request.args:
+        g.page_state = PageState(entry.id, state, defaults)
     try:
         analysis, vocabulary = state.analysis_options(), state.vocabulary_options()
         training = catalog().cached_training_set(entry, analysis, vocabulary)

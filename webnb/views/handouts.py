@@ -21,6 +21,7 @@ from flask import (
     Blueprint,
     abort,
     current_app,
+    g,
     get_template_attribute,
     jsonify,
     render_template,
@@ -347,11 +348,15 @@ def figure_url(name: str) -> str | None:
     if kind_page is None or entry is None:
         return None
     kind, page = kind_page
-    if kind == "text":
-        defaults, table = entry_defaults(entry), LESSON_PARAMETERS
+    table = LESSON_PARAMETERS if kind == "text" else TABLE_PARAMETERS
+    parsed = g.get("page_state")
+    if parsed is not None and parsed.corpus_id == entry.id:  # the page's view parsed it: read, not parsed again
+        state, defaults = parsed.state, parsed.defaults
+    elif kind == "text":
+        defaults = entry_defaults(entry)
         state = parse_state(request.args, defaults)
     else:
-        defaults, table = table_defaults(entry), TABLE_PARAMETERS
+        defaults = table_defaults(entry)
         state = parse_table_state(request.args, defaults)
     settings = {parameter.name for parameter in table.parameters}
     own = [(name, value) for name, value in request.args.items(multi=True)

@@ -1,6 +1,5 @@
 """Alembic's entry point: runs the revisions on the connection that :func:`webnb.store.migrations.upgrade` passes,
-inside
-the transaction it has begun (and locked), so that Alembic neither commits nor opens another."""
+inside the transaction it has begun (and locked), so that Alembic neither commits nor opens another."""
 from alembic import context
 
 connection = context.config.attributes.get("connection")

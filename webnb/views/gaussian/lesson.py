@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flask import abort, redirect, request, url_for
+from flask import abort, g, redirect, request, url_for
 
 from webnb.engine.gaussian.lesson import typical_row
 from webnb.engine.gaussian.model import GaussianStatistics
@@ -18,7 +18,7 @@ from webnb.lesson.state import (
     parse_table_state,
     read_parameter,
 )
-from webnb.views.common import Linking, catalog, corpus_or_404
+from webnb.views.common import Linking, PageState, catalog, corpus_or_404
 
 ROWS_PER_PAGE = 50  # of the table's rows, and of the rows the evaluation got wrong
 
@@ -66,6 +66,7 @@ def load_table_lesson(corpus_id: str) -> TableLesson:
     args, number_errors = _checked_numbers(request.args, entry.table.features)
     state = parse_table_state(args, defaults)
     state.errors.update(number_errors)  # ours say what is wrong with the value, not only what is expected
+    g.page_state = PageState(entry.id, state, defaults)
     table, statistics, model, error, trained_on_split = entry.table, None, None, None, None
     try:
         test_size, seed = state.split
