@@ -89,8 +89,8 @@ def decision_address(address: str) -> str:
 
 def _verdicts(record, question, review: str):
     """The verdicts a challenge checks a review by: at the question's settings, at α = 0 (no floor) and at α = 1."""
-    at_question = lesson_explained(_lesson_at(record, question.address, text=review))
-    at_one = lesson_explained(_lesson_at(record, question.address, text=review, alpha="1", floor=""))
+    at_question, _ = lesson_explained(_lesson_at(record, question.address, text=review))
+    at_one, _ = lesson_explained(_lesson_at(record, question.address, text=review, alpha="1", floor=""))
     if at_question is None or at_one is None:
         return None
     return at_question.verdict, at_question.at_zero, at_one.verdict
@@ -129,7 +129,7 @@ def ask(code: str):
                        "nothing was asked.", 400)
     answer = None
     if kind == "predict":
-        explained = lesson_explained(lesson)
+        explained, _ = lesson_explained(lesson)
         if explained is None or not lesson.state.text.strip():
             return refusal("Type a review first", "A prediction is asked about the review on the slide: type one, "
                            "then ask. Nothing was asked.", 400)

@@ -6,12 +6,13 @@ from dataclasses import dataclass
 
 from flask import Blueprint, redirect, request, url_for
 
+from webnb.answers import wants_json
 from webnb.engine import CorpusError
 from webnb.engine.pages.additions import Addition, add_document, corpus_with_document, document_problem
 from webnb.hosting.catalog import CorpusEntry
 from webnb.lesson.notation import NOTATIONS
 from webnb.lesson.state import MAX_TEXT_LENGTH, entry_defaults, parse_state, read_parameter
-from webnb.views.common import LARGE_CORPUS, catalog, corpus_or_404, load_lesson, respond, start_job, wants_json
+from webnb.views.common import LARGE_CORPUS, catalog, corpus_or_404, load_lesson, respond, start_job
 
 bp = Blueprint("additions", __name__)
 

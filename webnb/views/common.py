@@ -121,9 +121,10 @@ class Linking:
         return None
 
 
-@dataclass
+@dataclass(frozen=True)
 class TextLesson(Linking):
-    """The request's corpus, state and counted training set (None when the options leave no words)."""
+    """The request's corpus, state and counted training set (None when the options leave no words): one value,
+    made once by ``load_lesson``; a view that finds a problem says it with ``with_error``, a new value."""
 
     entry: CorpusEntry
     state: LessonState
@@ -134,6 +135,10 @@ class TextLesson(Linking):
     @property
     def defaults(self) -> LessonState:
         return entry_defaults(self.entry)
+
+    def with_error(self, error: str | None) -> TextLesson:
+        """This lesson with ``error`` said on its page instead of its own (None: this lesson as it is)."""
+        return self if error is None else replace(self, error=error)
 
     @property
     def notation(self):
@@ -258,18 +263,18 @@ def load_lesson(corpus_id: str, args=None) -> TextLesson:
     lesson = TextLesson(entry, state, training, error)
     if state.train == "split" and training is not None:
         # A misclassified test document opens in the lesson with the model that misclassified it.
-        probe = replace(lesson, state=replace(state, test="split"))
-        held = load_held_out(probe)
-        lesson.training = held.training if held is not None else None
-        lesson.error, lesson.trained_on_split = probe.error, held
+        held, problem = load_held_out(replace(lesson, state=replace(state, test="split")))
+        lesson = replace(lesson, training=held.training if held is not None else None, trained_on_split=held,
+                         error=problem or lesson.error)
     return lesson
 
 
 def load_held_out(lesson: TextLesson):
-    """The training and test documents the lesson's state asks for (see ``Catalog.held_out``), or None with
-    ``lesson.error`` set when they cannot be made. Counting a large corpus answers with a progress page."""
+    """The training and test documents the lesson's state asks for (see ``Catalog.held_out``) and the problem
+    that kept them from being made: ``(held, None)`` or ``(None, why)`` (``(None, None)`` for a lesson without a
+    training set, whose error is said already). Counting a large corpus answers with a progress page."""
     if lesson.training is None:
-        return None
+        return None, None
     entry, state = lesson.entry, lesson.state
     analysis, vocabulary = state.analysis_options(), state.vocabulary_options()
     test_size, seed = state.split
@@ -287,10 +292,9 @@ def load_held_out(lesson: TextLesson):
             raise WorkInProgress(start_job(title, split, key=(entry.id, analysis, vocabulary, test_size, seed)))
         if held is None:
             held = shared.held_out(entry, analysis, vocabulary, state.test, test_size, seed)
-        return held
+        return held, None
     except ValueError as problem:
-        lesson.error = str(problem)
-        return None
+        return None, str(problem)
 
 
 def _start_counting(entry: CorpusEntry, analysis, vocabulary):

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from flask import Blueprint, current_app, request
 
+from webnb.answers import wants_json
 from webnb.engine import CorpusError
 from webnb.engine.evaluation.comparison import (
     FAMILY_CONTRASTS,
@@ -22,7 +23,7 @@ from webnb.engine.shared.plain import number
 from webnb.hosting.work import heavy
 from webnb.hosting.workspaces import hosted
 from webnb.lesson.state import DEFAULT_C, read_parameter
-from webnb.views.common import LARGE_CORPUS, WorkInProgress, load_held_out, load_lesson, respond, start_job, wants_json
+from webnb.views.common import LARGE_CORPUS, WorkInProgress, load_held_out, load_lesson, respond, start_job
 from webnb.views.evaluation import held_out_key
 
 bp = Blueprint("compare", __name__)
@@ -130,13 +131,14 @@ def show(corpus_id):
     errors = dict(lesson.state.errors)
     if c_error:
         errors["C"] = c_error
-    held = load_held_out(lesson)
+    held, problem = load_held_out(lesson)
+    lesson = lesson.with_error(problem)
     comparison = None
     if held is not None:
         try:
             comparison = _comparison(lesson, held, C)
         except ValueError as problem:
-            lesson.error = str(problem)
+            lesson = lesson.with_error(str(problem))
     if comparison is None:
         held = None
     return respond(

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 from flask import Blueprint, current_app, request, url_for
 
+from webnb.answers import wants_json
 from webnb.engine import CorpusError, evaluate
 from webnb.engine.evaluation.heldout import HeldOut
 from webnb.engine.evaluation.mistakes import Mistakes, misclassified, mistake_pages
@@ -24,23 +25,21 @@ from webnb.views.common import (
     page_number,
     respond,
     start_job,
-    wants_json,
 )
 
 bp = Blueprint("evaluation", __name__)
 
 
-def scored(lesson: TextLesson) -> Score | None:
-    """The lesson's model trained on the held-out set's training documents and scored on its test documents,
-    or None with ``lesson.error`` set."""
-    held = load_held_out(lesson)
+def scored(lesson: TextLesson) -> tuple[Score | None, TextLesson]:
+    """The lesson's model trained on the held-out set's training documents and scored on its test documents, and
+    the lesson (with the problem said, when it could not be scored: then the score is None)."""
+    held, problem = load_held_out(lesson)
     if held is None:
-        return None
+        return None, lesson.with_error(problem)
     try:
-        return score_on(held, lesson.state)
+        return score_on(held, lesson.state), lesson
     except ValueError as error:
-        lesson.error = str(error)
-        return None
+        return None, lesson.with_error(str(error))
 
 
 def score_on(held: HeldOut, state) -> Score:
@@ -165,13 +164,13 @@ def most_confused(score: Score, n: int = SLIDE_CONFUSIONS) -> list[Confusion]:
 @bp.get("/corpora/<corpus_id>/evaluation")
 def show(corpus_id):
     lesson = load_lesson(corpus_id)
+    score, lesson = scored(lesson) if lesson.training is not None else (None, lesson)
     context = {
         "lesson": lesson,
         "section": "evaluation",
         "notation": NOTATIONS[lesson.state.notation],
         "test_choices": test_choices(lesson),
     }
-    score = scored(lesson) if lesson.training is not None else None
     if score is None:
         return respond("evaluation/show.html", "evaluation", None, score=None, **context)
     mistakes = misclassified(score, page_number("wrong_page", mistake_pages(score)))
@@ -192,14 +191,14 @@ def show(corpus_id):
 def sweep(corpus_id):
     """Accuracy and log loss for 20 values of α (0 and 10⁻³ … 10), the current α and the best one marked."""
     lesson = load_lesson(corpus_id)
-    context = {"lesson": lesson, "section": "evaluation", "notation": NOTATIONS[lesson.state.notation]}
-    score = scored(lesson) if lesson.training is not None else None
+    score, lesson = scored(lesson) if lesson.training is not None else (None, lesson)
     marked = None
     if score is not None:
         try:
             marked = MarkedSweep(sweep_for(lesson, score.held, page=True), score)
         except CorpusError as error:  # the test corpus was removed since the held-out set was made
-            lesson.error = str(error)
+            lesson = lesson.with_error(str(error))
+    context = {"lesson": lesson, "section": "evaluation", "notation": NOTATIONS[lesson.state.notation]}
     if marked is None:
         return respond("evaluation/sweep.html", "sweep", None, chart=None, **context)
     chart = sweep_chart(marked.sweep, marked.alpha, score.result.accuracy, score.result.log_loss)

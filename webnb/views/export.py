@@ -77,8 +77,7 @@ def priors(corpus_id):
 
 
 def _scored(corpus_id):
-    lesson = _trained(corpus_id)
-    score = scored(lesson)
+    score, lesson = scored(_trained(corpus_id))
     if score is None:
         abort(400, lesson.error)
     return lesson, score

@@ -71,9 +71,9 @@ class SamplePage:
 def sample(corpus_id):
     lesson = load_lesson(corpus_id)
     notation = NOTATIONS[lesson.state.notation]
-    context = {"lesson": lesson, "section": "sample", "notation": notation, "shown_words": SHOWN_WORDS}
     model, problem = lesson.model()
-    lesson.error = problem or lesson.error
+    lesson = lesson.with_error(problem)
+    context = {"lesson": lesson, "section": "sample", "notation": notation, "shown_words": SHOWN_WORDS}
     if model is None:
         return respond("generative/sample.html", "sample", None, **context)
     messages = []
@@ -104,11 +104,11 @@ def _repeats(state, messages: list) -> int:
 
 
 def _held_out_calibration(lesson, messages: list):
-    """The same settings trained on the training part and scored on the held-out documents."""
-    held = load_held_out(lesson)
+    """The same settings trained on the training part and scored on the held-out documents. A problem is said
+    once, beside the comparison (in ``messages``), not in the page's header."""
+    held, problem = load_held_out(lesson)
     if held is None:
-        messages.append(lesson.error or "There are no held-out documents to compare with.")
-        lesson.error = None  # said once, beside the comparison
+        messages.append(problem or "There are no held-out documents to compare with.")
         return None, None
     try:
         model = held.training.model(**lesson.state.model_options())

@@ -9,33 +9,33 @@ from webnb.engine.pages.lesson import PRODUCT_DEMONSTRATION, Lesson, build_lesso
 from webnb.lesson import pages
 from webnb.lesson.notation import NOTATIONS
 from webnb.lesson.state import MAX_TEXT_LENGTH, STEPS, read_parameter
-from webnb.views.common import catalog, load_lesson, respond
+from webnb.views.common import TextLesson, catalog, load_lesson, respond
 
 bp = Blueprint("inference", __name__)
 
 STEP_TITLES = dict(pages.INFERENCE_STEPS)
 
 
-def _open_document(lesson) -> str | None:
+def _open_document(lesson) -> tuple[str | None, TextLesson]:
     """``?document=N`` (with ``from=test`` for the evaluation's test corpus) puts document N in the review box,
-    so a misclassified document opens here by number instead of carrying its whole text in the link."""
+    so a misclassified document opens here by number instead of carrying its whole text in the link: the note that
+    says which document it is, and the lesson with its text as the review (or with the problem said)."""
     asked = read_parameter(request.args, "document")
     if asked.value is None and asked.message is None:
-        return None
+        return None, lesson
     position = -1 if asked.message else asked.value  # no number: answered below like a number past the last document
     source = lesson.entry
     if read_parameter(request.args, "from").value == "test" and lesson.state.test not in ("split", "training"):
         source = catalog().get(lesson.state.test)
     if source is None or not 0 <= position < source.n_documents:
-        lesson.error = "There is no such document."
-        return None
+        return None, lesson.with_error("There is no such document.")
     text = source.corpus.texts[position]
-    lesson.state = replace(lesson.state, text=text[:MAX_TEXT_LENGTH])
+    lesson = replace(lesson, state=replace(lesson.state, text=text[:MAX_TEXT_LENGTH]))
     label, doc_id = source.corpus.labels[position], source.corpus.ids[position]
     note = f"Document {doc_id} of {source.name}, labelled {label}"
     if len(text) > MAX_TEXT_LENGTH:
         note += f": its first {MAX_TEXT_LENGTH:,} of {len(text):,} characters"
-    return note + "."
+    return note + ".", lesson
 
 
 @dataclass(frozen=True)
@@ -54,15 +54,15 @@ class InferencePage:
         return data
 
 
-def lesson_explained(lesson) -> Lesson | None:
-    """The lesson of the review typed, each part computed when first read (see ``Lesson``); None with
-    ``lesson.error`` set when the settings cannot make one."""
+def lesson_explained(lesson) -> tuple[Lesson | None, str | None]:
+    """The lesson of the review typed, each part computed when first read (see ``Lesson``), and None; or None
+    and why the settings cannot make one (None too for a lesson without a training set, whose error is said)."""
     if lesson.training is None:
-        return None
+        return None, None
     state = lesson.state
     options = state.model_options()
     try:
-        return build_lesson(
+        explained = build_lesson(
             lesson.training,
             state.text,
             kind=options["kind"],
@@ -73,15 +73,15 @@ def lesson_explained(lesson) -> Lesson | None:
             repeats=int(state.repeats) if state.repeats else None,
         )
     except ValueError as error:
-        lesson.error = str(error)
-        return None
+        return None, str(error)
+    return explained, None
 
 
 @bp.get("/corpora/<corpus_id>/inference")
 def show(corpus_id):
-    lesson = load_lesson(corpus_id)
-    document_note = _open_document(lesson)
-    explained = lesson_explained(lesson)
+    document_note, lesson = _open_document(load_lesson(corpus_id))
+    explained, problem = lesson_explained(lesson)
+    lesson = lesson.with_error(problem)
     state = lesson.state
     return respond(
         "inference/show.html",

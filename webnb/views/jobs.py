@@ -15,9 +15,10 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 from flask import Blueprint, abort, make_response, redirect, request
 from werkzeug.datastructures import MultiDict
 
+from webnb.answers import is_htmx
 from webnb.hosting.jobs import Job
 from webnb.lesson.state import parse_state
-from webnb.views.common import find_job, is_htmx, respond
+from webnb.views.common import find_job, respond
 
 bp = Blueprint("jobs", __name__)
 

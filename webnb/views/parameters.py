@@ -37,7 +37,7 @@ SLIDE_LEAST_WORDS = 3  # fewer of the review's words are joined by the vocabular
 def show(corpus_id):
     lesson = load_lesson(corpus_id)
     model, problem = lesson.model()
-    lesson.error, table, slide_table, from_review = problem or lesson.error, None, None, 0
+    lesson, table, slide_table, from_review = lesson.with_error(problem), None, None, 0
     if model is not None:
         query = word_filter()
         words = words_containing(model.vocabulary, query)

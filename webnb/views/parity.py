@@ -5,11 +5,14 @@ so a page never waits for scikit-learn. Without JavaScript the badge is a link t
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from flask import Blueprint, current_app, request, url_for
 
+from webnb.answers import is_htmx
 from webnb.engine.evaluation.parity import ParityCheck, evaluation_parity, parameters_parity
 from webnb.lesson.state import read_parameter
-from webnb.views.common import WorkInProgress, is_htmx, load_held_out, load_lesson, respond
+from webnb.views.common import WorkInProgress, load_held_out, load_lesson, respond
 
 bp = Blueprint("parity", __name__)
 
@@ -24,7 +27,9 @@ def show(corpus_id):
     bad_choice = choice_error is not None
     try:
         lesson = load_lesson(corpus_id)
-        held_out = load_held_out(lesson) if of == "evaluation" else None  # a bad choice reads as "parameters"
+        # A bad choice reads as "parameters".
+        held_out, problem = load_held_out(lesson) if of == "evaluation" else (None, None)
+        lesson = lesson.with_error(problem)
     except WorkInProgress:
         if not is_htmx():
             raise  # the progress page, which comes back here when the counting is done
@@ -45,7 +50,7 @@ def show(corpus_id):
             error = str(problem)
     if report is None and error is None:
         # Said once, in the badge: the page's header would repeat it.
-        error, lesson.error = lesson.error or "There is nothing to check.", None
+        error, lesson = lesson.error or "There is nothing to check.", replace(lesson, error=None)
 
     endpoint = PAGES[of]
     back = lesson.link(url_for(endpoint, corpus_id=corpus_id)) if endpoint in current_app.view_functions else None

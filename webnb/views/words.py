@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 
 from flask import Blueprint, request
 
+from webnb.answers import is_htmx
 from webnb.engine.pages.telling_words import (
     FEATURE_SETS,
     SEED_TOP,
@@ -19,7 +20,7 @@ from webnb.engine.pages.telling_words import (
 )
 from webnb.lesson.notation import NOTATIONS
 from webnb.lesson.state import K_RANGE, TOP_RANGE, read_parameter
-from webnb.views.common import LARGE_CORPUS, catalog, find_job, is_htmx, load_lesson, respond, start_job
+from webnb.views.common import LARGE_CORPUS, catalog, find_job, load_lesson, respond, start_job
 
 bp = Blueprint("words", __name__)
 
@@ -170,22 +171,20 @@ class WordsPage:
 
 
 def _model(lesson):
-    """The lesson's model, or None with ``lesson.error`` set (a corpus of one class has no words to tell apart)."""
+    """The lesson's model and the lesson, or None and the lesson with its problem said (a corpus of one class has
+    no words to tell apart)."""
     model, problem = lesson.model()
     if model is None:
-        lesson.error = problem or lesson.error
-        return None
+        return None, lesson.with_error(problem)
     if len(model.classes) < 2:
-        lesson.error = "Telling words need at least two classes to compare."
-        return None
-    return model
+        return None, lesson.with_error("Telling words need at least two classes to compare.")
+    return model, lesson
 
 
 @bp.get("/corpora/<corpus_id>/words")
 def show(corpus_id):
-    lesson = load_lesson(corpus_id)
+    model, lesson = _model(load_lesson(corpus_id))
     context = {"lesson": lesson, "section": "words", "notation": NOTATIONS[lesson.state.notation]}
-    model = _model(lesson)
     if model is None:
         return respond("words/show.html", "words", None, **context)
     n_words = model.statistics.n_words
