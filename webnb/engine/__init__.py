@@ -5,7 +5,7 @@ class) → models (φ, ψ, θ for any α) → trace (Bayes' rule for one review)
 """
 from webnb.engine.evaluation.scores import Evaluation, evaluate, stratified_split
 from webnb.engine.io.readers import read_corpus, read_corpus_bytes
-from webnb.engine.shared.corpus import Corpus, CorpusError
+from webnb.engine.shared.corpus import CHINA_JAPAN, Corpus, CorpusError
 from webnb.engine.text.analysis import PLACEHOLDERS, TOKEN_PATTERNS, AnalysisOptions, Analyzer, DocumentAnalysis
 from webnb.engine.text.bag import BagOfWords, EmptyVocabularyError, VocabularyOptions
 from webnb.engine.text.models import MODEL_KINDS, SEED_EPSILON, NaiveBayes, fit_naive_bayes, parse_alpha
@@ -16,7 +16,7 @@ from webnb.engine.text.training import TrainingSet
 __all__ = [
     "PLACEHOLDERS", "TOKEN_PATTERNS", "AnalysisOptions", "Analyzer", "DocumentAnalysis",
     "BagOfWords", "EmptyVocabularyError", "VocabularyOptions",
-    "Corpus", "CorpusError",
+    "CHINA_JAPAN", "Corpus", "CorpusError",
     "Evaluation", "evaluate", "stratified_split",
     "MODEL_KINDS", "SEED_EPSILON", "NaiveBayes", "fit_naive_bayes", "parse_alpha",
     "read_corpus", "read_corpus_bytes",

@@ -107,10 +107,8 @@ def estimated_fit_seconds(n_words: int, n_classes: int) -> float:
 
     Parameters
     ----------
-    n_words : int
-        The vocabulary's size.
-    n_classes : int
-        The number of classes.
+    n_words, n_classes : int
+        As in ``stopping_rule``.
 
     Returns
     -------
@@ -143,10 +141,8 @@ def stopping_within(n_words: int, n_classes: int, seconds: float) -> StoppingRul
 
     Parameters
     ----------
-    n_words : int
-        The vocabulary's size.
-    n_classes : int
-        The number of classes.
+    n_words, n_classes : int
+        As in ``stopping_rule``.
     seconds : float
         The time the fit may take.
 

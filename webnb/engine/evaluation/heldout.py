@@ -160,7 +160,7 @@ def on_test_corpus(training: TrainingSet, test: Corpus) -> HeldOut:
     Parameters
     ----------
     training : TrainingSet
-        The training set.
+        The counted corpus to train on, all of it.
     test : Corpus
         The test documents, counted over ``training``'s vocabulary.
 

@@ -2,10 +2,10 @@
 page lists them so that a student can open one in Bayes' rule and see why."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from webnb.engine.evaluation.scores import Score
+from webnb.engine.shared.paging import page_count
 
 MISTAKES_PER_PAGE = 20
 SNIPPET_LENGTH = 160
@@ -85,9 +85,9 @@ def mistake_pages(score: Score, per_page: int = MISTAKES_PER_PAGE) -> int:
     Returns
     -------
     int
-        At least 1.
+        Pages of wrong documents, at least 1.
     """
-    return max(1, math.ceil(len(score.wrong) / per_page))
+    return page_count(len(score.wrong), per_page)
 
 
 def misclassified(score: Score, page: int, per_page: int = MISTAKES_PER_PAGE) -> Mistakes:

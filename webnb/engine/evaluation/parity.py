@@ -359,10 +359,8 @@ def parameters_parity(
 
     Examples
     --------
-    >>> from webnb.engine import Corpus, TrainingSet
-    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
-    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
-    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+    >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
     >>> import sys
     >>> from unittest import mock
     >>> no_sklearn = mock.patch.dict(sys.modules, {"sklearn": None})  # as on a machine without scikit-learn
@@ -581,10 +579,8 @@ def evaluation_parity(held_out: HeldOut, model_options: dict, *, model: NaiveBay
 
     Examples
     --------
-    >>> from webnb.engine import Corpus, TrainingSet
-    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
-    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
-    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+    >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
     >>> from webnb.engine.evaluation.heldout import on_training_documents
     >>> import sys
     >>> from unittest import mock

@@ -310,10 +310,8 @@ def evaluate(model: "NaiveBayes | SoftmaxRegression", matrix: sp.csr_matrix, lab
 
     Examples
     --------
-    >>> from webnb.engine import Corpus, TrainingSet
-    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
-    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
-    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+    >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
     >>> X = training.transform(["Chinese Chinese Chinese Tokyo Japan", "Tokyo Japan", "Beijing Shanghai"])
     >>> result = evaluate(training.model("multinomial", 1), X, ["China", "Japan", "China"])
     >>> result.accuracy, result.predictions, result.confusion

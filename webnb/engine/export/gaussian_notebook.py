@@ -48,7 +48,7 @@ def gaussian_notebook(table: NumericTable, *, var_smoothing: float, prior: str, 
     Returns
     -------
     dict
-        The notebook, ready for ``json.dumps``.
+        The notebook of the table's lesson, made by ``notebook_document``.
 
     Raises
     ------

@@ -82,7 +82,7 @@ def notebook_document(cells: list[dict], settings: dict, prefix: str) -> dict:
     Raises
     ------
     TypeError
-        If ``settings`` holds something that is not JSON data.
+        If ``settings`` holds anything but JSON data.
 
     Examples
     --------

@@ -87,7 +87,7 @@ def lesson_notebook(
     Returns
     -------
     dict
-        The notebook, ready for ``json.dumps``.
+        The lesson's notebook, made by ``notebook_document``.
 
     Raises
     ------

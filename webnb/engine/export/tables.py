@@ -4,7 +4,8 @@
 starting with ``=``, ``+``, ``-``, ``@``, a tab, a carriage return or a line feed (or the full-width
 ``＝ ＋ － ＠``, which some spreadsheets also read as a formula), after any white space, gets a leading
 ``'``, as OWASP recommends against formula injection. Numbers are written as numbers and never prefixed, so
-−0.5 stays a number and log 0 is written ``-inf``. The ``*_table`` builders return ``(header, rows)`` for ``csv_text``.
+−0.5 stays a number and log 0 is written ``-inf``. The ``*_table`` builders return ``(header, rows)`` for ``csv_text``:
+the column names, and the rows as lists parallel to them.
 """
 from __future__ import annotations
 
@@ -153,10 +154,8 @@ def matrix_table(
 
     Examples
     --------
-    >>> from webnb.engine import Corpus, TrainingSet
-    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
-    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
-    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+    >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
     >>> matrix_table(training, rows=[0, 3], columns=[1, 5])
     (['id', 'label', 'chinese', 'tokyo'], [['1', 'China', 2, 0], ['4', 'Japan', 1, 1]])
     """
@@ -201,10 +200,8 @@ def parameters_table(model: NaiveBayes, words=None) -> tuple[list[str], Iterator
 
     Examples
     --------
-    >>> from webnb.engine import Corpus, TrainingSet
-    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
-    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
-    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+    >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
     >>> header, rows = parameters_table(training.model("multinomial", 1), words=[1])
     >>> header[1:3], [row[:3] for row in rows]
     (['θ given China', 'θ given China (ratio)'], [['chinese', 0.42857142857142855, '6/14']])
@@ -246,16 +243,14 @@ def priors_table(model: NaiveBayes) -> tuple[list[str], list[list]]:
     Returns
     -------
     header : list of str
-        The column names.
+        "class", "documents", "φ", "φ (ratio)".
     rows : list of list
-        One list per row, parallel to ``header``.
+        One per class.
 
     Examples
     --------
-    >>> from webnb.engine import Corpus, TrainingSet
-    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
-    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
-    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+    >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
     >>> priors_table(training.model("multinomial", 1))
     (['class', 'documents', 'φ', 'φ (ratio)'], [['China', 3, 0.75, '3/4'], ['Japan', 1, 0.25, '1/4']])
     """
@@ -279,9 +274,9 @@ def evaluation_table(evaluation: Evaluation) -> tuple[list[str], list[list]]:
     Returns
     -------
     header : list of str
-        The column names.
+        "class", "precision", "recall", "F1", "support".
     rows : list of list
-        One list per row, parallel to ``header``.
+        One per class.
     """
     body = [[s.label, s.precision, s.recall, s.f1, s.support] for s in evaluation.per_class]
     return ["class", "precision", "recall", "F1", "support"], body
@@ -300,9 +295,9 @@ def predictions_table(test: Corpus, evaluation: Evaluation) -> tuple[list[str], 
     Returns
     -------
     header : list of str
-        The column names.
+        "id", "true class", "predicted class", "posterior of the prediction", "correct".
     rows : list of list
-        One list per row, parallel to ``header``.
+        One per test document.
 
     Raises
     ------
@@ -330,19 +325,17 @@ def table_predictions_table(test, evaluation: Evaluation) -> tuple[list[str], li
     test : NumericTable
         The test rows.
     evaluation : Evaluation
-        The model's scores on them.
+        As in ``predictions_table``.
 
     Returns
     -------
-    header : list of str
-        The column names.
-    rows : list of list
-        One list per row, parallel to ``header``.
+    header, rows
+        As ``predictions_table`` returns them, with a column per feature after "true class".
 
     Raises
     ------
     ValueError
-        If ``test`` and ``evaluation`` differ in length.
+        As ``predictions_table``.
     """
     header, body = predictions_table(test, evaluation)
     header = header[:2] + list(test.features) + header[2:]
@@ -356,14 +349,14 @@ def confusion_table(evaluation: Evaluation) -> tuple[list[str], list[list]]:
     Parameters
     ----------
     evaluation : Evaluation
-        A model's scores.
+        Whose confusion matrix is written.
 
     Returns
     -------
     header : list of str
-        The column names.
+        "true class", "predicted <class>" for each class, "cannot decide".
     rows : list of list
-        One list per row, parallel to ``header``.
+        One per true class.
     """
     header = ["true class", *(f"predicted {label}" for label in evaluation.classes), "cannot decide"]
     body = [
@@ -388,9 +381,9 @@ def gaussian_parameters_table(model) -> tuple[list[str], list[list]]:
     Returns
     -------
     header : list of str
-        The column names.
+        The ten columns named above.
     rows : list of list
-        One list per row, parallel to ``header``.
+        One per class and feature.
     """
     stats = model.statistics
     header = ["class", "feature", "rows", "prior", "mean", "variance (population)", "standard deviation (population)",
@@ -418,9 +411,9 @@ def table_rows(table, rows=None) -> tuple[list[str], list[list]]:
     Returns
     -------
     header : list of str
-        The column names.
+        "id", the features, "label".
     rows : list of list
-        One list per row, parallel to ``header``.
+        One per row asked for.
     """
     indices = range(len(table)) if rows is None else rows
     body = [[table.ids[i], *(float(v) for v in table.values[i]), table.labels[i]] for i in indices]

@@ -21,6 +21,7 @@ import numpy as np
 from webnb.engine.evaluation.scores import Score, evaluate, stratified_split
 from webnb.engine.gaussian.model import DEFAULT_VAR_SMOOTHING, GaussianNB, GaussianStatistics
 from webnb.engine.gaussian.table import NumericTable
+from webnb.engine.shared.paging import page_count
 from webnb.engine.shared.plain import number
 
 
@@ -180,36 +181,13 @@ class RowsPage:
                 "pages": self.pages, "rows": [row.to_dict() for row in self.rows]}
 
 
-def page_count(items: int, per_page: int) -> int:
-    """How many pages ``items`` fill, ``per_page`` to a page: at least one, even when there is nothing to show.
-
-    Parameters
-    ----------
-    items : int
-        Things to show.
-    per_page : int
-        Things a page shows, at least 1.
-
-    Returns
-    -------
-    int
-        At least 1.
-
-    Examples
-    --------
-    >>> page_count(0, 25), page_count(25, 25), page_count(26, 25)
-    (1, 1, 2)
-    """
-    return max(1, math.ceil(items / per_page))
-
-
 def rows_page(table: NumericTable, page: int, per_page: int) -> RowsPage:
     """The rows on page ``page`` (from 1) of ``table``.
 
     Parameters
     ----------
     table : NumericTable
-        The table.
+        The table whose rows are shown.
     page : int
         The page, from 1 (a page past the last is empty).
     per_page : int
@@ -458,9 +436,9 @@ def score_table(held, var_smoothing: float, prior: str) -> Score:
     held : GaussianSplit
         The training statistics and the test rows.
     var_smoothing : float
-        The share of the largest feature variance added to every variance.
+        As in ``GaussianStatistics.model``: ε is this share of the largest feature variance.
     prior : {"learned", "uniform"}
-        The class priors.
+        As in ``GaussianStatistics.model``.
 
     Returns
     -------
@@ -520,12 +498,8 @@ def evaluate_table(held, var_smoothing: float, prior: str) -> TableEvaluation:
 
     Parameters
     ----------
-    held : GaussianSplit
-        The training statistics and the test rows.
-    var_smoothing : float
-        The share of the largest feature variance added to every variance.
-    prior : {"learned", "uniform"}
-        The class priors.
+    held, var_smoothing, prior
+        As in ``score_table``, which this calls.
 
     Returns
     -------

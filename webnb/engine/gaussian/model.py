@@ -58,9 +58,8 @@ class GaussianStatistics:
 
     Examples
     --------
-    >>> from webnb.engine.gaussian.table import read_numeric_csv
-    >>> table = read_numeric_csv("height,weight,label\n6.0,180,male\n5.92,190,male\n5.58,170,male\n5.92,165,male\n"
-    ...                          "5.0,100,female\n5.5,150,female\n5.42,130,female\n5.75,150,female\n")
+    >>> from webnb.engine.gaussian.table import HEIGHT_WEIGHT_CSV, read_numeric_csv
+    >>> table = read_numeric_csv(HEIGHT_WEIGHT_CSV)
     >>> stats = GaussianStatistics.fit(table)
     >>> stats.classes, stats.class_count.tolist()
     (('female', 'male'), [4, 4])
@@ -156,9 +155,8 @@ class GaussianStatistics:
 
         Examples
         --------
-        >>> from webnb.engine.gaussian.table import read_numeric_csv
-        >>> table = read_numeric_csv("height,weight,label\n6.0,180,male\n5.92,190,male\n5.58,170,male\n5.92,165,male\n"
-        ...                          "5.0,100,female\n5.5,150,female\n5.42,130,female\n5.75,150,female\n")
+        >>> from webnb.engine.gaussian.table import HEIGHT_WEIGHT_CSV, read_numeric_csv
+        >>> table = read_numeric_csv(HEIGHT_WEIGHT_CSV)
         >>> model = GaussianStatistics.fit(table).model(var_smoothing=1e-9)
         >>> round(model.epsilon / 1e-9, 6), model.class_prior_.tolist()  # ε = 1e-9 × the variance of "weight"
         (733.984375, [0.5, 0.5])
@@ -263,9 +261,8 @@ class GaussianNB:
 
         Examples
         --------
-        >>> from webnb.engine.gaussian.table import read_numeric_csv
-        >>> table = read_numeric_csv("height,weight,label\n6.0,180,male\n5.92,190,male\n5.58,170,male\n5.92,165,male\n"
-        ...                          "5.0,100,female\n5.5,150,female\n5.42,130,female\n5.75,150,female\n")
+        >>> from webnb.engine.gaussian.table import HEIGHT_WEIGHT_CSV, read_numeric_csv
+        >>> table = read_numeric_csv(HEIGHT_WEIGHT_CSV)
         >>> model = GaussianStatistics.fit(table).model()
         >>> model.feature_log_densities([6.0, 130]).round(6).tolist()
         [[-1.93632, -3.945038], [0.500532, -14.782546]]
@@ -292,7 +289,7 @@ class GaussianNB:
         Parameters
         ----------
         rows : array-like of shape (n_rows, n_features)
-            Rows of numbers.
+            Rows of numbers, one per feature.
 
         Returns
         -------
@@ -332,7 +329,7 @@ class GaussianNB:
         Parameters
         ----------
         rows : array-like of shape (n_rows, n_features)
-            Rows of numbers.
+            The rows whose posteriors are wanted.
 
         Returns
         -------
@@ -342,13 +339,12 @@ class GaussianNB:
         Raises
         ------
         CorpusError
-            If the rows do not have one number per feature.
+            As ``joint_log_likelihood``.
 
         Examples
         --------
-        >>> from webnb.engine.gaussian.table import read_numeric_csv
-        >>> table = read_numeric_csv("height,weight,label\n6.0,180,male\n5.92,190,male\n5.58,170,male\n5.92,165,male\n"
-        ...                          "5.0,100,female\n5.5,150,female\n5.42,130,female\n5.75,150,female\n")
+        >>> from webnb.engine.gaussian.table import HEIGHT_WEIGHT_CSV, read_numeric_csv
+        >>> table = read_numeric_csv(HEIGHT_WEIGHT_CSV)
         >>> model = GaussianStatistics.fit(table).model()
         >>> log_proba, decidable = model.predict_log_proba([[6.0, 130]])
         >>> np.exp(log_proba).round(6).tolist(), decidable.tolist()
@@ -362,7 +358,7 @@ class GaussianNB:
         Parameters
         ----------
         rows : array-like of shape (n_rows, n_features)
-            Rows of numbers.
+            The rows to classify.
 
         Returns
         -------
@@ -372,7 +368,7 @@ class GaussianNB:
         Raises
         ------
         CorpusError
-            If the rows do not have one number per feature.
+            As ``joint_log_likelihood``.
         """
         jll = self.joint_log_likelihood(rows)
         return np.where(normalise_log_joint(jll).decidable, jll.argmax(axis=1), -1)
@@ -383,7 +379,7 @@ class GaussianNB:
         Parameters
         ----------
         rows : array-like of shape (n_rows, n_features)
-            Rows of numbers.
+            The rows to name a class for.
 
         Returns
         -------
@@ -393,13 +389,12 @@ class GaussianNB:
         Raises
         ------
         CorpusError
-            If the rows do not have one number per feature.
+            If a row does not have one number per feature (see ``joint_log_likelihood``).
 
         Examples
         --------
-        >>> from webnb.engine.gaussian.table import read_numeric_csv
-        >>> table = read_numeric_csv("height,weight,label\n6.0,180,male\n5.92,190,male\n5.58,170,male\n5.92,165,male\n"
-        ...                          "5.0,100,female\n5.5,150,female\n5.42,130,female\n5.75,150,female\n")
+        >>> from webnb.engine.gaussian.table import HEIGHT_WEIGHT_CSV, read_numeric_csv
+        >>> table = read_numeric_csv(HEIGHT_WEIGHT_CSV)
         >>> GaussianStatistics.fit(table).model().predict([[6.0, 130], [5.9, 185]])
         ['female', 'male']
         """
@@ -651,9 +646,8 @@ def explain(model: GaussianNB, values) -> GaussianExplanation:
 
     Examples
     --------
-    >>> from webnb.engine.gaussian.table import read_numeric_csv
-    >>> table = read_numeric_csv("height,weight,label\n6.0,180,male\n5.92,190,male\n5.58,170,male\n5.92,165,male\n"
-    ...                          "5.0,100,female\n5.5,150,female\n5.42,130,female\n5.75,150,female\n")
+    >>> from webnb.engine.gaussian.table import HEIGHT_WEIGHT_CSV, read_numeric_csv
+    >>> table = read_numeric_csv(HEIGHT_WEIGHT_CSV)
     >>> model = GaussianStatistics.fit(table).model()
     >>> step = explain(model, [6.0, 130])
     >>> step.decision, [round(c.posterior, 6) for c in step.classes]

@@ -29,6 +29,7 @@ from webnb.engine.io.readers import (
     ZIP_MAGIC,
     known_file_kind,
     not_a_corpus,
+    utf8_text,
     zip_document_kind,
 )
 from webnb.engine.shared.corpus import Corpus, CorpusError
@@ -288,14 +289,10 @@ def _decode_file(raw: bytes, path: str, encoding: str) -> str:
         return raw.decode(encoding)
     if raw.startswith(codecs.BOM_UTF8):
         raw = raw[len(codecs.BOM_UTF8):]
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line_number = raw.count(b"\n", 0, err.start) + 1
-        raise CorpusError(
-            f"The file {path!r} is not UTF-8 text (byte 0x{raw[err.start]:02x} on line {line_number}). "
-            "Save it as UTF-8 (in most editors: Save As, Encoding: UTF-8) and pack the folders again."
-        ) from err
+    return utf8_text(raw, lambda byte, line_number: (
+        f"The file {path!r} is not UTF-8 text (byte 0x{byte:02x} on line {line_number}). "
+        "Save it as UTF-8 (in most editors: Save As, Encoding: UTF-8) and pack the folders again."
+    ))
 
 
 def _size(n: int) -> str:

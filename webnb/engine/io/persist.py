@@ -58,7 +58,7 @@ def options_from_key(key: str) -> tuple[AnalysisOptions, VocabularyOptions]:
     Parameters
     ----------
     key : str
-        What ``options_key`` returned.
+        A key that ``options_key`` made.
 
     Returns
     -------
@@ -108,7 +108,7 @@ def unpack_vocabulary(data: bytes) -> tuple[str, ...]:
     Parameters
     ----------
     data : bytes
-        What ``pack_vocabulary`` returned.
+        From ``pack_vocabulary``.
 
     Returns
     -------

@@ -14,6 +14,7 @@ import io
 import json
 import re
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 from webnb.engine.shared.corpus import Corpus, CorpusError
@@ -262,15 +263,20 @@ def decode_text(data: bytes) -> str:
     binary = _binary_kind(data)
     if binary is not None:
         raise not_a_corpus(*binary)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line_number = data.count(b"\n", 0, err.start) + 1
-        raise CorpusError(
-            f"line {line_number}: byte 0x{data[err.start]:02x} is not UTF-8 text. "
-            "The file must be saved as UTF-8 (in most editors: Save As, Encoding: UTF-8)."
-        ) from err
+    text = utf8_text(data, lambda byte, line_number: (
+        f"line {line_number}: byte 0x{byte:02x} is not UTF-8 text. "
+        "The file must be saved as UTF-8 (in most editors: Save As, Encoding: UTF-8)."
+    ))
     return _without_nul(text)
+
+
+def utf8_text(data: bytes, refusal: Callable[[int, int], str]) -> str:
+    """``data`` decoded as UTF-8, or a CorpusError whose message is ``refusal(byte, line_number)`` for the first byte
+    that is not UTF-8: one place finds the byte and its line for a corpus file and for a file in an archive."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise CorpusError(refusal(data[err.start], data.count(b"\n", 0, err.start) + 1)) from err
 
 
 def _utf16_encoding(data: bytes):

@@ -56,7 +56,7 @@ def corpus_with_document(corpus: Corpus, label: str, text: str) -> Corpus:
     Parameters
     ----------
     corpus : Corpus
-        The corpus.
+        The corpus to copy.
     label : str
         The new document's class.
     text : str
@@ -635,10 +635,8 @@ def add_document(training: TrainingSet, label: str, text: str, kind: str = "bern
 
     Examples
     --------
-    >>> from webnb.engine import Corpus, TrainingSet
-    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
-    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
-    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+    >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
     >>> addition = add_document(training, "Japan", "Osaka Japan", "multinomial", alpha=1)
     >>> addition.method, addition.entered, addition.count.changed, addition.count.total
     ('incremental', ('osaka',), 16, 16)

@@ -191,12 +191,8 @@ def beta_prior(model: NaiveBayes, word_index: int, class_index: int) -> BetaPrio
 
     Parameters
     ----------
-    model : NaiveBayes
-        A fitted model.
-    word_index : int
-        The word's column j.
-    class_index : int
-        The class number k.
+    model, word_index, class_index
+        As in ``estimate``, whose cell this shows.
 
     Returns
     -------
@@ -206,14 +202,12 @@ def beta_prior(model: NaiveBayes, word_index: int, class_index: int) -> BetaPrio
     Raises
     ------
     IndexError
-        If an index is out of range.
+        If an index is out of range (see ``estimate``).
 
     Examples
     --------
-    >>> from webnb.engine import Corpus, TrainingSet
-    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
-    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
-    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+    >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
     >>> view = beta_prior(training.model("bernoulli", 1), training.bag.index["chinese"], 0)
     >>> view.mle.exact, view.map.exact, view.posterior_mean.exact  # 3/3, (3 + 1)/(3 + 2), (3 + 2)/(3 + 4)
     (Fraction(1, 1), Fraction(4, 5), Fraction(5, 7))

@@ -136,11 +136,9 @@ def read_curve(
 
     Examples
     --------
-    >>> from webnb.engine import Corpus, TrainingSet
+    >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
     >>> from webnb.engine.pages.insights import overconfidence
-    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
-    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
-    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
     >>> curve = overconfidence(training, "Tokyo Japan", kind="multinomial", alpha=1, max_repeats=30)
     >>> reading = read_curve(curve)
     >>> reading.rounded_at, [row.repeats for row in reading.rows]  # "Tokyo Japan" 18 times: P(Japan) = 1.0 in float64

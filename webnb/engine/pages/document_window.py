@@ -2,11 +2,11 @@
 dropped (and why), so that a student sees the text become the features before any counting."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from webnb.engine.shared.corpus import Corpus
+from webnb.engine.shared.paging import page_count
 from webnb.engine.text.analysis import DocumentAnalysis
 
 DOCUMENTS_PER_PAGE = 50
@@ -80,14 +80,14 @@ def document_pages(n_documents: int) -> int:
     Returns
     -------
     int
-        At least 1.
+        Pages of documents, at least 1 (see ``page_count``).
 
     Examples
     --------
     >>> document_pages(0), document_pages(50), document_pages(51)
     (1, 1, 2)
     """
-    return max(1, math.ceil(n_documents / DOCUMENTS_PER_PAGE))
+    return page_count(n_documents, DOCUMENTS_PER_PAGE)
 
 
 def document_window(corpus: Corpus, page: int = 1, *,

@@ -115,14 +115,12 @@ def estimate(model: NaiveBayes, word_index: int, class_index: int) -> Estimate:
     Raises
     ------
     IndexError
-        If an index is out of range.
+        If ``word_index`` or ``class_index`` is out of range.
 
     Examples
     --------
-    >>> from webnb.engine import Corpus, TrainingSet
-    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
-    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
-    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+    >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
     >>> cell = estimate(training.model("multinomial", 1), training.bag.index["chinese"], 0)
     >>> cell.count, cell.total, cell.n_words, cell.ratio, cell.exact  # θ = (5 + 1)/(8 + 6·1)
     (5, 8, 6, (6, 14), Fraction(3, 7))

@@ -228,10 +228,8 @@ def alpha_sweep(
 
     Examples
     --------
-    >>> from webnb.engine import Corpus, TrainingSet
-    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
-    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
-    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+    >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
     >>> X = training.transform(["Chinese Chinese Chinese Tokyo Japan", "Tokyo Japan", "Beijing Shanghai"])
     >>> sweep = alpha_sweep(training, X, ["China", "Japan", "China"], kind="multinomial", alphas=[0, 0.5, 1, 10])
     >>> [(p.alpha, p.correct, round(p.log_loss, 6)) for p in sweep.points]
@@ -714,10 +712,8 @@ def overconfidence(
     --------
     The prior decides d5 for China once; counted again and again, the evidence alone favours Japan.
 
-    >>> from webnb.engine import Corpus, TrainingSet
-    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
-    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
-    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+    >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
     >>> curve = overconfidence(training, "Chinese Chinese Chinese Tokyo Japan", kind="multinomial", alpha=1,
     ...                        max_repeats=5)
     >>> [round(p.posteriors[0], 6) for p in curve.points]  # P(China | d5 counted n times)
@@ -856,12 +852,11 @@ def calibration(model: NaiveBayes, matrix: sp.csr_matrix, labels, *, threshold: 
 
     Examples
     --------
-    >>> from webnb.engine import Corpus, TrainingSet
-    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
-    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
-    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
-    >>> X = training.transform(["Chinese Chinese Chinese Tokyo Japan", "Tokyo Japan", "Beijing Shanghai"])
-    >>> result = calibration(training.model("multinomial", 1), X, ["China", "Japan", "China"])
+    >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+    >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
+    >>> test = Corpus.from_pairs([("China", "Chinese Chinese Chinese Tokyo Japan"), ("Japan", "Tokyo Japan"),
+    ...                           ("China", "Beijing Shanghai")])
+    >>> result = calibration(training.model("multinomial", 1), training.transform(test.texts), test.labels)
     >>> result.decided_accuracy, round(result.mean_top_posterior, 6), round(result.gap, 6)  # right more than it says
     (1.0, 0.76178, -0.23822)
     """

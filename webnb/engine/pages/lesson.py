@@ -631,10 +631,8 @@ def build_lesson(
 
     Examples
     --------
-    >>> from webnb.engine import Corpus, TrainingSet
-    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
-    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
-    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+    >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
     >>> lesson = build_lesson(training, "Chinese Chinese Chinese Tokyo Japan", kind="multinomial", alpha="1")
     >>> lesson.verdict.decision, lesson.at_zero.decision  # smoothed, China; at α = 0, Japan
     ('China', 'Japan')

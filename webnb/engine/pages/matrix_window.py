@@ -195,10 +195,8 @@ def matrix_window(training: TrainingSet, words: np.ndarray, *, presence: bool = 
     Examples
     --------
     >>> import numpy as np
-    >>> from webnb.engine import Corpus, TrainingSet
-    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
-    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
-    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+    >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
     >>> window = matrix_window(training, np.arange(6), order="frequent")
     >>> window.words
     ('chinese', 'beijing', 'japan', 'macao', 'shanghai', 'tokyo')

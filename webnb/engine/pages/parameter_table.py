@@ -7,7 +7,6 @@ between requests; ``parameter_table`` builds the ``ParameterTable`` of one page 
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
@@ -16,6 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from webnb.engine.shared.numbers import is_whole, parse_whole
+from webnb.engine.shared.paging import page_count
 from webnb.engine.shared.plain import fraction_text, number, ratio_text
 from webnb.engine.text.models import NaiveBayes
 
@@ -42,14 +42,14 @@ def parameter_pages(n_classes: int, n_words: int) -> int:
     Returns
     -------
     int
-        At least 1.
+        Pages of words, at least 1.
 
     Examples
     --------
     >>> parameter_pages(2, 100), parameter_pages(20, 100)
     (4, 13)
     """
-    return max(1, math.ceil(n_words / words_per_page(n_classes)))
+    return page_count(n_words, words_per_page(n_classes))
 
 
 class Cell(NamedTuple):
@@ -119,10 +119,8 @@ class WholeTable:
 
     Examples
     --------
-    >>> from webnb.engine import Corpus, TrainingSet
-    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
-    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
-    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+    >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
     >>> table = WholeTable(training.model("multinomial", 0))  # α = 0: each class never saw some words
     >>> table.breaking_cells, [training.vocabulary[j] for j in table.order("zeros")]
     (5, ['beijing', 'japan', 'macao', 'shanghai', 'tokyo', 'chinese'])
@@ -320,10 +318,8 @@ def parameter_table(table: WholeTable, words: np.ndarray, *, query: str = "", so
     Examples
     --------
     >>> import numpy as np
-    >>> from webnb.engine import Corpus, TrainingSet
-    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
-    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
-    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+    >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
     >>> page = parameter_table(WholeTable(training.model("multinomial", 0)), np.arange(6), sort="class-0")
     >>> page.rows[0].word, [(cell.ratio, cell.flag) for cell in page.rows[0].cells]
     ('chinese', [('5/8', ''), ('1/3', '')])

@@ -267,14 +267,12 @@ def sample_story(
         If ``draw`` is not a whole number of at least 0, ``label`` is not a class of the model, or a length is given
         for a Bernoulli model or is not a whole number.
     WorkTooLarge
-        If the app's memory cap refuses the model's dense ψ or θ table.
+        If the app's memory cap refuses the dense ψ or θ table the story is drawn from.
 
     Examples
     --------
-    >>> from webnb.engine import Corpus, TrainingSet
-    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
-    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
-    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+    >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
     >>> story = sample_story(training, training.model("multinomial", 1), draw=3, label="Japan", length=4)
     >>> story.document.words, story.unseen  # "beijing" and "macao" only by smoothing
     (('beijing', 'chinese', 'tokyo', 'macao'), 2)

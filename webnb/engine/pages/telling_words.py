@@ -374,14 +374,12 @@ def telling_words(
         If ``k`` or ``top`` is not a whole number of at least 1, ``by`` is neither measure, ``threshold`` is not
         between 0 and 1, or the two classes are the same or not classes of the model.
     WorkTooLarge
-        If the app's memory cap refuses the model's dense ψ or θ table.
+        If the app's memory cap refuses the dense ψ or θ table that the words are ranked by.
 
     Examples
     --------
-    >>> from webnb.engine import Corpus, TrainingSet
-    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
-    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
-    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+    >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
     >>> lists = telling_words(training.model("multinomial", 1), "China", "Japan", k=2, top=3)
     >>> lists.most_probable.per_class[0].names
     ('chinese', 'beijing')

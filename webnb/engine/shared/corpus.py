@@ -23,6 +23,9 @@ class Labelled:
 
     labels: tuple[str, ...]
 
+    def __len__(self) -> int:
+        return len(self.labels)  # one label per item: documents or rows
+
     @cached_property
     def classes(self) -> tuple[str, ...]:
         """The distinct labels, sorted (scikit-learn orders classes the same way). Found once: the labels never
@@ -124,9 +127,6 @@ class Corpus(Labelled):
             name=name,
         )
 
-    def __len__(self) -> int:
-        return len(self.texts)
-
     def require_trainable(self) -> None:
         """Refuse corpora that no classifier can be trained on, saying what to add.
 
@@ -160,7 +160,7 @@ class Corpus(Labelled):
         Returns
         -------
         Corpus
-            The chosen documents with their labels and ids.
+            The documents at ``indices``, with their labels and ids.
 
         Raises
         ------
@@ -180,3 +180,14 @@ class Corpus(Labelled):
             ids=tuple(self.ids[i] for i in indices),
             name=self.name,
         )
+
+
+# The lecture's worked example (Manning, Raghavan and Schütze, "Introduction to Information Retrieval", example 13.1):
+# four training documents as (label, text), three of China and one of Japan; its test document d5 is
+# "Chinese Chinese Chinese Tokyo Japan". The engine's examples train on it, so they are short and match the lecture.
+CHINA_JAPAN = (
+    ("China", "Chinese Beijing Chinese"),
+    ("China", "Chinese Chinese Shanghai"),
+    ("China", "Chinese Macao"),
+    ("Japan", "Tokyo Japan Chinese"),
+)

@@ -225,10 +225,8 @@ class NaiveBayes(ABC):
 
         Examples
         --------
-        >>> from webnb.engine import Corpus, TrainingSet
-        >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
-        ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
-        >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+        >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+        >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
         >>> prob, log_prob, absent = training.model("multinomial", 1).columns([training.bag.index["chinese"]])
         >>> prob.round(6).tolist(), absent is None
         ([[0.428571], [0.222222]], True)
@@ -254,7 +252,7 @@ class NaiveBayes(ABC):
         Parameters
         ----------
         class_index : int
-            The class number k.
+            The class k whose certain words are wanted.
 
         Returns
         -------
@@ -347,10 +345,8 @@ class NaiveBayes(ABC):
 
         Examples
         --------
-        >>> from webnb.engine import Corpus, TrainingSet
-        >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
-        ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
-        >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+        >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+        >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
         >>> d5 = training.transform(["Chinese Chinese Chinese Tokyo Japan"])
         >>> training.model("multinomial", 1).joint_log_likelihood(d5).round(6).tolist()
         [[-8.10769, -8.906681]]
@@ -464,7 +460,7 @@ class NaiveBayes(ABC):
         Parameters
         ----------
         matrix : scipy.sparse matrix or array-like of shape (n_documents, n_words)
-            Counts over the model's vocabulary.
+            The documents to classify, as in ``joint_log_likelihood``.
 
         Returns
         -------
@@ -487,12 +483,12 @@ class NaiveBayes(ABC):
         Parameters
         ----------
         matrix : scipy.sparse matrix or array-like of shape (n_documents, n_words)
-            Counts over the model's vocabulary.
+            As in ``joint_log_likelihood``.
 
         Returns
         -------
         list of str or None
-            One class name per row.
+            One class name per document.
 
         Raises
         ------
@@ -501,10 +497,8 @@ class NaiveBayes(ABC):
 
         Examples
         --------
-        >>> from webnb.engine import Corpus, TrainingSet
-        >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
-        ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
-        >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+        >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+        >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
         >>> d5 = training.transform(["Chinese Chinese Chinese Tokyo Japan"])
         >>> training.model("multinomial", 1).predict(d5), training.model("bernoulli", 1).predict(d5)
         (['China'], ['Japan'])
@@ -520,7 +514,7 @@ class NaiveBayes(ABC):
         Parameters
         ----------
         matrix : scipy.sparse matrix or array-like of shape (n_documents, n_words)
-            Counts over the model's vocabulary.
+            The documents whose posteriors are wanted, as in ``joint_log_likelihood``.
 
         Returns
         -------
@@ -530,14 +524,12 @@ class NaiveBayes(ABC):
         Raises
         ------
         ValueError
-            As ``joint_log_likelihood``.
+            If ``joint_log_likelihood`` refuses ``matrix``.
 
         Examples
         --------
-        >>> from webnb.engine import Corpus, TrainingSet
-        >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
-        ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
-        >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+        >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+        >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
         >>> d5 = training.transform(["Chinese Chinese Chinese Tokyo Japan"])
         >>> log_proba, decidable = training.model("multinomial", 1).predict_log_proba(d5)
         >>> np.exp(log_proba).round(6).tolist(), decidable.tolist()
@@ -574,10 +566,8 @@ class NaiveBayes(ABC):
 
         Examples
         --------
-        >>> from webnb.engine import Corpus, TrainingSet
-        >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
-        ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
-        >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+        >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+        >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
         >>> chinese = training.bag.index["chinese"]
         >>> training.model("multinomial", 1).feature_ratio(0, chinese)  # θ = (5 + 1)/(8 + 6·1)
         (6, 14)
@@ -591,7 +581,7 @@ class NaiveBayes(ABC):
         Parameters
         ----------
         word_indices : sequence of int
-            Columns of the vocabulary.
+            As in ``columns``.
 
         Returns
         -------
@@ -602,10 +592,8 @@ class NaiveBayes(ABC):
 
         Examples
         --------
-        >>> from webnb.engine import Corpus, TrainingSet
-        >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
-        ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
-        >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+        >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+        >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
         >>> index = training.bag.index
         >>> training.model("multinomial", 1).feature_ratios([index["chinese"], index["tokyo"]])
         ([[6, 1], [2, 2]], [14, 9])
@@ -635,12 +623,8 @@ class NaiveBayes(ABC):
 
         Parameters
         ----------
-        class_index : int
-            The class number k.
-        word_index : int
-            The word number j.
-        absent : bool, default False
-            Bernoulli only: 1 − ψ_jk.
+        class_index, word_index, absent
+            As in ``feature_ratio``.
 
         Returns
         -------
@@ -670,7 +654,7 @@ class NaiveBayes(ABC):
         Parameters
         ----------
         class_index : int
-            The class number k.
+            The class k.
 
         Returns
         -------
@@ -715,11 +699,9 @@ class BernoulliNaiveBayes(NaiveBayes):
 
     Examples
     --------
-    >>> from webnb.engine import Corpus, TrainingSet
-    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
-    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
-    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
-    >>> model = training.model("bernoulli", 1)
+    >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+    >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
+    >>> model = fit_naive_bayes(training.statistics, "bernoulli", alpha=1)
     >>> model.feature_ratio(0, training.bag.index["chinese"])  # ψ = (3 + 1)/(3 + 2)
     (4, 5)
     >>> log_proba, _ = model.predict_log_proba(training.transform(["Chinese Chinese Chinese Tokyo Japan"]))
@@ -834,10 +816,8 @@ class MultinomialNaiveBayes(NaiveBayes):
 
     Examples
     --------
-    >>> from webnb.engine import Corpus, TrainingSet
-    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
-    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
-    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+    >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
     >>> model = training.model("multinomial", 1)
     >>> model.exact_feature_prob(0, training.bag.index["chinese"])  # θ = (5 + 1)/(8 + 6)
     Fraction(3, 7)
@@ -1052,10 +1032,8 @@ def fit_naive_bayes(
 
     Examples
     --------
-    >>> from webnb.engine import Corpus, TrainingSet
-    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
-    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
-    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+    >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
     >>> model = fit_naive_bayes(training.statistics, "multinomial", alpha=1)
     >>> model.class_prior_exact, model.exact_feature_prob(0, training.bag.index["tokyo"])
     ((Fraction(3, 4), Fraction(1, 4)), Fraction(1, 14))

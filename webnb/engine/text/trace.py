@@ -374,10 +374,8 @@ def explain(model: NaiveBayes, bag: BagOfWords, text: str) -> Trace:
     --------
     The multinomial model with α = 1 on the China/Japan corpus decides China for d5:
 
-    >>> from webnb.engine import Corpus, TrainingSet
-    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
-    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
-    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+    >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
     >>> trace = explain(training.model("multinomial", 1), training.bag, "Chinese Chinese Chinese Tokyo Japan Osaka")
     >>> trace.decision, trace.unseen
     ('China', ('osaka',))

@@ -51,10 +51,8 @@ class TrainingSet:
 
     Examples
     --------
-    >>> from webnb.engine.shared.corpus import Corpus
-    >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
-    ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
-    >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+    >>> from webnb.engine.shared.corpus import CHINA_JAPAN, Corpus
+    >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
     >>> training.classes, training.vocabulary
     (('China', 'Japan'), ('beijing', 'chinese', 'japan', 'macao', 'shanghai', 'tokyo'))
     >>> training.matrix.shape, training.class_index.tolist()
@@ -213,10 +211,8 @@ class TrainingSet:
 
         Examples
         --------
-        >>> from webnb.engine.shared.corpus import Corpus
-        >>> pairs = [("China", "Chinese Beijing Chinese"), ("China", "Chinese Chinese Shanghai"),
-        ...          ("China", "Chinese Macao"), ("Japan", "Tokyo Japan Chinese")]
-        >>> training = TrainingSet.build(Corpus.from_pairs(pairs))
+        >>> from webnb.engine.shared.corpus import CHINA_JAPAN, Corpus
+        >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
         >>> model = training.model("multinomial", "1")
         >>> model.kind, model.alpha, model is training.model("multinomial", 1)
         ('multinomial', Fraction(1, 1), True)
@@ -239,8 +235,8 @@ class TrainingSet:
 
         Parameters
         ----------
-        texts : iterable of str
-            The documents.
+        texts
+            As in ``BagOfWords.transform``, which this calls.
 
         Returns
         -------

@@ -23,7 +23,7 @@ from webnb.views.common import Linking, PageState, catalog, corpus_or_404
 ROWS_PER_PAGE = 50  # of the table's rows, and of the rows the evaluation got wrong
 
 
-@dataclass
+@dataclass(frozen=True)
 class TableLesson(Linking):
     """The request's table, state and model (None with ``error`` set when no model can be made)."""
 
