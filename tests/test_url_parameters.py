@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from dataclasses import replace
+from dataclasses import MISSING, replace
 
 import pytest
 from werkzeug.datastructures import MultiDict
@@ -21,8 +21,27 @@ from webnb.lesson.state import (
     TableState,
     parse_state,
     parse_table_state,
-    read_parameter,
 )
+
+
+def every_page_parameter() -> dict[str, Parameter]:
+    """What many pages read (webnb/lesson/state.py) and every view's own ``PARAMETERS``, declared beside it."""
+    import importlib
+    import pkgutil
+
+    import webnb.views
+
+    found = dict(PAGE_PARAMETERS)
+    for module in pkgutil.walk_packages(webnb.views.__path__, "webnb.views."):
+        own = getattr(importlib.import_module(module.name), "PARAMETERS", {})
+        for key, parameter in own.items():
+            assert found.get(key, parameter) is parameter, f"{key} is declared twice"
+            found[key] = parameter
+    return found
+
+
+def read_page_parameter(args, key: str, default=MISSING, **context):
+    return every_page_parameter()[key].read(args, default, **context)
 
 LESSON_DEFAULTS = {
     "model": "bernoulli", "alpha": ExactNumber(1), "binary": False, "prior": "learned", "floor": False, "text": "",
@@ -278,26 +297,26 @@ CLASSES = ("ham", "spam")
     ("new_document", {"document": "  a new review "}, {}, "  a new review ", None),
 ])
 def test_a_page_parameter_reads_as_the_page_uses_it(key, args, context, value, message):
-    reading = read_parameter(args, key, **context)
+    reading = read_page_parameter(args, key, **context)
     assert (reading.value, reading.message) == (value, message)
 
 
 def test_a_page_may_give_its_own_default_and_the_text_read_is_kept():
-    assert read_parameter({}, "top", default=25).value == 25
-    top = read_parameter({"top": "x"}, "top", default=25)
+    assert read_page_parameter({}, "top", default=25).value == 25
+    top = read_page_parameter({"top": "x"}, "top", default=25)
     assert (top.value, top.message) == (25, "top is a whole number of words from 1 to 10,000.")
-    assert read_parameter({"positive": ""}, "positive", default="ham", classes=CLASSES).value == "ham"
-    assert read_parameter({"C": " 0.x "}, "C").text == "0.x"  # the form shows what was typed
-    assert read_parameter({}, "new_document").text is None  # the add form tells "not sent" from "sent empty"
-    assert read_parameter({"document": ""}, "new_document").text == ""
+    assert read_page_parameter({"positive": ""}, "positive", default="ham", classes=CLASSES).value == "ham"
+    assert read_page_parameter({"C": " 0.x "}, "C").text == "0.x"  # the form shows what was typed
+    assert read_page_parameter({}, "new_document").text is None  # the add form tells "not sent" from "sent empty"
+    assert read_page_parameter({"document": ""}, "new_document").text == ""
     with pytest.raises(KeyError):
-        read_parameter({"class": "x"}, "cell_class")  # the classes must be given
+        read_page_parameter({"class": "x"}, "cell_class")  # the classes must be given
 
 
 def test_every_page_parameter_falls_back_to_its_default_when_absent():
     context = {"pages": 3, "classes": CLASSES}
-    for key, parameter in PAGE_PARAMETERS.items():
-        assert read_parameter({}, key, **context) == (parameter.default, None, None), key
+    for key, parameter in every_page_parameter().items():
+        assert read_page_parameter({}, key, **context) == (parameter.default, None, None), key
 
 
 def test_a_message_template_names_the_text_and_the_pages_context():

@@ -4,11 +4,12 @@ Everything a page shows follows from the corpus id in the path and these paramet
 reproduces exactly what the projector shows. Parsing never fails: a value that makes no sense is
 replaced by the default and reported in ``errors``, so the page can say what was wrong.
 
-Every parameter a page reads from its address is a ``Parameter`` in one of three tables:
-``LESSON_PARAMETERS`` (the text pages' ``LessonState``), ``TABLE_PARAMETERS`` (the Gaussian pages'
-``TableState``) and ``PAGE_PARAMETERS`` (what one page reads for itself: its page number, sort order, …,
-through ``read_parameter``). A state's table reads the state (``parse_state``, ``parse_table_state``) and
-writes it back into links (``query``) and forms (``hidden_fields``).
+Every parameter a page reads from its address is a ``Parameter`` in a table: ``LESSON_PARAMETERS`` (the text
+pages' ``LessonState``), ``TABLE_PARAMETERS`` (the Gaussian pages' ``TableState``), ``PAGE_PARAMETERS`` (what many
+pages read: the JSON twin, a word filter, page numbers; through ``read_parameter``), and each view's own
+``PARAMETERS`` (``page_parameters``, declared beside the view: the sampling page's draw, the telling words' k, …).
+A state's table reads the state (``parse_state``, ``parse_table_state``) and writes it back into links
+(``query``) and forms (``hidden_fields``).
 """
 from __future__ import annotations
 
@@ -20,7 +21,6 @@ from urllib.parse import quote_plus
 
 from webnb.engine import AnalysisOptions, CorpusError, VocabularyOptions, parse_alpha
 from webnb.engine.gaussian.table import parse_number
-from webnb.engine.pages.telling_words import SEED_TOP
 from webnb.engine.shared.numbers import ExactNumber, is_plain_decimal, is_whole, parse_exact_decimal, parse_whole
 from webnb.engine.text.analysis import PLACEHOLDERS, STEMMERS, STRIP_ACCENTS, TOKEN_PATTERNS
 from webnb.lesson import notation, pages
@@ -199,20 +199,22 @@ def field_text(state, name: str) -> str:
 # --- parsers: each turns a text into a value, or raises ValueError ------------------------------------------------
 
 
-def _one_of(allowed):
-    def one_of(text: str) -> str:
+def one_of(allowed):
+    """A parser that takes one of the ``allowed`` texts."""
+    def allowed_text(text: str) -> str:
         if text not in allowed:
             raise ValueError(f"{text[:40]!r} is not one of {', '.join(allowed)}")
         return text
 
-    return one_of
+    return allowed_text
 
 
-def _whole_number(low: int, high: int):
-    def whole_number(text: str) -> int:
+def whole_number(low: int, high: int):
+    """A parser of whole numbers from ``low`` to ``high``."""
+    def whole(text: str) -> int:
         return parse_whole(text, low=low, high=high, what="The number")
 
-    return whole_number
+    return whole
 
 
 def _whole_text(low: int, high: int):
@@ -330,7 +332,7 @@ def _typed_values(texts: list[str]) -> tuple[str, ...]:
     return tuple(text.strip() for text in texts)
 
 
-def _class_of_the_corpus(text: str, classes: tuple[str, ...]) -> str:
+def class_of_the_corpus(text: str, classes: tuple[str, ...]) -> str:
     if text not in classes:
         shown = text if len(text) <= 40 else text[:40] + "…"
         raise ValueError(f"There is no class {shown!r} in this corpus.")
@@ -338,25 +340,25 @@ def _class_of_the_corpus(text: str, classes: tuple[str, ...]) -> str:
 
 
 # Imported when a page needs them: they bring scipy.optimize and scipy.special, which the command line never does.
-def _inverse_penalty(text: str) -> float:
+def inverse_penalty(text: str) -> float:
     """C of the logistic regression on the comparison page."""
     from webnb.engine.evaluation.comparison import parse_C
 
     return parse_C(text)
 
 
-def _measure(text: str) -> str:
+def measure(text: str) -> str:
     """How the telling-words page ranks the words that tell two classes apart."""
     from webnb.engine.pages.insights import DISCRIMINATIVE_MEASURES
 
-    return _one_of(DISCRIMINATIVE_MEASURES)(text)
+    return one_of(DISCRIMINATIVE_MEASURES)(text)
 
 
-def _word_filter(text: str) -> str:
+def word_filter(text: str) -> str:
     return text.lower()[:100]
 
 
-def _page_within(text: str, pages: int) -> int:
+def page_within(text: str, pages: int) -> int:
     """Kept between 1 and ``pages``: page 0 is the first, a page past the end the last."""
     return min(max(parse_whole(text, low=0, high=10**40, what="The page"), 1), max(pages, 1))
 
@@ -374,9 +376,9 @@ def _split_parameters(repeated: str) -> tuple[Parameter, Parameter]:
 def _projector_parameters(kind) -> tuple[Parameter, Parameter]:
     """The theme and the zoom of the projector, texts and tables alike."""
     return (
-        kind("theme", _one_of(tuple(pages.THEMES)), "The theme is light or dark (high contrast), or normal.",
+        kind("theme", one_of(tuple(pages.THEMES)), "The theme is light or dark (high contrast), or normal.",
              spaces="keep", unset=("", "normal")),
-        kind("zoom", _one_of(tuple(pages.ZOOMS)), "The zoom is 125 or 150 (per cent), or 100.", spaces="keep",
+        kind("zoom", one_of(tuple(pages.ZOOMS)), "The zoom is 125 or 150 (per cent), or 100.", spaces="keep",
              unset=("", "100")),
     )
 
@@ -484,19 +486,19 @@ def _setting(name: str, parse, message: str = "{error}", **how) -> Parameter:
 
 # In the order the messages are listed.
 LESSON_PARAMETERS = ParameterTable(LessonState, (
-    _setting("model", _one_of(MODELS), "The model is Bernoulli or multinomial.", spaces="keep", in_every_link=True),
-    _setting("prior", _one_of(PRIORS), "The prior is learned from the class frequencies, or uniform.", spaces="keep"),
-    _setting("step", _one_of(STEPS), "There is no such step.", spaces="keep"),
-    _setting("slide", _one_of(pages.SLIDE_KEYS["text"]), "There is no such slide.", spaces="keep"),
-    _setting("notation", _one_of(NOTATIONS), "Unknown notation.", spaces="keep"),
+    _setting("model", one_of(MODELS), "The model is Bernoulli or multinomial.", spaces="keep", in_every_link=True),
+    _setting("prior", one_of(PRIORS), "The prior is learned from the class frequencies, or uniform.", spaces="keep"),
+    _setting("step", one_of(STEPS), "There is no such step.", spaces="keep"),
+    _setting("slide", one_of(pages.SLIDE_KEYS["text"]), "There is no such slide.", spaces="keep"),
+    _setting("notation", one_of(NOTATIONS), "Unknown notation.", spaces="keep"),
     *_projector_parameters(_setting),
-    _setting("tokens", _one_of(TOKEN_PATTERNS), "Tokens are the default words, all words, or white-space separated.",
+    _setting("tokens", one_of(TOKEN_PATTERNS), "Tokens are the default words, all words, or white-space separated.",
              spaces="keep"),
-    _setting("ngrams", _one_of(NGRAMS), "Words can be single words (1-1), words and pairs (1-2) or pairs (2-2).",
+    _setting("ngrams", one_of(NGRAMS), "Words can be single words (1-1), words and pairs (1-2) or pairs (2-2).",
              spaces="keep"),
-    _setting("accents", _one_of(STRIP_ACCENTS), "Unknown accents option.", spaces="keep", unset=("", "none")),
-    _setting("stemmer", _one_of(STEMMERS), "Unknown stemmer option.", spaces="keep", unset=("", "none")),
-    _setting("stop_words", _one_of(("english",)), "Unknown stop words option.", spaces="keep", unset=("", "none")),
+    _setting("accents", one_of(STRIP_ACCENTS), "Unknown accents option.", spaces="keep", unset=("", "none")),
+    _setting("stemmer", one_of(STEMMERS), "Unknown stemmer option.", spaces="keep", unset=("", "none")),
+    _setting("stop_words", one_of(("english",)), "Unknown stop words option.", spaces="keep", unset=("", "none")),
     *(
         _setting(name, _flag, "Expected 1 or 0.", spaces="keep")
         for name in ("binary", "floor", "presenter", "lowercase")
@@ -518,7 +520,7 @@ LESSON_PARAMETERS = ParameterTable(LessonState, (
              f"max_features is a whole number of words, from 1 to {MAX_FEATURES:,}, or all for no limit.", unset=()),
     _setting("test", _test_source,
              "The test documents are a split of the corpus, its training documents, or another corpus."),
-    _setting("train", _one_of(("all", "split")),
+    _setting("train", one_of(("all", "split")),
              "The model is trained on all documents or on the training part of the split.", spaces="keep"),
     *_split_parameters("last"),
 ))
@@ -586,11 +588,11 @@ class TableState:
 TABLE_PARAMETERS = ParameterTable(TableState, (
     Parameter("var_smoothing", _smoothing, "var_smoothing is a number from 0 to 1,000,000, such as 1e-9 or 0.",
               in_every_link=True),
-    Parameter("prior", _one_of(PRIORS), "The prior is learned from the rows or uniform."),
-    Parameter("step", _one_of(GAUSSIAN_STEPS), "Unknown step."),
-    Parameter("slide", _one_of(pages.SLIDE_KEYS["table"]), "There is no such slide."),
-    Parameter("test", _one_of(("split", "training")), "Test on a split of the rows or on the training rows."),
-    Parameter("train", _one_of(("all", "split")), "Train on all rows or on the split's training part."),
+    Parameter("prior", one_of(PRIORS), "The prior is learned from the rows or uniform."),
+    Parameter("step", one_of(GAUSSIAN_STEPS), "Unknown step."),
+    Parameter("slide", one_of(pages.SLIDE_KEYS["table"]), "There is no such slide."),
+    Parameter("test", one_of(("split", "training")), "Test on a split of the rows or on the training rows."),
+    Parameter("train", one_of(("all", "split")), "Train on all rows or on the split's training part."),
     Parameter("presenter", _flag, "Expected 1 or 0."),
     *_projector_parameters(Parameter),
     Parameter("value", _typed_values, "Too many or too long values.", field="values", repeated="all", several=True),
@@ -603,84 +605,30 @@ def parse_table_state(args: Mapping, defaults: TableState | None = None) -> Tabl
     return TABLE_PARAMETERS.parse(args, defaults)
 
 
-# --- what one page reads for itself ----------------------------------------------------------------------------
-
-DEFAULT_C = 1.0  # the logistic regression's inverse penalty on the comparison page
-MAX_SAMPLE_LENGTH = 1000
-# The sample's own random seed, the page parameter "draw". It is not the lesson state's ``seed``: that one fixes the
-# held-out split of the evaluation pages, which paging through samples must leave alone.
-MAX_DRAW = 2**32 - 1
-K_RANGE = (5, 50)
-DEFAULT_K = 10
-TOP_RANGE = (1, 10_000)
-PARITY_CHECKS = ("parameters", "evaluation")
+# --- what a page reads for itself -----------------------------------------------------------------------------
 
 
-def _by_field(parameters: tuple[Parameter, ...]) -> dict[str, Parameter]:
+def page_parameters(*parameters: Parameter) -> dict[str, Parameter]:
+    """A page's own parameters, declared beside its view, keyed by ``field`` (the page's name for the parameter:
+    "page" of a text page and "table_page" of a Gaussian page are both ?page=, read differently). The view reads
+    one with ``PARAMETERS[field].read(request.args, ...)``."""
     keyed = {parameter.field: parameter for parameter in parameters}
     if len(keyed) != len(parameters):
         raise TypeError("two page parameters have the same field")
     return keyed
 
 
-# Keyed by ``field``, the page's name for the parameter: "page" of a text page and "table_page" of a Gaussian page
-# are both ?page=, read differently.
-PAGE_PARAMETERS = _by_field((
+# What many pages read: the JSON twin, the filter of a word table, and the pages of long lists.
+PAGE_PARAMETERS = page_parameters(
     # every page: its JSON twin
-    Parameter("format", _one_of(("json",)), "", spaces="keep"),
+    Parameter("format", one_of(("json",)), "", spaces="keep"),
     # the word tables of the matrix and parameters pages; pages of documents, words, matrix rows and columns, mistakes
-    Parameter("q", _word_filter, "", default=""),
+    Parameter("q", word_filter, "", default=""),
     *(
-        Parameter(name, _page_within, "", default=1, needs=("pages",))
+        Parameter(name, page_within, "", default=1, needs=("pages",))
         for name in ("page", "rows", "cols", "wrong_page")
     ),
-    Parameter("values", _one_of(("presence", "counts")), "", spaces="keep"),
-    Parameter("order", _one_of(("frequent", "alphabetical")), "", default="alphabetical", spaces="keep"),
-    # the parameters page: its order (kept as typed, links carry it on) and one cell
-    Parameter("sort", str, "", default="word", spaces="keep", unset=()),
-    Parameter("word", str, "", default="", spaces="keep", unset=()),
-    Parameter("class", _class_of_the_corpus, "“{raw:.100}” is not a class of this corpus.", field="cell_class",
-              spaces="keep", unset=(), needs=("classes",)),
-    # Bayes' rule: a document of the corpus (or of the test corpus) in the review box
-    Parameter("document", _whole_number(0, MAX_DOCUMENT_COUNT), "There is no such document."),
-    Parameter("from", _one_of(("test",)), "", spaces="keep"),
-    # models side by side
-    Parameter("C", _inverse_penalty, f"{{error}} Showing C = {DEFAULT_C:g}.", default=DEFAULT_C),
-    # telling words (a form may send them twice; the last wins)
-    Parameter("k", _whole_number(*K_RANGE), f"k is a whole number of words from {K_RANGE[0]} to {K_RANGE[1]}.",
-              default=DEFAULT_K, repeated="last"),
-    Parameter("top", _whole_number(*TOP_RANGE),
-              f"top is a whole number of words from {TOP_RANGE[0]} to {TOP_RANGE[1]:,}.", default=SEED_TOP,
-              repeated="last"),
-    Parameter("by", _measure,
-              "Words are ranked by the ratio or by the difference of their probabilities.", default="ratio",
-              repeated="last"),
-    *(Parameter(name, _class_of_the_corpus, repeated="last", needs=("classes",)) for name in ("positive", "negative")),
-    Parameter("bigram_job", str, "", repeated="last"),  # the background count of word pairs the page waits for
-    Parameter("part", _one_of(("bigrams",)), "", repeated="last"),  # the note polling for that count's results
-    # sampling
-    Parameter("class", _class_of_the_corpus, "“{raw:.100}” is not a class of this corpus, so the class is drawn from "
-              "the prior instead. The classes are: {classes}.", default="", field="sampled_class", spaces="keep",
-              needs=("classes",)),
-    Parameter("draw", _whole_number(0, MAX_DRAW),
-              f"The draw is a whole number from 0 to {MAX_DRAW:,}, not “{{raw:.20}}”; draw 0 is shown instead.",
-              default=0),
-    Parameter("length", _whole_number(1, MAX_SAMPLE_LENGTH),
-              f"The length is a whole number of words from 1 to {MAX_SAMPLE_LENGTH:,}, not “{{raw:.20}}”; the mean "
-              "length of the class is used instead."),
-    # adding a document (a query string or a posted form)
-    Parameter("label", str, "", default="", spaces="keep", unset=()),
-    Parameter("document", str, "", default="", field="new_document", spaces="keep", unset=()),
-    # the Gaussian pages: a page of rows, and the check against scikit-learn (of the text pages too)
-    Parameter("page", _whole_number(1, 2**63), "The page is a whole number from 1 to {pages:,}; the first page is "
-              "shown.", default=1, field="table_page", unset=()),
-    Parameter("of", _one_of(PARITY_CHECKS),
-              "A check is of the parameters or of the evaluation (of=parameters or of=evaluation).",
-              default="parameters", spaces="keep", unset=()),
-    # the list of corpora, once an upload stored a training corpus and its test corpus (unknown ids show nothing)
-    Parameter("train_part", str, "", default=""),
-    Parameter("test_part", str, "", default=""),
-))
+)
 
 
 def read_parameter(args: Mapping, key: str, default: Any = MISSING, **context) -> Reading:
@@ -688,9 +636,10 @@ def read_parameter(args: Mapping, key: str, default: Any = MISSING, **context) -
     its value, or ``default`` (the table's unless given) when it is absent or cannot be used, with the message for
     the latter. ``context`` gives what the parameter ``needs`` and what its message names, e.g.
 
-        draw, problem, _ = read_parameter(request.args, "draw")
-        label = read_parameter(request.args, "positive", default=classes[0], classes=classes).value
-        page = read_parameter(request.args, "table_page", pages=pages)
+        page = read_parameter(request.args, "page", pages=pages).value
+
+    A page's own parameters are read the same way from its view's ``PARAMETERS``:
+    ``PARAMETERS["draw"].read(request.args)``.
     """
     return PAGE_PARAMETERS[key].read(args, default, **context)
 

@@ -11,18 +11,24 @@ from webnb.engine import CorpusError
 from webnb.engine.pages.additions import Addition, add_document, corpus_with_document, document_problem
 from webnb.hosting.catalog import CorpusEntry
 from webnb.lesson.notation import NOTATIONS
-from webnb.lesson.state import MAX_TEXT_LENGTH, entry_defaults, parse_state, read_parameter
+from webnb.lesson.state import MAX_TEXT_LENGTH, Parameter, entry_defaults, page_parameters, parse_state
 from webnb.views.common import LARGE_CORPUS, catalog, corpus_or_404, load_lesson, respond, start_job
 
 bp = Blueprint("additions", __name__)
+
+# This page's own parameters: the document to add (a query string or a posted form).
+PARAMETERS = page_parameters(
+    Parameter("label", str, "", default="", spaces="keep", unset=()),
+    Parameter("document", str, "", default="", field="new_document", spaces="keep", unset=()),
+)
 
 
 def _document_form(values) -> dict:
     """The label and document of the add form (GET query or POST body); ``submitted`` when the form sent
     a document field at all, so that an empty one can be reported."""
-    document = read_parameter(values, "new_document")
+    document = PARAMETERS["new_document"].read(values)
     return {
-        "label": read_parameter(values, "label").value,
+        "label": PARAMETERS["label"].read(values).value,
         "document": document.value,
         "submitted": document.text is not None,
     }

@@ -22,11 +22,17 @@ from webnb.engine.shared import budget
 from webnb.engine.shared.plain import number
 from webnb.hosting.work import heavy
 from webnb.hosting.workspaces import hosted
-from webnb.lesson.state import DEFAULT_C, read_parameter
+from webnb.lesson.state import Parameter, inverse_penalty, page_parameters
 from webnb.views.common import LARGE_CORPUS, WorkInProgress, load_held_out, load_lesson, respond, start_job
 from webnb.views.evaluation import held_out_key
 
 bp = Blueprint("compare", __name__)
+
+DEFAULT_C = 1.0  # the logistic regression's inverse penalty
+# This page's own parameter.
+PARAMETERS = page_parameters(
+    Parameter("C", inverse_penalty, f"{{error}} Showing C = {DEFAULT_C:g}.", default=DEFAULT_C),
+)
 
 # Finished comparisons kept in the app (app.extensions["webnb"]["comparisons"], made by create_app). A 20 Newsgroups
 # comparison takes most of a minute, so reloading the page or switching to the presenter view must not redo it.
@@ -35,7 +41,7 @@ COMPARISONS_KEPT = 16
 
 def _read_C() -> tuple[str, float, str | None]:
     """(text for the form, C to use, message): a bad C falls back to the default and says why."""
-    reading = read_parameter(request.args, "C")
+    reading = PARAMETERS["C"].read(request.args)
     return (reading.text[:20] if reading.text else _c_text(DEFAULT_C)), reading.value, reading.message
 
 

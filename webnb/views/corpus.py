@@ -18,11 +18,18 @@ from webnb.engine.io.uploads import (
 )
 from webnb.engine.pages.document_window import DocumentWindow, document_pages, document_window
 from webnb.hosting.catalog import CorpusEntry
-from webnb.lesson.state import read_parameter
+from webnb.lesson.state import Parameter, page_parameters
 from webnb.store.database import CorpusSummary
 from webnb.views.common import catalog, class_corpora_with_tests, load_lesson, page_number, respond, start_job
 
 bp = Blueprint("corpus", __name__)
+
+# The list of corpora's own parameters, once an upload stored a training corpus and its test corpus (unknown ids
+# show nothing).
+PARAMETERS = page_parameters(
+    Parameter("train_part", str, "", default=""),
+    Parameter("test_part", str, "", default=""),
+)
 
 
 @dataclass(frozen=True)
@@ -87,7 +94,7 @@ def _listing(error: str | None = None, form: dict | None = None, status: int = 2
 def _stored_parts() -> StoredParts | None:
     """The training and test corpora an upload just stored, named in the address it sent the browser to."""
     shared = catalog()
-    ids = (read_parameter(request.args, "train_part").value, read_parameter(request.args, "test_part").value)
+    ids = (PARAMETERS["train_part"].read(request.args).value, PARAMETERS["test_part"].read(request.args).value)
     entries = [shared.get(corpus_id) if corpus_id else None for corpus_id in ids]
     return StoredParts(*entries) if None not in entries else None
 

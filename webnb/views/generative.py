@@ -11,10 +11,27 @@ from webnb.engine.pages.insights import Calibration, calibration, overconfidence
 from webnb.engine.pages.sampling import SampleStory, sample_story
 from webnb.lesson.charts import repeat_doubt_chart, repeat_posterior_chart
 from webnb.lesson.notation import NOTATIONS
-from webnb.lesson.state import read_parameter
+from webnb.lesson.state import Parameter, class_of_the_corpus, page_parameters, whole_number
 from webnb.views.common import load_held_out, load_lesson, respond
 
 bp = Blueprint("generative", __name__)
+
+MAX_SAMPLE_LENGTH = 1000
+# The sample's own random seed, the page parameter "draw". It is not the lesson state's ``seed``: that one fixes the
+# held-out split of the evaluation pages, which paging through samples must leave alone.
+MAX_DRAW = 2**32 - 1
+# The sampling page's own parameters.
+PARAMETERS = page_parameters(
+    Parameter("class", class_of_the_corpus, "“{raw:.100}” is not a class of this corpus, so the class is drawn from "
+              "the prior instead. The classes are: {classes}.", default="", field="sampled_class", spaces="keep",
+              needs=("classes",)),
+    Parameter("draw", whole_number(0, MAX_DRAW),
+              f"The draw is a whole number from 0 to {MAX_DRAW:,}, not “{{raw:.20}}”; draw 0 is shown instead.",
+              default=0),
+    Parameter("length", whole_number(1, MAX_SAMPLE_LENGTH),
+              f"The length is a whole number of words from 1 to {MAX_SAMPLE_LENGTH:,}, not “{{raw:.20}}”; the mean "
+              "length of the class is used instead."),
+)
 
 SHOWN_WORDS = 60  # drawn words shown with their probability at once; the rest behind a disclosure
 DEFAULT_REPEATS = 50
@@ -32,7 +49,7 @@ def _model_keywords(state) -> dict:
 
 def _chosen_class(model, messages: list) -> str:
     """The class asked for, or "" to draw it from the prior (also when the class asked for is none of the model's)."""
-    reading = read_parameter(request.args, "sampled_class", classes=model.classes)
+    reading = PARAMETERS["sampled_class"].read(request.args, classes=model.classes)
     if reading.message:
         messages.append(reading.message)
     return reading.value
@@ -40,7 +57,7 @@ def _chosen_class(model, messages: list) -> str:
 
 def _chosen_length(model, messages: list) -> int | None:
     """The length asked for, or None for the class's mean length (also when it cannot be used, saying why)."""
-    reading = read_parameter(request.args, "length")
+    reading = PARAMETERS["length"].read(request.args)
     if reading.text and model.kind == "bernoulli":
         messages.append("A Bernoulli document has no length to choose: each vocabulary word is present or not, "
                         "on its own coin flip. The length you asked for is not used; switch to the multinomial model "
@@ -77,7 +94,7 @@ def sample(corpus_id):
     if model is None:
         return respond("generative/sample.html", "sample", None, **context)
     messages = []
-    draw, draw_error, _ = read_parameter(request.args, "draw")
+    draw, draw_error, _ = PARAMETERS["draw"].read(request.args)
     chosen = _chosen_class(model, messages)
     length = _chosen_length(model, messages)
     try:

@@ -8,10 +8,24 @@ from flask import Blueprint, request
 from webnb.engine.pages.lesson import PRODUCT_DEMONSTRATION, Lesson, build_lesson
 from webnb.lesson import pages
 from webnb.lesson.notation import NOTATIONS
-from webnb.lesson.state import MAX_TEXT_LENGTH, STEPS, read_parameter
+from webnb.lesson.state import (
+    MAX_DOCUMENT_COUNT,
+    MAX_TEXT_LENGTH,
+    STEPS,
+    Parameter,
+    one_of,
+    page_parameters,
+    whole_number,
+)
 from webnb.views.common import TextLesson, catalog, load_lesson, respond
 
 bp = Blueprint("inference", __name__)
+
+# This page's own parameters: a document of the corpus (or of the test corpus) in the review box.
+PARAMETERS = page_parameters(
+    Parameter("document", whole_number(0, MAX_DOCUMENT_COUNT), "There is no such document."),
+    Parameter("from", one_of(("test",)), "", spaces="keep"),
+)
 
 STEP_TITLES = dict(pages.INFERENCE_STEPS)
 
@@ -20,12 +34,12 @@ def _open_document(lesson) -> tuple[str | None, TextLesson]:
     """``?document=N`` (with ``from=test`` for the evaluation's test corpus) puts document N in the review box,
     so a misclassified document opens here by number instead of carrying its whole text in the link: the note that
     says which document it is, and the lesson with its text as the review (or with the problem said)."""
-    asked = read_parameter(request.args, "document")
+    asked = PARAMETERS["document"].read(request.args)
     if asked.value is None and asked.message is None:
         return None, lesson
     position = -1 if asked.message else asked.value  # no number: answered below like a number past the last document
     source = lesson.entry
-    if read_parameter(request.args, "from").value == "test" and lesson.state.test not in ("split", "training"):
+    if PARAMETERS["from"].read(request.args).value == "test" and lesson.state.test not in ("split", "training"):
         source = catalog().get(lesson.state.test)
     if source is None or not 0 <= position < source.n_documents:
         return None, lesson.with_error("There is no such document.")

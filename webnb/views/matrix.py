@@ -10,19 +10,25 @@ from webnb.engine.pages.matrix_window import MatrixRow, MatrixWindow, matrix_pag
 from webnb.engine.pages.matrix_window import matrix_window as window_of
 from webnb.engine.text.bag import document_frequency
 from webnb.lesson import pages
-from webnb.lesson.state import read_parameter
+from webnb.lesson.state import Parameter, one_of, page_parameters
 from webnb.views.common import load_lesson, page_number, respond, word_filter, words_containing
 
 bp = Blueprint("matrix", __name__)
+
+# This page's own parameters (the lesson's state is webnb/lesson/state.py's).
+PARAMETERS = page_parameters(
+    Parameter("values", one_of(("presence", "counts")), "", spaces="keep"),
+    Parameter("order", one_of(("frequent", "alphabetical")), "", default="alphabetical", spaces="keep"),
+)
 
 
 def matrix_window(lesson) -> MatrixWindow:
     """The window the request asks for (the page shows it, the CSV export writes it): both axes paged, the words
     filtered and ordered, counts or presence (presence by default for the models that count it)."""
-    training, state, values = lesson.training, lesson.state, read_parameter(request.args, "values").value
+    training, state, values = lesson.training, lesson.state, PARAMETERS["values"].read(request.args).value
     presence = values == "presence" or (values != "counts" and (state.model == "bernoulli" or state.binary))
     query = word_filter()
-    order = read_parameter(request.args, "order").value
+    order = PARAMETERS["order"].read(request.args).value
     words = words_containing(training.vocabulary, query)
     row_pages, column_pages = matrix_pages(training.matrix.shape[0], len(words))
     return window_of(training, words, presence=presence, query=query, order=order,

@@ -11,10 +11,18 @@ from webnb.engine.pages.parameter_table import WholeTable, parameter_pages, para
 from webnb.engine.text.models import NaiveBayes
 from webnb.lesson import pages
 from webnb.lesson.notation import NOTATIONS
-from webnb.lesson.state import read_parameter
+from webnb.lesson.state import Parameter, class_of_the_corpus, page_parameters
 from webnb.views.common import load_lesson, page_number, respond, word_filter, words_containing
 
 bp = Blueprint("parameters", __name__)
+
+# This page's own parameters: its order (kept as typed, links carry it on) and one cell (also the Beta prior's).
+PARAMETERS = page_parameters(
+    Parameter("sort", str, "", default="word", spaces="keep", unset=()),
+    Parameter("word", str, "", default="", spaces="keep", unset=()),
+    Parameter("class", class_of_the_corpus, "“{raw:.100}” is not a class of this corpus.", field="cell_class",
+              spaces="keep", unset=(), needs=("classes",)),
+)
 
 PARAMETER_TABLES_KEPT = 8  # the whole tables of the few models last shown (each holds a few vocabulary-long arrays)
 
@@ -42,7 +50,7 @@ def show(corpus_id):
         query = word_filter()
         words = words_containing(model.vocabulary, query)
         page = page_number("page", parameter_pages(len(model.classes), len(words)))
-        sort = read_parameter(request.args, "sort").value
+        sort = PARAMETERS["sort"].read(request.args).value
         whole = _whole_table(lesson, model)
         table = parameter_table(whole, words, query=query, sort=sort, page=page)
         if lesson.deck() is not None:
@@ -80,12 +88,12 @@ def _opened(lesson, args) -> tuple[CellPage | None, int]:
     the lesson has no model (its error says why)."""
     if lesson.training is None:
         return None, 200
-    word = read_parameter(args, "word").value
+    word = PARAMETERS["word"].read(args).value
     model, problem = lesson.model()
     if model is None:
         return CellPage(word, None, None, error=problem), 200
     word_index = lesson.training.bag.index.get(word)
-    label, unknown_class, _ = read_parameter(args, "cell_class", classes=model.classes)
+    label, unknown_class, _ = PARAMETERS["cell_class"].read(args, classes=model.classes)
     if not word:
         return CellPage(word, label, model, error="Which word? Name it with word=…, as the links of the table do."), 400
     if word_index is None:

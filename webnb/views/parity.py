@@ -11,10 +11,18 @@ from flask import Blueprint, current_app, request, url_for
 
 from webnb.answers import is_htmx
 from webnb.engine.evaluation.parity import ParityCheck, evaluation_parity, parameters_parity
-from webnb.lesson.state import read_parameter
+from webnb.lesson.state import Parameter, one_of, page_parameters
 from webnb.views.common import WorkInProgress, load_held_out, load_lesson, respond
 
 bp = Blueprint("parity", __name__)
+
+PARITY_CHECKS = ("parameters", "evaluation")
+# The check against scikit-learn's own parameter, of the text pages and the tables' alike.
+PARAMETERS = page_parameters(
+    Parameter("of", one_of(PARITY_CHECKS),
+              "A check is of the parameters or of the evaluation (of=parameters or of=evaluation).",
+              default="parameters", spaces="keep", unset=()),
+)
 
 TEMPLATE = "parity/show.html"
 FRAGMENT = "parity"
@@ -23,7 +31,7 @@ PAGES = {"parameters": "parameters.show", "evaluation": "evaluation.show"}  # ?o
 
 @bp.get("/corpora/<corpus_id>/parity")
 def show(corpus_id):
-    of, choice_error, _ = read_parameter(request.args, "of")
+    of, choice_error, _ = PARAMETERS["of"].read(request.args)
     bad_choice = choice_error is not None
     try:
         lesson = load_lesson(corpus_id)

@@ -9,8 +9,8 @@ from webnb.engine.pages.beta_prior import BetaPrior, beta_prior
 from webnb.engine.shared.numbers import ExactNumber
 from webnb.lesson.beta_chart import BetaChart, beta_chart
 from webnb.lesson.notation import NOTATIONS
-from webnb.lesson.state import read_parameter
 from webnb.views.common import load_lesson, respond
+from webnb.views.parameters import PARAMETERS as CELL_PARAMETERS  # one word in one class, as the cell reads it
 
 bp = Blueprint("prior", __name__)
 
@@ -41,11 +41,11 @@ def _opened(lesson, args) -> tuple[PriorPage | None, int]:
     says why)."""
     if lesson.training is None:
         return None, 200
-    word = read_parameter(args, "word").value
+    word = CELL_PARAMETERS["word"].read(args).value
     model, problem = lesson.model()
     if model is None:
         return PriorPage(word, None, error=problem), 200
-    label, unknown_class, _ = read_parameter(args, "cell_class", classes=model.classes)
+    label, unknown_class, _ = CELL_PARAMETERS["cell_class"].read(args, classes=model.classes)
     word_index = lesson.training.bag.index.get(word)
     if not word:
         return PriorPage(word, label, error="Which word? Name it with word=…, as the links of the table do."), 400

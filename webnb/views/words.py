@@ -19,21 +19,46 @@ from webnb.engine.pages.telling_words import (
     telling_words,
 )
 from webnb.lesson.notation import NOTATIONS
-from webnb.lesson.state import K_RANGE, TOP_RANGE, read_parameter
+from webnb.lesson.state import (
+    Parameter,
+    class_of_the_corpus,
+    measure,
+    one_of,
+    page_parameters,
+    whole_number,
+)
 from webnb.views.common import LARGE_CORPUS, catalog, find_job, load_lesson, respond, start_job
 
 bp = Blueprint("words", __name__)
+
+K_RANGE = (5, 50)
+DEFAULT_K = 10
+TOP_RANGE = (1, 10_000)
+# This page's own parameters (a form may send them twice; the last wins).
+PARAMETERS = page_parameters(
+    Parameter("k", whole_number(*K_RANGE), f"k is a whole number of words from {K_RANGE[0]} to {K_RANGE[1]}.",
+              default=DEFAULT_K, repeated="last"),
+    Parameter("top", whole_number(*TOP_RANGE),
+              f"top is a whole number of words from {TOP_RANGE[0]} to {TOP_RANGE[1]:,}.", default=SEED_TOP,
+              repeated="last"),
+    Parameter("by", measure,
+              "Words are ranked by the ratio or by the difference of their probabilities.", default="ratio",
+              repeated="last"),
+    *(Parameter(name, class_of_the_corpus, repeated="last", needs=("classes",)) for name in ("positive", "negative")),
+    Parameter("bigram_job", str, "", repeated="last"),  # the background count of word pairs the page waits for
+    Parameter("part", one_of(("bigrams",)), "", repeated="last"),  # the note polling for that count's results
+)
 
 
 def page_settings(classes: tuple[str, ...], n_words: int) -> tuple[dict, dict]:
     """The page's own parameters (k, top, measure, class pair) with defaults for bad values, and the messages."""
     args = request.args
     readings = {
-        "k": read_parameter(args, "k"),
-        "top": read_parameter(args, "top", default=default_top(n_words)),
-        "by": read_parameter(args, "by"),
-        "positive": read_parameter(args, "positive", default=classes[0], classes=classes),
-        "negative": read_parameter(args, "negative", default=classes[1], classes=classes),
+        "k": PARAMETERS["k"].read(args),
+        "top": PARAMETERS["top"].read(args, default=default_top(n_words)),
+        "by": PARAMETERS["by"].read(args),
+        "positive": PARAMETERS["positive"].read(args, default=classes[0], classes=classes),
+        "negative": PARAMETERS["negative"].read(args, default=classes[1], classes=classes),
     }
     errors = {name: reading.message for name, reading in readings.items() if reading.message}
     settings = {name: reading.value for name, reading in readings.items()}
@@ -130,7 +155,7 @@ def bigram_comparison(lesson, settings: dict) -> PairComparison | UnfinishedComp
 
 def _background_comparison(lesson, settings, key, analyses, vocabulary, test, test_size, seed) -> UnfinishedComparison:
     entry = lesson.entry
-    job_id = read_parameter(request.args, "bigram_job").value
+    job_id = PARAMETERS["bigram_job"].read(request.args).value
     job = find_job(job_id) if job_id else None
     if job is not None and job.state == "failed":
         return UnfinishedComparison("failed", job.error)
@@ -193,7 +218,7 @@ def show(corpus_id):
     comparison = bigram_comparison(lesson, settings)
     context.update(settings=settings, page_errors=page_errors, page_params=page_params, comparison=comparison)
     # The "being computed" note polling for its results.
-    if is_htmx() and read_parameter(request.args, "part").value == "bigrams":
+    if is_htmx() and PARAMETERS["part"].read(request.args).value == "bigrams":
         return respond("words/show.html", "bigrams", comparison, **context)
     telling = telling_words(
         model, settings["positive"], settings["negative"], k=settings["k"], top=settings["top"], by=settings["by"]

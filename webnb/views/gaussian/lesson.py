@@ -14,11 +14,19 @@ from webnb.lesson.state import (
     MAX_SEED,
     MAX_VAR_SMOOTHING,
     SMALLEST_SPLIT_CORPUS,
+    Parameter,
     TableState,
+    page_parameters,
     parse_table_state,
-    read_parameter,
+    whole_number,
 )
 from webnb.views.common import Linking, PageState, catalog, corpus_or_404
+
+# The Gaussian pages' own parameter: a page of rows.
+PARAMETERS = page_parameters(
+    Parameter("page", whole_number(1, 2**63), "The page is a whole number from 1 to {pages:,}; the first page is "
+              "shown.", default=1, field="table_page", unset=()),
+)
 
 ROWS_PER_PAGE = 50  # of the table's rows, and of the rows the evaluation got wrong
 
@@ -141,7 +149,7 @@ def _typed_values(entry: CorpusEntry, state: TableState, features) -> tuple[floa
 
 def asked_page(lesson: TableLesson, pages: int) -> int:
     """The page asked for in ``page``; 1 with a message when it is not a page number, the last one when past it."""
-    page, message, _ = read_parameter(request.args, "table_page", pages=pages)
+    page, message, _ = PARAMETERS["table_page"].read(request.args, pages=pages)
     if message:
         lesson.state.errors["page"] = message
         return page

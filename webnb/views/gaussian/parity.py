@@ -5,17 +5,16 @@ from __future__ import annotations
 from flask import request, url_for
 
 from webnb.engine.evaluation.parity import ParityCheck, gaussian_parity
-from webnb.lesson.state import read_parameter
 from webnb.views.gaussian.evaluation import held_rows
 from webnb.views.gaussian.lesson import load_table_lesson
-from webnb.views.parity import parity_answer
+from webnb.views.parity import PARAMETERS, parity_answer
 
 PARITY_PAGES = {"parameters": "gaussian.parameters", "evaluation": "gaussian.evaluation"}  # ?of= → the page checked
 
 
 def parity(corpus_id):
     lesson = load_table_lesson(corpus_id)
-    of, error, _ = read_parameter(request.args, "of")
+    of, error, _ = PARAMETERS["of"].read(request.args)
     bad_choice, report = error is not None, None
     if not bad_choice:
         try:
