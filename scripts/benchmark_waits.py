@@ -47,8 +47,12 @@ from webnb.lesson.state import entry_defaults, parse_state  # noqa: E402
 TARGET_S = 0.5
 
 
+# Where the lists are kept: the app's ToldLists (passed in), or, in older versions of the engine, a module's own.
+TOLD = {"told": telling_module.ToldLists()} if hasattr(telling_module, "ToldLists") else {}
+
+
 def forget_told() -> None:
-    """Drop the kept lists, where this version of the engine keeps any."""
+    """Drop the kept lists, where this version of the engine keeps them in the module."""
     forget = getattr(telling_module, "forget_told", None)
     if forget is not None:
         forget()
@@ -87,7 +91,7 @@ def engine_rows(training, options: dict, repeats: int) -> list[dict]:
         return work
 
     def kept():
-        telling_words(model, positive, negative, k=10, top=SEED_TOP)
+        telling_words(model, positive, negative, k=10, top=SEED_TOP, **TOLD)
 
     bernoulli = training.model("bernoulli", 1)
     for warm in (model, bernoulli):  # the models' class tables, the vocabulary's alphabetical order

@@ -193,3 +193,19 @@ def test_shared_fixtures_and_helpers_are_defined_once():
             if isinstance(node, ast.FunctionDef) and node.name in SHARED_IN_CONFTEST:
                 defined.setdefault(node.name, []).append(str(path.relative_to(tests)))
     assert defined == {name: ["conftest.py"] for name in SHARED_IN_CONFTEST}
+
+
+def test_every_cache_is_made_by_create_app():
+    """No module keeps a cache of its own at import: a kept value (a dict, a weak dictionary, a bounded Cache) made at
+    a module's top level would outlive the app, be shared by every app of a process and need a "forget" for tests.
+    The app makes each one in create_app and keeps it in app.extensions["webnb"]."""
+    makers = {"dict", "OrderedDict", "WeakKeyDictionary", "WeakValueDictionary", "Cache", "defaultdict"}
+    module_caches = []
+    for name, path in module_names().items():
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+            called = value.func if isinstance(value, ast.Call) else None
+            called = getattr(called, "attr", getattr(called, "id", None))
+            if called in makers and not (value.args or value.keywords):
+                module_caches.append(f"{name}:{node.lineno}")
+    assert module_caches == []

@@ -203,9 +203,6 @@ def _reference(model, positive, negative, *, k, top, by, threshold=1e-4):
 
 
 def _assert_equal_to_reference(model, positive, negative, *, k, top, by):
-    from webnb.engine.pages.telling_words import forget_told
-
-    forget_told()
     told = telling_words(model, positive, negative, k=k, top=top, by=by)
     most, unique, (toward_positive, toward_negative), considered = _reference(
         model, positive, negative, k=k, top=top, by=by)
@@ -281,21 +278,21 @@ def test_the_lists_are_kept_per_model_and_settings(match_reviews):
     import gc
     import weakref
 
-    from webnb.engine.pages import telling_words as module
+    from webnb.engine.pages.telling_words import ToldLists
 
-    model = match_reviews.model("multinomial", 1)
-    module.forget_told()
-    first = telling_words(model, "positive", "negative", k=5, top=3)
-    again = telling_words(model, "positive", "negative", k=5, top=3)
+    model, told = match_reviews.model("multinomial", 1), ToldLists()
+    first = telling_words(model, "positive", "negative", k=5, top=3, told=told)
+    again = telling_words(model, "positive", "negative", k=5, top=3, told=told)
     assert again.found is first.found and again.model is model  # kept, not ranked again
-    other = telling_words(model, "positive", "negative", k=6, top=3, by="difference")
+    assert telling_words(model, "positive", "negative", k=5, top=3).found is not first.found  # nothing kept without
+    other = telling_words(model, "positive", "negative", k=6, top=3, by="difference", told=told)
     assert other.found is not first.found and other.found.by == "difference" and other.found.k == 6
-    telling_words(model, "positive", "negative", k=1, top=3)
+    telling_words(model, "positive", "negative", k=1, top=3, told=told)
     with pytest.raises(ValueError):  # True is not a k, even where 1 was kept
-        telling_words(model, "positive", "negative", k=True, top=3)
+        telling_words(model, "positive", "negative", k=True, top=3, told=told)
     # The kept lists never keep their model alive.
     fresh = match_reviews.model("multinomial", "0.37")
-    telling_words(fresh, "positive", "negative")
+    telling_words(fresh, "positive", "negative", told=told)
     watch = weakref.ref(fresh)
     match_reviews._models.clear()
     del fresh

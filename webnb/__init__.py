@@ -23,6 +23,7 @@ def create_app(test_config=None, *, instance_path=None):
     from flask_wtf.csrf import CSRFProtect
 
     from webnb import errors, room
+    from webnb.engine.pages.telling_words import ToldLists
     from webnb.hosting import outages, ratelimits, security, work, workspaces
     from webnb.hosting.cache import DEFAULT_CACHE_MB, Cache
     from webnb.hosting.catalog import Catalog
@@ -93,6 +94,7 @@ def create_app(test_config=None, *, instance_path=None):
         "comparisons": Cache(max_entries=compare.COMPARISONS_KEPT),
         "sweeps": Cache(max_entries=evaluation.SWEEPS_KEPT),
         "parameter_tables": Cache(max_entries=parameters.PARAMETER_TABLES_KEPT),
+        "told": ToldLists(),  # the telling words' lists, per model and settings
     }
     work.init_app(app)  # the memory cap per piece of work and the heavy computations at once (webnb/hosting/work.py)
     CSRFProtect(app)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from flask import Blueprint, request
+from flask import Blueprint, current_app, request
 
 from webnb.answers import is_htmx
 from webnb.engine.pages.telling_words import (
@@ -221,7 +221,8 @@ def show(corpus_id):
     if is_htmx() and PARAMETERS["part"].read(request.args).value == "bigrams":
         return respond("words/show.html", "bigrams", comparison, **context)
     telling = telling_words(
-        model, settings["positive"], settings["negative"], k=settings["k"], top=settings["top"], by=settings["by"]
+        model, settings["positive"], settings["negative"], k=settings["k"], top=settings["top"], by=settings["by"],
+        told=current_app.extensions["webnb"]["told"],
     )
     page = WordsPage(telling, comparison, {**lesson.state.errors, **page_errors})
     return respond(

@@ -10,8 +10,6 @@ a document of class k, θ_jk (multinomial) the probability that a drawn word is 
 """
 from __future__ import annotations
 
-import threading
-import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -345,30 +343,10 @@ class WordLists:
 # sort of the values, then only the words above it and the few needed from its tie group are ordered. (2) The
 # alphabetical tie-break: a fixed-width numpy string array of the vocabulary costs 94 MB and 0.3 s on 20
 # Newsgroups (its longest "word" has 180 characters); the vocabulary is alphabetical already when it comes from a
-# bag of words, so the rank is found once per set of statistics and kept while they live.
-_ALPHABETICAL: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_ALPHABETICAL_LOCK = threading.Lock()
-
-
+# bag of words, so the rank is found once per set of statistics and kept with them.
 def _alphabetical_rank(model: NaiveBayes) -> np.ndarray:
-    """Each word's place in the alphabetical (code point) order of the vocabulary, 0 … |V| − 1, kept per
-    ``model.statistics`` (read-only: it is shared)."""
-    statistics = model.statistics
-    with _ALPHABETICAL_LOCK:
-        rank = _ALPHABETICAL.get(statistics)
-    if rank is not None:
-        return rank
-    words = np.empty(len(statistics.vocabulary), dtype=object)
-    words[:] = statistics.vocabulary
-    if len(words) < 2 or bool((words[:-1] < words[1:]).all()):  # a bag's vocabulary: sorted already
-        rank = np.arange(len(words), dtype=np.int64)
-    else:
-        rank = np.empty(len(words), dtype=np.int64)
-        rank[np.argsort(words, kind="stable")] = np.arange(len(words))
-    rank.flags.writeable = False
-    with _ALPHABETICAL_LOCK:
-        _ALPHABETICAL[statistics] = rank
-    return rank
+    """Each word's place in the alphabetical order of the vocabulary (``ClassStatistics.alphabetical_rank``)."""
+    return model.statistics.alphabetical_rank
 
 
 def _nth_largest(values: np.ndarray, n: int, common=None):

@@ -311,42 +311,55 @@ class TellingWords:
 # for the page again with the same settings, or polling its word-pair part, reads them instead of ranking again.
 # Each model's entries hold every field but the model itself, so that they never keep their key alive.
 TOLD_PER_MODEL = 8
-_told: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_told_lock = threading.Lock()
 
 
-def _remembered(model: NaiveBayes, key) -> dict | None:
-    with _told_lock:
-        kept = _told.get(model)
-        fields = None if kept is None else kept.get(key)
-        if fields is not None:
+class ToldLists:
+    """The telling-words lists kept per model and settings, at most ``TOLD_PER_MODEL`` for each model, each model's
+    dropped with it. The app makes one (``create_app``) and passes it to ``telling_words``; without one nothing is
+    kept.
+
+    Examples
+    --------
+    >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+    >>> model = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN)).model("multinomial", 1)
+    >>> told = ToldLists()
+    >>> first = telling_words(model, "China", "Japan", told=told)
+    >>> telling_words(model, "China", "Japan", told=told).found is first.found
+    True
+    """
+
+    def __init__(self):
+        self._kept: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self._lock = threading.Lock()
+
+    def get(self, model: NaiveBayes, key) -> dict | None:
+        """The fields kept for ``model`` under ``key``, or None."""
+        with self._lock:
+            kept = self._kept.get(model)
+            fields = None if kept is None else kept.get(key)
+            if fields is not None:
+                kept.move_to_end(key)
+            return fields
+
+    def keep(self, model: NaiveBayes, key, fields: dict) -> None:
+        """Keeps ``fields`` for ``model`` under ``key``, the least recently asked for going first."""
+        with self._lock:
+            kept = self._kept.setdefault(model, OrderedDict())
+            kept[key] = fields
             kept.move_to_end(key)
-        return fields
-
-
-def _remember(model: NaiveBayes, key, fields: dict) -> None:
-    with _told_lock:
-        kept = _told.setdefault(model, OrderedDict())
-        kept[key] = fields
-        kept.move_to_end(key)
-        while len(kept) > TOLD_PER_MODEL:
-            kept.popitem(last=False)
-
-
-def forget_told() -> None:
-    """Drop every kept list (for benchmarks and tests that time or check the ranking itself)."""
-    with _told_lock:
-        _told.clear()
+            while len(kept) > TOLD_PER_MODEL:
+                kept.popitem(last=False)
 
 
 def telling_words(
     model: NaiveBayes, positive, negative, *, k: int = 10, top: int = SEED_TOP, by: str = "ratio",
-    threshold: float = THRESHOLD,
+    threshold: float = THRESHOLD, told: ToldLists | None = None,
 ) -> TellingWords:
     """The page's lists for ``model`` (see ``TellingWords``), comparing the classes ``positive`` and ``negative``.
 
     Everything is read from the model's class tables, which it derives from the training set's kept counts (see
-    ``insights``); the result is kept per model and settings, so the same page asked again costs nothing.
+    ``insights``); with ``told``, the result is kept per model and settings, so the same page asked again costs
+    nothing.
 
     Parameters
     ----------
@@ -362,6 +375,8 @@ def telling_words(
         Rank the compared words by the ratio or by the difference of their probabilities.
     threshold : float, default ``THRESHOLD`` (1e-4)
         Only words with a probability above it in one of the two classes are compared.
+    told : ToldLists, optional
+        Where the lists are kept and looked up (the app's); None ranks every time.
 
     Returns
     -------
@@ -391,7 +406,7 @@ def telling_words(
         hash(key)
     except TypeError:  # unhashable settings: refused below, with the engine's own message
         key = None
-    fields = None if key is None else _remembered(model, key)
+    fields = None if key is None or told is None else told.get(model, key)
     if fields is None:
         most_probable = top_words(model, k)
         unique = unique_top_words(model, top, k)
@@ -406,8 +421,8 @@ def telling_words(
             "toward_negative": telling_rows(found, False),
             "formula": worked_measure(model, found),
         }
-        if key is not None:
-            _remember(model, key, fields)
+        if key is not None and told is not None:
+            told.keep(model, key, fields)
     return TellingWords(model=model, **fields)
 
 
@@ -550,6 +565,6 @@ def compare_pairs(
 __all__ = [
     "SEED_TOP", "THRESHOLD", "SHORT_RATIO", "FEATURE_SETS", "default_top",
     "ListedWord", "WordColumn", "TellingWord", "telling_rows", "WorkedMeasure", "worked_measure",
-    "TellingWords", "telling_words", "TOLD_PER_MODEL", "forget_told",
+    "TellingWords", "telling_words", "TOLD_PER_MODEL", "ToldLists",
     "FeatureSetScore", "PairComparison", "compare_pairs",
 ]

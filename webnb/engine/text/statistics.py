@@ -238,6 +238,22 @@ class ClassStatistics:
         )
 
     @cached_property
+    def alphabetical_rank(self) -> np.ndarray:
+        """Each word's place in the alphabetical (code point) order of the vocabulary, 0 … n_words − 1, read-only.
+        A bag of words' vocabulary is alphabetical already (then this is 0, 1, 2, …); found once per statistics,
+        without a fixed-width string array of the vocabulary (94 MB on 20 Newsgroups, whose longest "word" has 180
+        characters)."""
+        words = np.empty(len(self.vocabulary), dtype=object)
+        words[:] = self.vocabulary
+        if len(words) < 2 or bool((words[:-1] < words[1:]).all()):
+            rank = np.arange(len(words), dtype=np.int64)
+        else:
+            rank = np.empty(len(words), dtype=np.int64)
+            rank[np.argsort(words, kind="stable")] = np.arange(len(words))
+        rank.flags.writeable = False
+        return rank
+
+    @cached_property
     def feature_total(self) -> dict[bool, np.ndarray]:
         """Σ_j of the multinomial counts per class, for counts (False) and for presence (True)."""
         return {False: self.word_count_.sum(axis=1), True: self.document_count_.sum(axis=1)}
