@@ -58,9 +58,15 @@ MARKED_OUT_OF_THE_FAST_RUN = frozenset({"slow", "browser", "corpora", "services"
 _seconds_taken: dict[str, float] = {}
 
 
+# The tests that ran in this process (an xdist worker runs some of the session's tests, the controller none).
+RAN_IN_THIS_PROCESS: set[str] = set()
+
+
 def pytest_runtest_logreport(report):
     """Adds up each test's set-up, call and tear-down (on the controller, from every xdist worker's reports) for
-    those the fast run keeps."""
+    those the fast run keeps; notes each test that ran here."""
+    if report.when == "call":
+        RAN_IN_THIS_PROCESS.add(report.nodeid)
     if MARKED_OUT_OF_THE_FAST_RUN.isdisjoint(report.keywords):
         _seconds_taken[report.nodeid] = _seconds_taken.get(report.nodeid, 0.0) + report.duration
 

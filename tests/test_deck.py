@@ -190,7 +190,7 @@ def test_zoom_keeps_fewer_of_the_reviews_words_in_the_parameters_slide(client, z
 
 
 def test_kept_at_zoom():
-    from webnb.lesson.pages import kept_at_zoom
+    from webnb.lesson.slides import kept_at_zoom
 
     assert [kept_at_zoom(6, zoom) for zoom in ("", "125", "150")] == [6, 4, 4]
     assert [kept_at_zoom(7, zoom) for zoom in ("", "125", "150")] == [7, 5, 4]
@@ -198,15 +198,13 @@ def test_kept_at_zoom():
 
 
 @pytest.mark.parametrize("zoom, shown", [("", 3), ("125", 2), ("150", 2)])
-def test_zoom_keeps_fewer_classes_side_by_side(app, zoom, shown):
+def test_zoom_keeps_fewer_classes_side_by_side(zoom, shown):
     """Twenty classes: 3 and "+ 17 more" at 100 %, 2 and "+ 18 more" at 125 % and 150 % (at least two)."""
-    from webnb.lesson.formatting import leading_on_slide
+    from webnb.lesson.slides import keep
 
-    class Lesson:
-        class state:
-            pass
-
-    Lesson.state.zoom = zoom
     scores = [{"log_joint": float(k)} for k in range(20)]
-    kept = leading_on_slide({"lesson": Lesson}, scores, "log_joint")
+    kept = keep("inference.classes", scores, zoom, by="log_joint")
     assert [s["log_joint"] for s in kept] == [float(k) for k in range(20 - shown, 20)]
+    assert kept.more == 20 - shown
+
+

@@ -28,7 +28,7 @@ def create_app(test_config=None, *, instance_path=None):
     from webnb.hosting.cache import DEFAULT_CACHE_MB, Cache
     from webnb.hosting.catalog import Catalog
     from webnb.hosting.jobs import Jobs
-    from webnb.lesson import formatting, pages
+    from webnb.lesson import charts, formatting, pages, slides
     from webnb.lesson.json_twins import JSONTwinProvider
     from webnb.store.database import Storage, default_url
     from webnb.views import (
@@ -50,6 +50,7 @@ def create_app(test_config=None, *, instance_path=None):
         sharing,
         words,
     )
+    from webnb.views.common import kept_on_page
 
     app = Flask(
         __name__,
@@ -105,7 +106,10 @@ def create_app(test_config=None, *, instance_path=None):
     app.jinja_env.filters.update(formatting.FILTERS)
     app.jinja_env.globals["lesson_menu"] = pages.lesson_menu
     app.jinja_env.globals.update(themes=pages.THEMES, zooms=pages.ZOOMS, next_choice=pages.next_choice)
-    app.jinja_env.globals["SLIDE_CLASSES"] = formatting.SLIDE_CLASSES
+    # What a slide or page keeps of a long list, by the rules of webnb/lesson/slides.py, and when a part is drawn
+    # the compact way: the numbers are there, never in a template.
+    app.jinja_env.globals.update(kept=kept_on_page, many=slides.many, few=slides.few,
+                                 rows_per_class=slides.rows_per_class, contributions_chart=charts.contributions_chart)
     app.jinja_env.tests.update(formatting.TESTS)
 
     app.register_blueprint(home.bp)

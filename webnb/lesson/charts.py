@@ -492,3 +492,49 @@ def _tick_label(value: float, step: float) -> str:
     if value and step and math.isfinite(step):
         digits = min(17, max(6, math.ceil(math.log10(abs(value) / step)) + 2))
     return f"{value:.{digits}g}".replace("-", "−")
+
+
+# -- which words decided: one bar per word, from an axis, towards the chosen class or against it ---------------------
+
+CONTRIBUTION_BAR = 30  # the height of a row
+CONTRIBUTION_NAME_X, CONTRIBUTION_VALUE_X = 230, 335  # where the names and the values end (right-aligned)
+CONTRIBUTION_AXIS, CONTRIBUTION_HALF = 615, 270  # the axis, and the room on either side of it
+CONTRIBUTION_FINITE = 0.85  # finite bars use this share of the room; an infinite one runs to the edge, dashed
+CONTRIBUTION_WIDTH, CONTRIBUTION_MARGIN = 900, 5
+
+
+@dataclass(frozen=True)
+class ContributionBar:
+    entry: object  # the contribution (its log ratio, its word or kind)
+    y: float  # the row's top
+    x: float  # the bar's left edge
+    width: float
+    towards: bool  # to the right of the axis: for the chosen class
+    infinite: bool
+
+
+def contributions_chart(contributions) -> dict:
+    """Where each row of "which words decided" goes (``contributions``: the lesson's record of them): names and
+    values right-aligned in their columns, then the bar from the axis, scaled by the largest finite |log ratio|.
+    Names, values and bars never overlap. For Bernoulli, the absent words that weigh most have rows of their own,
+    in the place of the absent words' bar."""
+    entries = []
+    for entry in contributions.entries:
+        if entry.kind == "absent" and contributions.absent_named:
+            entries.extend(contributions.absent_named)
+        else:
+            entries.append(entry)
+    finite = [abs(e.log_ratio) for e in entries if math.isfinite(e.log_ratio)]
+    scale = (max(finite) if finite else 1) or 1
+    bars = []
+    for index, entry in enumerate(entries):
+        value, y = entry.log_ratio, index * CONTRIBUTION_BAR + CONTRIBUTION_MARGIN
+        infinite = math.isinf(value)
+        width = CONTRIBUTION_HALF if infinite else abs(value) / scale * CONTRIBUTION_HALF * CONTRIBUTION_FINITE
+        towards = value >= 0
+        bars.append(ContributionBar(entry, y, CONTRIBUTION_AXIS if towards else CONTRIBUTION_AXIS - width, width,
+                                    towards, infinite))
+    height = len(entries) * CONTRIBUTION_BAR
+    return {"bars": bars, "width": CONTRIBUTION_WIDTH, "height": height + 20, "axis": CONTRIBUTION_AXIS,
+            "axis_end": height + 10, "bar_height": CONTRIBUTION_BAR - 6, "name_x": CONTRIBUTION_NAME_X,
+            "value_x": CONTRIBUTION_VALUE_X, "baseline": 21, "bar_top": 3}

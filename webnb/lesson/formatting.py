@@ -5,11 +5,8 @@ import math
 import re
 from fractions import Fraction
 
-from jinja2 import pass_context
-
 from webnb.engine.shared.plain import fraction_text, ratio_text
 from webnb.lesson.charts import power_of_ten
-from webnb.lesson.pages import kept_at_zoom
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
@@ -136,53 +133,7 @@ def label_parts(label: str) -> list[str]:
     return re.split(r"(?<=[._-])", str(label))
 
 
-SLIDE_CLASSES = 4  # classes side by side on a slide; more are folded into "+ N more classes"
-
-
-def _classes_kept(context) -> int:
-    """SLIDE_CLASSES at the projector's zoom of the page being drawn (its lesson's ``zoom``): fewer classes side by
-    side as the type grows, at least three (two and "+ N more")."""
-    zoom = getattr(getattr(context.get("lesson"), "state", None), "zoom", "") or ""
-    return kept_at_zoom(SLIDE_CLASSES, zoom, least=3)
-
-
-@pass_context
-def leading_on_slide(context, items, attribute: str, keep: int | None = None) -> list:
-    """``leading`` as a template uses it: ``keep`` by default the classes a slide keeps at its zoom."""
-    return leading(items, attribute, _classes_kept(context) if keep is None else keep)
-
-
-@pass_context
-def leading_indices_on_slide(context, items, attribute: str, keep: int | None = None) -> list[int]:
-    return leading_indices(items, attribute, _classes_kept(context) if keep is None else keep)
-
-
-def leading(items, attribute: str, keep: int = SLIDE_CLASSES) -> list:
-    """The ``keep`` items with the largest ``attribute`` (a class's score: None and NaN count as lowest), in their
-    own order (the classes'), for a slide that cannot show every class; the rest are one key away in the full table.
-    All of them when there are no more than ``keep``; one fewer when there are more, for the "+ N more" beside them."""
-
-    def score(item) -> float:
-        value = item[attribute] if isinstance(item, dict) else getattr(item, attribute)
-        return float("-inf") if value is None or value != value else float(value)
-
-    items = list(items)
-    if len(items) > keep:
-        keep -= 1  # room for the column or row that says how many more
-    best = set(sorted(range(len(items)), key=lambda i: score(items[i]), reverse=True)[:keep])
-    return [item for i, item in enumerate(items) if i in best]
-
-
-def leading_indices(items, attribute: str, keep: int = SLIDE_CLASSES) -> list[int]:
-    """The positions of ``leading(items, attribute, keep)``: for tables whose columns are parallel to the classes."""
-    items = list(items)
-    chosen = {id(item) for item in leading(items, attribute, keep)}
-    return [i for i, item in enumerate(items) if id(item) in chosen]
-
-
 FILTERS = {
-    "leading": leading_on_slide,
-    "leading_indices": leading_indices_on_slide,
     "label_parts": label_parts,
     "slide_value": slide_value,
     "slide_exact": slide_exact,

@@ -99,13 +99,6 @@ THEMES = {"": "normal", "light": "high contrast, light", "dark": "high contrast,
 ZOOMS = {"": "100 %", "125": "125 %", "150": "150 %"}
 
 
-def kept_at_zoom(count: int, zoom: str, least: int = 2) -> int:
-    """How many of the ``count`` rows or words a slide keeps at 100 % it keeps at the projector's ``zoom`` (a key of
-    ZOOMS): fewer as the type grows (6 rows: 4 at 125 % and at 150 %), at least ``least``. Zoom shows less rather
-    than make the slide scroll; static/webnb.js then enlarges the slide only as far as it fits."""
-    return max(least, count * 100 // int(zoom or 100))
-
-
 def next_choice(choices: dict, current: str, step: int = 1) -> str:
     """The choice after ``current`` (before it when ``step`` is -1), round the list: what t and z move to."""
     keys = list(choices)

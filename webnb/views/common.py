@@ -19,6 +19,7 @@ from flask import (
     request,
     url_for,
 )
+from jinja2 import pass_context
 from jinja2_fragments.flask import render_block
 
 from webnb.answers import is_htmx, wants_json
@@ -27,8 +28,9 @@ from webnb.engine.shared.numbers import ExactNumber
 from webnb.hosting.admission import address_key
 from webnb.hosting.catalog import CorpusEntry, ScopedCatalog
 from webnb.hosting.workspaces import current_workspace, hosted, quota
-from webnb.lesson import pages
+from webnb.lesson import pages, slides
 from webnb.lesson.notation import NOTATIONS
+from webnb.lesson.slides import Kept
 from webnb.lesson.state import (
     LESSON_PARAMETERS,
     TABLE_PARAMETERS,
@@ -329,6 +331,37 @@ def find_job(job_id: str):
     return job
 
 
+@pass_context
+def kept_on_page(context, part: str, items, by: str | None = None, one_of_each: str | None = None,
+                 score_order: bool = False, drawn_with_ratio: bool | None = None) -> Kept:
+    """What the rule ``part`` of webnb/lesson/slides.py keeps of ``items`` on the page being drawn, at its lesson's
+    zoom (the template global ``kept``): the first ones, the largest by ``by``, or one of each ``one_of_each`` first.
+    Each choice is noted for the request, so that a slide's twin lists what the slide kept."""
+    zoom = getattr(getattr(context.get("lesson"), "state", None), "zoom", "") or ""
+    if drawn_with_ratio is not None:
+        chosen = slides.keep_drawn_words(part, items, drawn_with_ratio)
+    elif one_of_each is not None:
+        chosen = slides.keep_one_of_each_first(part, items, one_of_each, zoom)
+    else:
+        chosen = slides.keep(part, items, zoom, by=by, score_order=score_order)
+    g.setdefault("kept_parts", []).append(chosen)
+    return chosen
+
+
+def note_kept(chosen: Kept) -> Kept:
+    """Notes what a view chose for its slide (as ``kept`` notes a template's choices), for the slide's twin."""
+    g.setdefault("kept_parts", []).append(chosen)
+    return chosen
+
+
+def _shown_on_slide(template: str, block: str, record, context) -> list[dict]:
+    """What the slide's parts keep (the view's ``note_kept`` and the template's ``kept``), as the slide itself
+    chooses them: its block is drawn and thrown away, so that the twin reports the very choices of the page, not a
+    copy of them."""
+    render_block(template, block, record=record, **context)
+    return [chosen.to_dict() for chosen in g.get("kept_parts", [])]
+
+
 def respond(template: str, block: str, record=None, *, status: int = 200, **context):
     """Every page's answer: for ``?format=json`` its JSON twin, ``record.to_dict()``; for htmx just the named
     ``block`` of ``template``; otherwise the whole page. ``record`` is what the page shows, as the engine built it
@@ -343,6 +376,8 @@ def respond(template: str, block: str, record=None, *, status: int = 200, **cont
         state_errors = getattr(getattr(lesson, "state", None), "errors", None)
         if state_errors and "errors" not in data:
             data["errors"] = dict(state_errors)
+        if getattr(getattr(lesson, "state", None), "presenter", False):
+            data["shown_on_slide"] = _shown_on_slide(template, block, record, context)
         response = make_response(jsonify(data))
     else:
         lesson = context.get("lesson")

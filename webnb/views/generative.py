@@ -90,7 +90,8 @@ def sample(corpus_id):
     notation = NOTATIONS[lesson.state.notation]
     model, problem = lesson.model()
     lesson = lesson.with_error(problem)
-    context = {"lesson": lesson, "section": "sample", "notation": notation, "shown_words": SHOWN_WORDS}
+    context = {"lesson": lesson, "section": "sample", "notation": notation, "shown_words": SHOWN_WORDS,
+               "max_draw": MAX_DRAW}
     if model is None:
         return respond("generative/sample.html", "sample", None, **context)
     messages = []

@@ -9,9 +9,10 @@ from flask import Blueprint, request
 from webnb.engine.pages.matrix_window import MatrixRow, MatrixWindow, matrix_pages
 from webnb.engine.pages.matrix_window import matrix_window as window_of
 from webnb.engine.text.bag import document_frequency
-from webnb.lesson import pages
+from webnb.lesson import slides
+from webnb.lesson.slides import Kept
 from webnb.lesson.state import Parameter, one_of, page_parameters
-from webnb.views.common import load_lesson, page_number, respond, word_filter, words_containing
+from webnb.views.common import load_lesson, note_kept, page_number, respond, word_filter, words_containing
 
 bp = Blueprint("matrix", __name__)
 
@@ -45,7 +46,6 @@ def training_positions(lesson):
     return np.setdiff1d(np.arange(lesson.entry.n_documents), held.positions)
 
 
-SLIDE_ROWS, SLIDE_WORDS = 6, 7  # the presenter's window of the matrix
 
 
 @dataclass(frozen=True)
@@ -60,15 +60,15 @@ class SlideWindow:
 
 def slide_window(lesson, window: MatrixWindow) -> SlideWindow:
     """The few words and documents a slide shows of the matrix (values as ``window`` shows them: counts or presence):
-    the review's words of the vocabulary, then the words in most documents, up to SLIDE_WORDS; and SLIDE_ROWS
+    the review's words of the vocabulary, then the words in most documents, as many as "matrix.words" keeps; and
     documents that contain the most of those words (the rare ones counting more), one of each class first, shown in
-    the corpus's order; fewer of both at the projector's zoom (pages.kept_at_zoom). A small corpus whose whole
+    the corpus's order; fewer of both at the projector's zoom (webnb/lesson/slides.py). A small corpus whose whole
     matrix fits is shown whole."""
     training = lesson.training
     matrix, vocabulary = training.matrix, training.vocabulary
     n_documents, n_words = matrix.shape
-    slide_rows = pages.kept_at_zoom(SLIDE_ROWS, lesson.state.zoom)
-    slide_words = pages.kept_at_zoom(SLIDE_WORDS, lesson.state.zoom)
+    slide_rows = slides.how_many("matrix.rows", lesson.state.zoom)
+    slide_words = slides.how_many("matrix.words", lesson.state.zoom)
     whole = n_words <= slide_words + 1 and n_documents <= slide_rows + 2
     from_review = 0
     if whole:
@@ -97,6 +97,10 @@ def slide_window(lesson, window: MatrixWindow) -> SlideWindow:
                 seen.add(labels[i])
         picked += [i for i in best[: slide_rows * 2].tolist() if i not in picked][: slide_rows - len(picked)]
         rows = np.array(sorted(picked), dtype=np.int64)
+    note_kept(Kept("matrix.rows", tuple(rows.tolist()), n_documents, slides.CUTS["matrix.rows"].why,
+                   tuple(str(training.corpus.ids[i]) for i in rows.tolist())))
+    note_kept(Kept("matrix.words", tuple(columns.tolist()), n_words, slides.CUTS["matrix.words"].why,
+                   tuple(vocabulary[j] for j in columns.tolist())))
     values = cells[rows].toarray()
     if window.presence:
         values = (values > 0).astype(int)

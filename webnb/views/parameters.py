@@ -9,10 +9,11 @@ from flask import Blueprint, current_app, request
 from webnb.engine.pages.estimate import Estimate, estimate
 from webnb.engine.pages.parameter_table import WholeTable, parameter_pages, parameter_table
 from webnb.engine.text.models import NaiveBayes
-from webnb.lesson import pages
+from webnb.lesson import slides
 from webnb.lesson.notation import NOTATIONS
+from webnb.lesson.slides import Kept
 from webnb.lesson.state import Parameter, class_of_the_corpus, page_parameters
-from webnb.views.common import load_lesson, page_number, respond, word_filter, words_containing
+from webnb.views.common import load_lesson, note_kept, page_number, respond, word_filter, words_containing
 
 bp = Blueprint("parameters", __name__)
 
@@ -37,7 +38,6 @@ def _whole_table(lesson, model: NaiveBayes) -> WholeTable:
     return current_app.extensions["webnb"]["parameter_tables"].get_or_build(key, lambda: WholeTable(model))
 
 
-SLIDE_WORDS = 6  # rows of the presenter's table: the review's words of the vocabulary, at most this many
 SLIDE_LEAST_WORDS = 3  # fewer of the review's words are joined by the vocabulary's first ones
 
 
@@ -55,11 +55,13 @@ def show(corpus_id):
         table = parameter_table(whole, words, query=query, sort=sort, page=page)
         if lesson.deck() is not None:
             # The presenter's table: the review's words, joined by the vocabulary's first when it has few.
-            shown = lesson.review_words(pages.kept_at_zoom(SLIDE_WORDS, lesson.state.zoom))
+            shown = lesson.review_words(slides.how_many("parameters.slide.words", lesson.state.zoom))
             from_review = len(shown)
             shown += [j for j in range(min(len(model.vocabulary), SLIDE_LEAST_WORDS + len(shown)))
                       if j not in shown][: max(0, SLIDE_LEAST_WORDS - len(shown))]
             slide_table = parameter_table(whole, np.array(shown, dtype=np.int64))
+            note_kept(Kept("parameters.slide.words", tuple(shown), len(model.vocabulary),
+                           slides.CUTS["parameters.slide.words"].why, tuple(model.vocabulary[j] for j in shown)))
     return respond("parameters/show.html", "parameters", table, lesson=lesson, section="parameters",
                    notation=NOTATIONS[lesson.state.notation], slide_table=slide_table,
                    slide_from_review=from_review)
