@@ -20,7 +20,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from webnb import create_app  # noqa: E402
 from webnb.examples import EXAMPLES, TABLE_EXAMPLES  # noqa: E402
-from webnb.lesson.state import GAUSSIAN_STEPS, STEPS  # noqa: E402
+
+try:
+    from webnb.lesson.state import GAUSSIAN_STEPS, STEPS  # noqa: E402
+except ImportError:  # a release from before webnb/lesson/ (capturing a "before" from an older checkout)
+    from webnb.state import GAUSSIAN_STEPS, STEPS  # noqa: E402
 
 PASTED_TEXTS = "\n".join(
     [
@@ -31,6 +35,14 @@ PASTED_TEXTS = "\n".join(
         "tech\tthis laptop boots fast but the fan is loud",
         "tech\tthe driver update broke the sound card again",
         "tech\tmy phone's battery lasts two days <b>bold</b> & more",
+    ]
+)
+# Six classes: more than a slide shows side by side, so that every slide's "+ N more" is captured too.
+PASTED_MANY = "\n".join(
+    f"{label}\t{text}" for label, text in [
+        ("alpha", "match brilliant keeper"), ("beta", "match dull"), ("gamma", "keeper sharp"),
+        ("delta", "brilliant sharp match"), ("epsilon", "dull dull keeper"), ("zeta", "composed match"),
+        ("alpha", "brilliant save"), ("beta", "dull draw"), ("gamma", "sharp keeper"),
     ]
 )
 PASTED_TABLE = "label,height,weight\nA,1.0,2.5\nA,1.2,2.1\nA,0.9,2.9\nB,3.1,0.5\nB,2.8,0.7\nB,3.3,0.2\n"
@@ -99,15 +111,18 @@ def main() -> int:
     token = re.search(rb'name="csrf_token"[^>]*value="([^"]*)"', client.get("/corpora").data)
     form = {"csrf_token": token.group(1).decode()} if token else {}
     pasted = {}
-    for name, text in (("PASTED-TEXT", PASTED_TEXTS), ("PASTED-TABLE", PASTED_TABLE)):
+    for name, text in (("PASTED-TEXT", PASTED_TEXTS), ("PASTED-MANY", PASTED_MANY), ("PASTED-TABLE", PASTED_TABLE)):
         response = client.post("/corpora/paste", data={**form, "corpus": text, "name": name})
         assert response.status_code == 303, response.data[:500]
         pasted[name] = response.headers["Location"].rsplit("/", 1)[-1]
-    text_ids = [example.id for example in EXAMPLES] + [pasted["PASTED-TEXT"]]
+    text_ids = [example.id for example in EXAMPLES] + [pasted["PASTED-TEXT"], pasted["PASTED-MANY"]]
     table_ids = [example.id for example in TABLE_EXAMPLES] + [pasted["PASTED-TABLE"]]
     written = 0
     urls = ["/", "/corpora", *(u for i in text_ids for u in _text_urls(i))]
     urls += [u for i in table_ids for u in _table_urls(i)]
+    # Every page as a slide too, at 100 % and at 150 % (downloads have none).
+    pages = [u for u in urls if u.startswith("/corpora/") and not any(s in u for s in (".csv", ".ipynb", "/export/"))]
+    urls += [u + ("&" if "?" in u else "?") + slide for u in pages for slide in ("presenter=1", "presenter=1&zoom=150")]
     for url in urls:
         json_url = url + ("&" if "?" in url else "?") + "format=json"
         for kind, request_url, headers in (("page", url, {}), ("fragment", url, {"HX-Request": "true"}),

@@ -194,12 +194,12 @@ def _name_of(item) -> str | None:
 def keep(part: str, items, zoom: str = "", by: str | None = None, score_order: bool = False) -> Kept:
     """What the rule ``part`` keeps of ``items`` at ``zoom``: the first ones, or with ``by`` (an attribute or key of
     each item, a score; None and NaN count as lowest) the ones with the largest score, in their own order (largest
-    first with ``score_order``)."""
+    first with ``score_order``, when some are left out)."""
     items = list(items)
     cut = CUTS[part]
     limit, most = cut.at_zoom(zoom)
     count = len(items) if len(items) <= limit else most
-    if by is None:
+    if by is None or count == len(items):  # the first ones; or all of them, in their own order
         positions = tuple(range(count))
     else:
         def score(i: int) -> float:
