@@ -64,7 +64,10 @@ def test_a_rule_keeps_all_up_to_its_limit_and_folds_the_rest():
     at_150 = slides.keep("inference.classes", classes, zoom="150", by="score")
     assert [c["label"] for c in at_150] == ["b", "d"] and at_150.more == 4  # larger type: fewer
     priors = slides.keep("parameters.priors", classes, by="score", score_order=True)
-    assert [c["label"] for c in priors][:3] == ["b", "d", "f"] and priors.more == 0  # up to eight: every prior
+    assert [c["label"] for c in priors] == list("abcdef") and priors.more == 0  # up to eight: all, in their order
+    nine = [{"label": str(k), "score": k % 5} for k in range(9)]
+    largest = slides.keep("parameters.priors", nine, by="score", score_order=True)
+    assert [c["score"] for c in largest] == [4, 4, 3, 3, 2, 2] and largest.more == 3  # the six largest, largest first
     assert slides.keep("inference.product.factors", range(20)).positions == tuple(range(12))
 
 
