@@ -43,7 +43,7 @@ from sklearn.naive_bayes import MultinomialNB  # noqa: E402
 
 from webnb import create_app  # noqa: E402
 from webnb.engine import read_corpus  # noqa: E402
-from webnb.engine.pages.insights import DEFAULT_ALPHAS  # noqa: E402
+from webnb.engine.records.insights import DEFAULT_ALPHAS  # noqa: E402
 
 CORPORA = REPO_ROOT.parent / "shared" / "corpora" / "20newsgroups-bydate"
 TARGET_PAGE_S = 2.0

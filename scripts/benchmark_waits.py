@@ -40,8 +40,8 @@ if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
 from scripts.newsgroups_app import TRAIN, counted_app  # noqa: E402
-from webnb.engine.pages import telling_words as telling_module  # noqa: E402
-from webnb.engine.pages.telling_words import SEED_TOP, telling_words  # noqa: E402
+from webnb.engine.records import telling_words as telling_module  # noqa: E402
+from webnb.engine.records.telling_words import SEED_TOP, telling_words  # noqa: E402
 from webnb.lesson.state import entry_defaults, parse_state  # noqa: E402
 
 TARGET_S = 0.5

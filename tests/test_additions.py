@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from webnb.engine import AnalysisOptions, Corpus, TrainingSet, VocabularyOptions, read_corpus
-from webnb.engine.pages.additions import (
+from webnb.engine.records.additions import (
     AdditionError,
     add_document,
     added_document_id,

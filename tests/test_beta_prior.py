@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from conftest import slow_but_the_first, soup_of
 
-from webnb.engine.pages.beta_prior import beta_curve, beta_prior
+from webnb.engine.records.beta_prior import beta_curve, beta_prior
 from webnb.lesson.beta_chart import BOTTOM, HEIGHT, LEFT, RIGHT, TOP, WIDTH, beta_chart
 
 PATH = "/corpora/match-reviews/parameters/prior"

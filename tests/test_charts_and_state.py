@@ -6,7 +6,7 @@ import math
 import pytest
 
 from webnb.engine.evaluation.heldout import hold_out
-from webnb.engine.pages.insights import alpha_sweep
+from webnb.engine.records.insights import alpha_sweep
 from webnb.examples import load_example_corpus
 from webnb.lesson.charts import sweep_chart
 from webnb.lesson.state import LessonState, TableState, parse_state

@@ -9,8 +9,8 @@ from fractions import Fraction as F
 import pytest
 
 from webnb.engine import Corpus, TrainingSet
-from webnb.engine.pages.confidence import TopPosterior, read_curve
-from webnb.engine.pages.insights import overconfidence
+from webnb.engine.records.confidence import TopPosterior, read_curve
+from webnb.engine.records.insights import overconfidence
 
 
 def match_was_sharp(n: int) -> F:

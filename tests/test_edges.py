@@ -9,7 +9,7 @@ from conftest import soup_of
 from scipy.stats import binomtest
 
 from webnb.engine.evaluation.scores import wilson_interval
-from webnb.engine.pages.insights import AlphaSweep, SweepPoint
+from webnb.engine.records.insights import AlphaSweep, SweepPoint
 from webnb.engine.shared.corpus import Corpus
 from webnb.lesson.state import counting_options
 from webnb.store.database import PublishedCorpus

@@ -17,7 +17,7 @@ CENTRAL = (
     "webnb.engine.io.readers.read_corpus", "webnb.engine.text.bag.BagOfWords", "webnb.engine.text.training.TrainingSet",
     "webnb.engine.text.models.fit_naive_bayes", "webnb.engine.text.trace.explain",
     "webnb.engine.evaluation.scores.evaluate", "webnb.engine.evaluation.scores.stratified_split",
-    "webnb.engine.evaluation.heldout.hold_out", "webnb.engine.pages.insights.alpha_sweep",
+    "webnb.engine.evaluation.heldout.hold_out", "webnb.engine.records.insights.alpha_sweep",
     "webnb.engine.gaussian.model.explain", "webnb.engine.shared.plain.fraction_text",
 )
 

@@ -11,7 +11,7 @@ from webnb.engine.evaluation.mistakes import Mistake, misclassified, mistake_pag
 from webnb.engine.evaluation.scores import ClassScores, Score, evaluate, stratified_split
 from webnb.engine.evaluation.sweep import MarkedSweep
 from webnb.engine.io.readers import read_corpus
-from webnb.engine.pages.insights import alpha_sweep
+from webnb.engine.records.insights import alpha_sweep
 from webnb.engine.shared.corpus import Corpus, CorpusError
 from webnb.engine.text.training import TrainingSet
 from webnb.examples import load_example_corpus

@@ -13,7 +13,7 @@ from sklearn.naive_bayes import BernoulliNB, MultinomialNB
 from webnb.engine import Corpus, evaluate
 from webnb.engine.evaluation.heldout import hold_out
 from webnb.engine.evaluation.scores import stratified_split
-from webnb.engine.pages.insights import DEFAULT_ALPHAS, alpha_sweep
+from webnb.engine.records.insights import DEFAULT_ALPHAS, alpha_sweep
 from webnb.examples import load_example_corpus
 
 HOSTILE = '<script>alert(1)</script>" onmouseover="x'

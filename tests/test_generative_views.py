@@ -549,7 +549,7 @@ def test_hostile_unknown_class_is_escaped_in_the_message(client):
 @pytest.mark.corpora
 def test_20_newsgroups_is_more_sure_than_right(app, client, shared_corpora):
     from webnb.engine import read_corpus
-    from webnb.engine.pages.insights import mean_document_length
+    from webnb.engine.records.insights import mean_document_length
 
     corpus = read_corpus(shared_corpora / "20newsgroups-bydate" / "train.jsonl.gz")
     corpus_id = app.extensions["webnb"]["catalog"].add(corpus, name="20 Newsgroups", source="test")

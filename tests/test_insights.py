@@ -23,7 +23,7 @@ from webnb.engine import (
     read_corpus,
     stratified_split,
 )
-from webnb.engine.pages.insights import (
+from webnb.engine.records.insights import (
     DEFAULT_ALPHAS,
     alpha_sweep,
     discriminative_words,
@@ -712,7 +712,7 @@ def test_log10_doubt_is_minus_infinity_when_the_other_classes_are_impossible(mat
 
 
 def test_calibration_by_hand(hand, hand_test):
-    from webnb.engine.pages.insights import calibration
+    from webnb.engine.records.insights import calibration
 
     matrix, labels = hand_test
     model = hand.model("multinomial", 1)
@@ -730,7 +730,7 @@ def test_calibration_by_hand(hand, hand_test):
 
 
 def test_calibration_leaves_undecidable_documents_out_of_the_mean(hand, hand_test):
-    from webnb.engine.pages.insights import calibration
+    from webnb.engine.records.insights import calibration
 
     matrix, labels = hand_test
     result = calibration(hand.model("multinomial", 0), matrix, labels)

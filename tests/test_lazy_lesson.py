@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from webnb.engine import SEED_EPSILON, Corpus, TrainingSet, explain
-from webnb.engine.pages import lesson as lesson_module
-from webnb.engine.pages.lesson import (
+from webnb.engine.records import lesson as lesson_module
+from webnb.engine.records.lesson import (
     PARTS,
     build_lesson,
     computed_parts,
@@ -17,7 +17,7 @@ from webnb.engine.pages.lesson import (
     find_underflow,
     log_space,
 )
-from webnb.engine.pages.parameter_table import WholeTable
+from webnb.engine.records.parameter_table import WholeTable
 from webnb.engine.text.trace import factor_of
 from webnb.examples import example_ids, load_example_corpus
 from webnb.lesson.state import STEPS

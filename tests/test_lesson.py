@@ -9,8 +9,8 @@ from fractions import Fraction
 import pytest
 
 from webnb.engine import SEED_EPSILON, AnalysisOptions, Corpus, TrainingSet, explain, read_corpus
-from webnb.engine.pages import lesson as lesson_module
-from webnb.engine.pages.lesson import (
+from webnb.engine.records import lesson as lesson_module
+from webnb.engine.records.lesson import (
     REPEAT_CAP,
     RepeatedProducts,
     _first_true,

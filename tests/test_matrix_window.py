@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from webnb.engine import AnalysisOptions, Analyzer, Corpus, TrainingSet
-from webnb.engine.pages.document_window import DOCUMENTS_PER_PAGE, document_pages, document_window
-from webnb.engine.pages.matrix_window import ROWS_PER_PAGE, WORDS_PER_PAGE, matrix_pages, matrix_window
+from webnb.engine.records.document_window import DOCUMENTS_PER_PAGE, document_pages, document_window
+from webnb.engine.records.matrix_window import ROWS_PER_PAGE, WORDS_PER_PAGE, matrix_pages, matrix_window
 from webnb.examples import load_example_corpus
 
 # The match reviews' vocabulary, alphabetical, and how many of the 5 reviews contain each word.

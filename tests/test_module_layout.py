@@ -133,13 +133,13 @@ def test_the_app_s_error_handlers_are_all_in_one_module():
 
 
 def test_the_classifier_never_imports_the_page_records():
-    """webnb/engine/text is the classifier; webnb/engine/pages builds on it, never the other way."""
+    """webnb/engine/text is the classifier; webnb/engine/records builds on it, never the other way."""
     graph = dependency_graph()
     core = {name for name in graph if name.startswith("webnb.engine.text")}
     assert {"webnb.engine.text.models", "webnb.engine.text.trace", "webnb.engine.text.bag"} <= core
-    assert "webnb.engine.pages.lesson" in graph
-    assert [(name, sorted(d for d in graph[name] if d.startswith("webnb.engine.pages"))) for name in sorted(core)
-            if any(d.startswith("webnb.engine.pages") for d in graph[name])] == []
+    assert "webnb.engine.records.lesson" in graph
+    assert [(name, sorted(d for d in graph[name] if d.startswith("webnb.engine.records"))) for name in sorted(core)
+            if any(d.startswith("webnb.engine.records") for d in graph[name])] == []
 
 
 def test_the_storage_side_never_reads_an_address():

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from webnb.engine import SEED_EPSILON, TrainingSet
-from webnb.engine.pages.parameter_table import WholeTable, parameter_pages, parameter_table, words_per_page
+from webnb.engine.records.parameter_table import WholeTable, parameter_pages, parameter_table, words_per_page
 from webnb.examples import load_example_corpus
 
 # The vocabulary of the match reviews, alphabetical: and, brilliant, composed, keeper, match, not, sharp, was.

@@ -9,8 +9,8 @@ from fractions import Fraction as F
 import pytest
 
 from webnb.engine import Corpus, TrainingSet
-from webnb.engine.pages.insights import sample_document
-from webnb.engine.pages.sampling import sample_story
+from webnb.engine.records.insights import sample_document
+from webnb.engine.records.sampling import sample_story
 from webnb.examples import load_example_corpus
 
 # Match reviews: documents of each class containing each word (no word repeats within a review).

@@ -9,8 +9,8 @@ import pytest
 
 from webnb.engine import AnalysisOptions, TrainingSet, VocabularyOptions, evaluate
 from webnb.engine.evaluation.heldout import hold_out
-from webnb.engine.pages.insights import discriminative_words
-from webnb.engine.pages.telling_words import compare_pairs, default_top, telling_words
+from webnb.engine.records.insights import discriminative_words
+from webnb.engine.records.telling_words import compare_pairs, default_top, telling_words
 from webnb.examples import load_example_corpus
 
 # Match reviews, multinomial, α = 1: θ(positive) = (c + 1)/18, θ(negative) = (c + 1)/16.
@@ -278,7 +278,7 @@ def test_the_lists_are_kept_per_model_and_settings(match_reviews):
     import gc
     import weakref
 
-    from webnb.engine.pages.telling_words import ToldLists
+    from webnb.engine.records.telling_words import ToldLists
 
     model, told = match_reviews.model("multinomial", 1), ToldLists()
     first = telling_words(model, "positive", "negative", k=5, top=3, told=told)

@@ -249,7 +249,7 @@ def test_bigram_comparison_matches_the_engine(client):
 def test_pairs_among_discriminative_words_come_from_the_bigram_model(client):
     data = words_json(client, "spam-ham", model="multinomial", alpha="1", k="20")
     held = hold_out(load_example_corpus("spam-ham"), AnalysisOptions(ngram_range=(1, 2)), VocabularyOptions())
-    from webnb.engine.pages.insights import discriminative_words
+    from webnb.engine.records.insights import discriminative_words
 
     found = discriminative_words(held.training.model("multinomial", "1"), "ham", "spam", k=20)
     expected = {

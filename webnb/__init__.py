@@ -23,7 +23,7 @@ def create_app(test_config=None, *, instance_path=None):
     from flask_wtf.csrf import CSRFProtect
 
     from webnb import errors, room
-    from webnb.engine.pages.telling_words import ToldLists
+    from webnb.engine.records.telling_words import ToldLists
     from webnb.hosting import outages, ratelimits, security, work, workspaces
     from webnb.hosting.cache import DEFAULT_CACHE_MB, Cache
     from webnb.hosting.catalog import Catalog

@@ -1,4 +1,4 @@
-"""Geometry of the Beta-prior chart (``webnb.engine.pages.beta_prior``): where each curve, estimate and tick goes, so
+"""Geometry of the Beta-prior chart (``webnb.engine.records.beta_prior``): where each curve, estimate and tick goes, so
 that the template only draws.
 
 The likelihood, the prior and the posterior are each scaled to their own peak. As densities the posterior of a
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from webnb.engine.pages.beta_prior import BetaPrior
+from webnb.engine.records.beta_prior import BetaPrior
 from webnb.lesson.charts import Tick
 
 WIDTH, HEIGHT = 760, 330

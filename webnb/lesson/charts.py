@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from webnb.engine.pages.insights import AlphaSweep
+from webnb.engine.records.insights import AlphaSweep
 
 WIDTH = 760
 PANEL_HEIGHT = 190

@@ -349,7 +349,7 @@ def inverse_penalty(text: str) -> float:
 
 def measure(text: str) -> str:
     """How the telling-words page ranks the words that tell two classes apart."""
-    from webnb.engine.pages.insights import DISCRIMINATIVE_MEASURES
+    from webnb.engine.records.insights import DISCRIMINATIVE_MEASURES
 
     return one_of(DISCRIMINATIVE_MEASURES)(text)
 

@@ -8,7 +8,7 @@ from flask import Blueprint, redirect, request, url_for
 
 from webnb.answers import wants_json
 from webnb.engine import CorpusError
-from webnb.engine.pages.additions import Addition, add_document, corpus_with_document, document_problem
+from webnb.engine.records.additions import Addition, add_document, corpus_with_document, document_problem
 from webnb.hosting.catalog import CorpusEntry
 from webnb.lesson.notation import NOTATIONS
 from webnb.lesson.state import MAX_TEXT_LENGTH, Parameter, entry_defaults, page_parameters, parse_state

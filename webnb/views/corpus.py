@@ -16,7 +16,7 @@ from webnb.engine.io.uploads import (
     parse_pasted_table,
     read_upload,
 )
-from webnb.engine.pages.document_window import DocumentWindow, document_pages, document_window
+from webnb.engine.records.document_window import DocumentWindow, document_pages, document_window
 from webnb.hosting.catalog import CorpusEntry
 from webnb.lesson.state import Parameter, page_parameters
 from webnb.store.database import CorpusSummary

@@ -11,7 +11,7 @@ from webnb.engine.evaluation.heldout import HeldOut
 from webnb.engine.evaluation.mistakes import Mistakes, misclassified, mistake_pages
 from webnb.engine.evaluation.scores import Score
 from webnb.engine.evaluation.sweep import MarkedSweep
-from webnb.engine.pages.insights import DEFAULT_ALPHAS, AlphaSweep, alpha_sweep
+from webnb.engine.records.insights import DEFAULT_ALPHAS, AlphaSweep, alpha_sweep
 from webnb.hosting.work import heavy
 from webnb.lesson.charts import sweep_chart
 from webnb.lesson.notation import NOTATIONS

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from flask import Blueprint, request
 
 from webnb.engine.evaluation.heldout import HeldOut
-from webnb.engine.pages.confidence import CurveReading, read_curve
-from webnb.engine.pages.insights import Calibration, calibration, overconfidence
-from webnb.engine.pages.sampling import SampleStory, sample_story
+from webnb.engine.records.confidence import CurveReading, read_curve
+from webnb.engine.records.insights import Calibration, calibration, overconfidence
+from webnb.engine.records.sampling import SampleStory, sample_story
 from webnb.lesson.charts import repeat_doubt_chart, repeat_posterior_chart
 from webnb.lesson.notation import NOTATIONS
 from webnb.lesson.state import Parameter, class_of_the_corpus, page_parameters, whole_number

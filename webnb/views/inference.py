@@ -5,7 +5,7 @@ from dataclasses import dataclass, replace
 
 from flask import Blueprint, request
 
-from webnb.engine.pages.lesson import PRODUCT_DEMONSTRATION, Lesson, build_lesson
+from webnb.engine.records.lesson import PRODUCT_DEMONSTRATION, Lesson, build_lesson
 from webnb.lesson import pages
 from webnb.lesson.notation import NOTATIONS
 from webnb.lesson.state import (

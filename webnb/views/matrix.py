@@ -6,8 +6,8 @@ from dataclasses import dataclass
 import numpy as np
 from flask import Blueprint, request
 
-from webnb.engine.pages.matrix_window import MatrixRow, MatrixWindow, matrix_pages
-from webnb.engine.pages.matrix_window import matrix_window as window_of
+from webnb.engine.records.matrix_window import MatrixRow, MatrixWindow, matrix_pages
+from webnb.engine.records.matrix_window import matrix_window as window_of
 from webnb.engine.text.bag import document_frequency
 from webnb.lesson import slides
 from webnb.lesson.slides import Kept

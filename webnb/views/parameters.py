@@ -6,8 +6,8 @@ from dataclasses import dataclass
 import numpy as np
 from flask import Blueprint, current_app, request
 
-from webnb.engine.pages.estimate import Estimate, estimate
-from webnb.engine.pages.parameter_table import WholeTable, parameter_pages, parameter_table
+from webnb.engine.records.estimate import Estimate, estimate
+from webnb.engine.records.parameter_table import WholeTable, parameter_pages, parameter_table
 from webnb.engine.text.models import NaiveBayes
 from webnb.lesson import slides
 from webnb.lesson.notation import NOTATIONS

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from flask import Blueprint, request
 
-from webnb.engine.pages.beta_prior import BetaPrior, beta_prior
+from webnb.engine.records.beta_prior import BetaPrior, beta_prior
 from webnb.engine.shared.numbers import ExactNumber
 from webnb.lesson.beta_chart import BetaChart, beta_chart
 from webnb.lesson.notation import NOTATIONS

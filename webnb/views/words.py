@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from flask import Blueprint, current_app, request
 
 from webnb.answers import is_htmx
-from webnb.engine.pages.telling_words import (
+from webnb.engine.records.telling_words import (
     FEATURE_SETS,
     SEED_TOP,
     THRESHOLD,

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from webnb.engine.evaluation.scores import Score
-from webnb.engine.pages.insights import AlphaSweep
+from webnb.engine.records.insights import AlphaSweep
 from webnb.engine.shared.plain import number
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from webnb.engine.pages.insights import Overconfidence, RepeatPoint
+from webnb.engine.records.insights import Overconfidence, RepeatPoint
 from webnb.engine.shared.plain import number
 
 PLOTTED_CLASSES = 6  # more lines than this cannot be told apart on a projector
@@ -137,7 +137,7 @@ def read_curve(
     Examples
     --------
     >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
-    >>> from webnb.engine.pages.insights import overconfidence
+    >>> from webnb.engine.records.insights import overconfidence
     >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
     >>> curve = overconfidence(training, "Tokyo Japan", kind="multinomial", alpha=1, max_repeats=30)
     >>> reading = read_curve(curve)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from webnb.engine.evaluation.heldout import HeldOut
 from webnb.engine.evaluation.scores import evaluate
-from webnb.engine.pages.insights import (
+from webnb.engine.records.insights import (
     DiscriminativeWords,
     WordLists,
     discriminative_words,

@@ -14,7 +14,7 @@ from fractions import Fraction
 import numpy as np
 import scipy.sparse as sp
 
-from webnb.engine.pages.insights import SampledDocument, mean_document_length, sample_document
+from webnb.engine.records.insights import SampledDocument, mean_document_length, sample_document
 from webnb.engine.shared.plain import fraction_text, number, ratio_text
 from webnb.engine.text.models import NaiveBayes
 from webnb.engine.text.training import TrainingSet

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from webnb.engine.pages.document_window import DOCUMENTS_PER_PAGE
+from webnb.engine.records.document_window import DOCUMENTS_PER_PAGE
 from webnb.engine.text.bag import document_frequency
 from webnb.engine.text.training import TrainingSet
 

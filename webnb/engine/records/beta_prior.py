@@ -30,7 +30,7 @@ from fractions import Fraction
 import numpy as np
 from scipy.special import betaln, xlog1py, xlogy
 
-from webnb.engine.pages.estimate import Estimate, estimate
+from webnb.engine.records.estimate import Estimate, estimate
 from webnb.engine.shared.plain import fraction_text, number, ratio_text
 from webnb.engine.text.models import NaiveBayes
 
