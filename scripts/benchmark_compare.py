@@ -39,12 +39,12 @@ from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
+from scripts.newsgroups_app import TEST, TRAIN  # noqa: E402
 from webnb.engine import TrainingSet, read_corpus  # noqa: E402
 from webnb.engine.evaluation.comparison import stopping_rule  # noqa: E402
 from webnb.engine.evaluation.heldout import on_test_corpus  # noqa: E402
 from webnb.engine.text.discriminative import fit_softmax_regression  # noqa: E402
 
-CORPORA = REPO_ROOT.parent / "shared" / "corpora" / "20newsgroups-bydate"
 TARGET_FIT_S = 10.0
 TARGET_ACCURACY_POINTS = 1.0
 
@@ -55,8 +55,8 @@ def main(argv=None) -> int:
     parser.add_argument("--C", type=float, default=1.0, help="inverse penalty strength, for both (default 1)")
     parser.add_argument("--sklearn-max-iter", type=int, default=100,
                         help="scikit-learn's iteration cap (default 100, its own default; 1000 runs it to tol)")
-    parser.add_argument("--train", default=str(CORPORA / "train.jsonl.gz"))
-    parser.add_argument("--test", default=str(CORPORA / "test.jsonl"))
+    parser.add_argument("--train", default=str(TRAIN))
+    parser.add_argument("--test", default=str(TEST))
     parser.add_argument("--json", dest="json_path")
     args = parser.parse_args(argv)
 

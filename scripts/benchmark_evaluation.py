@@ -41,11 +41,11 @@ import sklearn  # noqa: E402
 from sklearn.metrics import accuracy_score, confusion_matrix  # noqa: E402
 from sklearn.naive_bayes import MultinomialNB  # noqa: E402
 
+from scripts.newsgroups_app import TEST, TRAIN  # noqa: E402
 from webnb import create_app  # noqa: E402
 from webnb.engine import read_corpus  # noqa: E402
 from webnb.engine.records.insights import DEFAULT_ALPHAS  # noqa: E402
 
-CORPORA = REPO_ROOT.parent / "shared" / "corpora" / "20newsgroups-bydate"
 TARGET_PAGE_S = 2.0
 TARGET_SWEEP_S = 3.0
 
@@ -59,8 +59,8 @@ def timed(work) -> float:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--train", default=str(CORPORA / "train.jsonl.gz"))
-    parser.add_argument("--test", default=str(CORPORA / "test.jsonl"))
+    parser.add_argument("--train", default=str(TRAIN))
+    parser.add_argument("--test", default=str(TEST))
     parser.add_argument("--json", dest="json_path")
     args = parser.parse_args(argv)
 

@@ -21,8 +21,6 @@ multiply, zero, smooth or underflow, and the comparison would set a whole lesson
 from __future__ import annotations
 
 import argparse
-import json
-import platform
 import statistics
 import sys
 import time
@@ -32,7 +30,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from scripts.newsgroups_app import TRAIN, counted_app  # noqa: E402
+from scripts.newsgroups_app import TRAIN, counted_app, write_figures  # noqa: E402
 from webnb.lesson.state import STEPS  # noqa: E402
 
 BUILT_IN = "match-reviews"
@@ -125,9 +123,7 @@ def main(argv=None) -> int:
     print(f"{len(judged) - len(failed)} of {len(judged)} within {TARGET_RATIO:g}× ({'PASS' if not failed else 'FAIL'})")
 
     if args.json_path:
-        figures = {
-            "python": platform.python_version(),
-            "machine": platform.machine(),
+        write_figures(args.json_path, {
             "repeat": args.repeat,
             "text": args.text,
             "storing_s": storing,
@@ -136,8 +132,7 @@ def main(argv=None) -> int:
             "judged_on": args.judge,
             "rows": rows,
             "pass": not failed,
-        }
-        Path(args.json_path).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+        })
     return 0 if not failed else 1
 
 

@@ -28,8 +28,6 @@ the figures. Exits 1 if any figure fails.
 from __future__ import annotations
 
 import argparse
-import json
-import platform
 import statistics
 import sys
 import time
@@ -39,7 +37,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from scripts.newsgroups_app import TRAIN, counted_app  # noqa: E402
+from scripts.newsgroups_app import TRAIN, counted_app, write_figures  # noqa: E402
 from webnb.engine.records import telling_words as telling_module  # noqa: E402
 from webnb.engine.records.telling_words import SEED_TOP, telling_words  # noqa: E402
 from webnb.lesson.state import entry_defaults, parse_state  # noqa: E402
@@ -186,9 +184,7 @@ def main(argv=None) -> int:
     print(f"{len(rows) - len(failed)} of {len(rows)} within {TARGET_S:g} s ({'PASS' if not failed else 'FAIL'})")
 
     if args.json_path:
-        figures = {
-            "python": platform.python_version(),
-            "machine": platform.machine(),
+        write_figures(args.json_path, {
             "repeats": repeats,
             "storing_s": storing,
             "counting_s": counting,
@@ -196,8 +192,7 @@ def main(argv=None) -> int:
             "target_s": TARGET_S,
             "rows": rows,
             "pass": not failed,
-        }
-        Path(args.json_path).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+        })
     return 0 if not failed else 1
 
 

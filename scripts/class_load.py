@@ -504,6 +504,18 @@ def checks(figures: dict) -> list[tuple[str, bool, str]]:
     return results
 
 
+def report(figures: dict, results: list[tuple[str, bool | None, str]], json_path: Path | None) -> None:
+    """Print the figures, then each check (``ok`` None: a figure shown, not judged); write both to ``json_path``.
+
+    scripts/follow_load.py reports the same way."""
+    figures["checks"] = [{"check": name, "pass": ok, "value": value} for name, ok, value in results]
+    print(json.dumps({k: v for k, v in figures.items() if k != "checks"}, indent=2, ensure_ascii=False))
+    for name, ok, value in results:
+        print(f"{'INFO' if ok is None else 'PASS' if ok else 'FAIL'}  {name}: {value}")
+    if json_path:
+        json_path.write_text(json.dumps(figures, indent=2, ensure_ascii=False))
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--students", type=int, default=300)
@@ -528,12 +540,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="webnb-class-load-") as folder:
         figures = run(args, Path(folder))
     results = checks(figures)
-    figures["checks"] = [{"check": name, "pass": ok, "value": value} for name, ok, value in results]
-    print(json.dumps({k: v for k, v in figures.items() if k != "checks"}, indent=2, ensure_ascii=False))
-    for name, ok, value in results:
-        print(f"{'PASS' if ok else 'FAIL'}  {name}: {value}")
-    if args.json:
-        args.json.write_text(json.dumps(figures, indent=2, ensure_ascii=False))
+    report(figures, results, args.json)
     return 0 if all(ok for _, ok, _ in results) else 1
 
 

@@ -50,7 +50,7 @@ from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from class_load import CORPUS, CORPUS_ID, REVIEW, STEPS, summary  # noqa: E402
+from class_load import CORPUS, CORPUS_ID, REVIEW, STEPS, report, summary  # noqa: E402
 from loadtest import (  # noqa: E402
     HOST,
     Database,
@@ -59,6 +59,7 @@ from loadtest import (  # noqa: E402
     free_port,
     is_loopback_url,
     stop_process_group,
+    wait_until_answering,
 )
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -420,19 +421,15 @@ class EventsServer:
             cwd=folder, env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
 
     def wait_until_ready(self, timeout: float = 60.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"webnb events exited with {self.process.returncode}")
-            try:
-                connection = http.client.HTTPConnection(HOST, self.port, timeout=5)
-                connection.request("GET", "/")
-                connection.getresponse().read()
-                connection.close()
-                return
-            except OSError:
-                time.sleep(0.2)
-        raise RuntimeError("webnb events did not answer")
+        wait_until_answering(self.process, "webnb events", self.answers, timeout)
+
+    def answers(self) -> bool:
+        """Any answer to a GET of / will do: the server is listening."""
+        connection = http.client.HTTPConnection(HOST, self.port, timeout=5)
+        connection.request("GET", "/")
+        connection.getresponse().read()
+        connection.close()
+        return True
 
     def stop(self) -> None:
         stop_process_group(self.process)
@@ -641,12 +638,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="webnb-follow-load-") as folder:
         figures = run(args, Path(folder))
     results = checks(figures, args.hostile)
-    figures["checks"] = [{"check": name, "pass": ok, "value": value} for name, ok, value in results]
-    print(json.dumps({k: v for k, v in figures.items() if k != "checks"}, indent=2, ensure_ascii=False))
-    for name, ok, value in results:
-        print(f"{'INFO' if ok is None else 'PASS' if ok else 'FAIL'}  {name}: {value}")
-    if args.json:
-        args.json.write_text(json.dumps(figures, indent=2, ensure_ascii=False))
+    report(figures, results, args.json)
     return 0 if all(ok is not False for _, ok, _ in results) else 1
 
 

@@ -37,7 +37,6 @@ import json
 import os
 import re
 import secrets
-import signal
 import statistics
 import subprocess
 import sys
@@ -49,11 +48,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from loadtest import HOST, free_port, stop_process_group, wait_until_answering  # noqa: E402
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CORPORA = REPO_ROOT.parent / "shared" / "corpora"
 ATTACKED = ("flood-news", CORPORA / "20newsgroups-bydate" / "train.jsonl.gz", "20 Newsgroups (training part)")
 VICTIMS = ("victim-sentences", CORPORA / "sentence-polarity-v1.0" / "all.jsonl", "Sentence polarity")
-HOST = "127.0.0.1"
 ATTACKER_ADDRESS, WARM_UP_ADDRESS = "203.0.113.66", "192.0.2.1"
 DEFAULT_FLOOD_OPTIONS = ("stop_words=english", "ngrams=1-2")
 SAMPLE_EVERY_SECONDS = 2.0
@@ -291,29 +292,12 @@ def start_gunicorn(args, env: dict, port: int, log) -> subprocess.Popen:
 
 
 def wait_until_ready(process: subprocess.Popen, port: int, timeout: float = 90.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"gunicorn exited with {process.returncode}")
-        try:
-            if request(port, "/corpora", WARM_UP_ADDRESS, timeout=5)[0] == 200:
-                return
-        except OSError:
-            pass
-        time.sleep(0.3)
-    raise RuntimeError("gunicorn did not answer")
+    wait_until_answering(process, "gunicorn", lambda: request(port, "/corpora", WARM_UP_ADDRESS, timeout=5)[0] == 200,
+                         timeout, every=0.3)
 
 
 def stop(process: subprocess.Popen) -> None:
-    if process.poll() is None:
-        try:
-            os.killpg(process.pid, signal.SIGTERM)
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-        except ProcessLookupError:
-            pass
+    stop_process_group(process, grace_seconds=20)
 
 
 def worker_pids(master: int) -> list[int]:
@@ -340,14 +324,6 @@ def memory_mb(pid: int) -> tuple[float, float]:
     except OSError:
         return 0.0, 0.0
     return values.get("VmRSS:", 0.0), values.get("VmHWM:", 0.0)
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind((HOST, 0))
-        return probe.getsockname()[1]
 
 
 # -- the run -----------------------------------------------------------------------------------------------------

@@ -216,17 +216,37 @@ def is_loopback_url(url: str) -> bool:
 
 # -- the server ---------------------------------------------------------------------------------------------------
 
-def stop_process_group(process: subprocess.Popen) -> None:
-    """Stop a server started with ``start_new_session=True``, its children with it: SIGTERM, then SIGKILL after 15 s."""
+def stop_process_group(process: subprocess.Popen, grace_seconds: float = 15.0) -> None:
+    """Stop a server started with ``start_new_session=True``, its children with it: SIGTERM, then SIGKILL after
+    ``grace_seconds``."""
     if process.poll() is None:
         try:
             os.killpg(process.pid, signal.SIGTERM)
-            process.wait(timeout=15)
+            process.wait(timeout=grace_seconds)
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
         except ProcessLookupError:
             pass
+
+
+def wait_until_answering(process: subprocess.Popen, name: str, answers, timeout: float, every: float = 0.2,
+                         log_tail=lambda: "") -> None:
+    """Ask ``answers()`` every ``every`` seconds until it is true (an OSError counts as no answer yet).
+
+    Raises RuntimeError, ending with ``log_tail()``, when ``process`` (the server called ``name``) exits first or
+    ``timeout`` seconds pass."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{name} exited with {process.returncode}{log_tail()}")
+        try:
+            if answers():
+                return
+        except OSError:
+            pass
+        time.sleep(every)
+    raise RuntimeError(f"{name} did not answer within {timeout:.0f} s{log_tail()}")
 
 
 def free_port() -> int:
@@ -310,18 +330,8 @@ class Gunicorn:
                                         start_new_session=True)
 
     def wait_until_ready(self, timeout: float = 60.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"gunicorn exited with {self.process.returncode}:\n{self.log_tail()}")
-            try:
-                status, _, _ = http_get(self.port, "/corpora", timeout=5)
-                if status == 200:
-                    return
-            except OSError:
-                pass
-            time.sleep(0.2)
-        raise RuntimeError(f"gunicorn did not answer within {timeout:.0f} s:\n{self.log_tail()}")
+        wait_until_answering(self.process, "gunicorn", lambda: http_get(self.port, "/corpora", timeout=5)[0] == 200,
+                             timeout, log_tail=lambda: f":\n{self.log_tail()}")
 
     def stop(self) -> None:
         stop_process_group(self.process)

@@ -38,24 +38,32 @@ class Pin:
     sha256: str
 
 
+# A pin a line a part: package and version; the member of its tarball and where it goes; the member's sha256.
 PINS: tuple[Pin, ...] = (
     # htmx: served to every page (static/ is packed into the wheel).
-    Pin("htmx.org", "2.0.11", "dist/htmx.min.js", "static/vendor/htmx.min.js",
+    Pin("htmx.org", "2.0.11",
+        "dist/htmx.min.js", "static/vendor/htmx.min.js",
         "d6fdc75f204e6bdefa99b69bf1e6d4ac69b8a364f77929f45c13476b4000f717"),
-    Pin("htmx.org", "2.0.11", "LICENSE", "static/vendor/htmx.LICENSE",
+    Pin("htmx.org", "2.0.11",
+        "LICENSE", "static/vendor/htmx.LICENSE",
         "d3d2456f76414f2456104660ebd65aff1c04cd7966b942bdabd63f3cdb316a38"),
     # htmx's server-sent events extension (0BSD, as htmx): the pages of a class in the room hear the lecturer's moves
     # through it. 2.2.4 asks for htmx ^2.0.2, which the htmx above satisfies.
-    Pin("htmx-ext-sse", "2.2.4", "dist/sse.min.js", "static/vendor/sse-extension.min.js",
+    Pin("htmx-ext-sse", "2.2.4",
+        "dist/sse.min.js", "static/vendor/sse-extension.min.js",
         "98a46496de0c3605fbffdce9167ba427bdd9553184f83f149c261891a92c0136"),
-    Pin("htmx-ext-sse", "2.2.4", "LICENSE", "static/vendor/sse-extension.LICENSE",
+    Pin("htmx-ext-sse", "2.2.4",
+        "LICENSE", "static/vendor/sse-extension.LICENSE",
         "a17d224ce9afdc21ec9491b76a2f5d036d19aa641ac4f85ca29c21f9f7e54fdf"),
     # axe-core: accessibility checks in the browser tests only (MPL-2.0; axe.min.js bundles MIT-licensed code).
-    Pin("axe-core", "4.14.1", "axe.min.js", "tests/vendor/axe.min.js",
+    Pin("axe-core", "4.14.1",
+        "axe.min.js", "tests/vendor/axe.min.js",
         "29348999450cdf2849a8e70b7912fc2da85a849da39c0d0d5394f51d4a9ed95c"),
-    Pin("axe-core", "4.14.1", "LICENSE", "tests/vendor/axe-core.LICENSE",
+    Pin("axe-core", "4.14.1",
+        "LICENSE", "tests/vendor/axe-core.LICENSE",
         "af175b9d96ee93c21a036152e1b905b0b95304d4ae8c2c921c7609100ba8df7e"),
-    Pin("axe-core", "4.14.1", "LICENSE-3RD-PARTY.txt", "tests/vendor/axe-core.LICENSE-3RD-PARTY.txt",
+    Pin("axe-core", "4.14.1",
+        "LICENSE-3RD-PARTY.txt", "tests/vendor/axe-core.LICENSE-3RD-PARTY.txt",
         "4f8563870d0fca38bbc3e00b6f670cb7fa9f380ba9f26a7f7d1184a6b18b1653"),
 )
 

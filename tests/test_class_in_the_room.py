@@ -241,6 +241,7 @@ def test_joining_an_ended_class_says_so(app, client):
 # --- guessing, limited in hosted mode ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # 300 students join: over a second
 def test_a_lecture_hall_of_300_behind_one_address_all_get_in(make_hosted_app):
     app = make_hosted_app()
     lecture = started(app)

@@ -3,8 +3,7 @@ before any cache is asked, so caches warmed by the owner never answer another wo
 from __future__ import annotations
 
 import pytest
-from conftest import pasted_id
-from test_workspaces import student
+from test_workspaces import alice_and_bob, student
 
 # Alice's private corpus has the classes of the built-in match reviews, so it is a valid test corpus for them;
 # its labels are the opposite of what the match reviews teach, so every document is misclassified and listed.
@@ -29,9 +28,7 @@ def lesson_routes(app) -> list[str]:
 
 @pytest.mark.slow  # about 1 s
 def test_a_test_corpus_id_is_authorised_before_any_cache(hosted_app):
-    app = hosted_app()
-    alice, bob = student(app), student(app)
-    alice_id = pasted_id(alice, ALICE_CORPUS, "Alice's private corpus")
+    app, alice, bob, alice_id = alice_and_bob(hosted_app, ALICE_CORPUS, "Alice's private corpus")
     routes = lesson_routes(app)
     assert len(routes) >= 25
     query = f"test={alice_id}&document=0&from=test&step=decision&model=multinomial&alpha=1"
@@ -62,9 +59,7 @@ def test_a_test_corpus_id_is_authorised_before_any_cache(hosted_app):
 
 
 def test_the_owner_still_sees_her_test_corpus_after_another_workspace_asked(hosted_app):
-    app = hosted_app()
-    alice, bob = student(app), student(app)
-    alice_id = pasted_id(alice, ALICE_CORPUS, "Alice's private corpus")
+    app, alice, bob, alice_id = alice_and_bob(hosted_app, ALICE_CORPUS, "Alice's private corpus")
     # Bob asks first (nothing cached for him), then Alice: she sees her four documents scored.
     refused = bob.get(f"/corpora/match-reviews/evaluation?test={alice_id}&format=json").get_json()
     assert "There is no test corpus" in refused["error"]
@@ -74,9 +69,7 @@ def test_the_owner_still_sees_her_test_corpus_after_another_workspace_asked(host
 
 
 def test_the_compare_cache_is_keyed_by_the_test_corpus_owner(hosted_app):
-    app = hosted_app()
-    alice, bob = student(app), student(app)
-    alice_id = pasted_id(alice, ALICE_CORPUS, "Alice's private corpus")
+    app, alice, bob, alice_id = alice_and_bob(hosted_app, ALICE_CORPUS, "Alice's private corpus")
     url = f"/corpora/match-reviews/compare?test={alice_id}&format=json"
     assert alice.get(url).get_json()["comparison"] is not None
     refused = bob.get(url).get_json()

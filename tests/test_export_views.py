@@ -4,6 +4,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from pathlib import PurePath
 
 import pytest
 from bs4 import BeautifulSoup
@@ -82,18 +83,30 @@ def test_notebook_refuses_what_it_cannot_reproduce(client):
     assert response.status_code == 400 and "stemmer" in response.get_data(as_text=True)
 
 
-@pytest.mark.parametrize("path, filename, content_type", [
-    ("matrix.csv", "match-reviews-matrix.csv", "text/csv; charset=utf-8"),
-    ("parameters.csv", "match-reviews-parameters.csv", "text/csv; charset=utf-8"),
-    ("priors.csv", "match-reviews-priors.csv", "text/csv; charset=utf-8"),
-    ("evaluation.csv", "match-reviews-evaluation.csv", "text/csv; charset=utf-8"),
-    ("confusion.csv", "match-reviews-confusion.csv", "text/csv; charset=utf-8"),
-    ("predictions.csv", "match-reviews-predictions.csv", "text/csv; charset=utf-8"),
-    ("notebook.ipynb", "match-reviews-lesson.ipynb", "application/x-ipynb+json"),
-])
-def test_every_download_is_an_attachment_named_after_the_corpus(client, path, filename, content_type):
-    response = client.get(f"/corpora/match-reviews/export/{path}", query_string={"test": "training"})
+# The type a download is sent as, by the ending of the name it is saved as.
+CONTENT_TYPES = {".csv": "text/csv; charset=utf-8", ".ipynb": "application/x-ipynb+json"}
+# Each download of a text lesson: its path after /corpora/match-reviews/export/, and the name it is saved as.
+TEXT_DOWNLOADS = {
+    "matrix.csv": "match-reviews-matrix.csv",
+    "parameters.csv": "match-reviews-parameters.csv",
+    "priors.csv": "match-reviews-priors.csv",
+    "evaluation.csv": "match-reviews-evaluation.csv",
+    "confusion.csv": "match-reviews-confusion.csv",
+    "predictions.csv": "match-reviews-predictions.csv",
+    "notebook.ipynb": "match-reviews-lesson.ipynb",
+}
+
+
+def assert_an_attachment(response, filename: str) -> None:
+    """A download saved as ``filename``, sent as its type (CONTENT_TYPES) and never sniffed as another. The
+    downloads of a table's lesson are checked alike (tests/test_gaussian_views.py)."""
     assert response.status_code == 200
     assert response.headers["Content-Disposition"] == f'attachment; filename="{filename}"'
-    assert response.headers["Content-Type"] == content_type
+    assert response.headers["Content-Type"] == CONTENT_TYPES[PurePath(filename).suffix]
     assert response.headers["X-Content-Type-Options"] == "nosniff"
+
+
+@pytest.mark.parametrize("path, filename", TEXT_DOWNLOADS.items())
+def test_every_download_is_an_attachment_named_after_the_corpus(client, path, filename):
+    assert_an_attachment(client.get(f"/corpora/match-reviews/export/{path}", query_string={"test": "training"}),
+                         filename)

@@ -53,6 +53,7 @@ def expected_rows(explanation: dict) -> tuple[list[str], list[str]]:
     return [c["class"] for c in classes], [first[j]["feature"] for j in features]
 
 
+@pytest.mark.slow  # about a second: the digits table's slides
 def test_a_digits_slide_names_the_rows_it_shows_and_how_many_more(client, digits):
     _, twin = step_slide(client, digits, "densities")
     explanation = twin["explanation"]
@@ -63,6 +64,7 @@ def test_a_digits_slide_names_the_rows_it_shows_and_how_many_more(client, digits
     assert classes[0] == explanation["decision"]
 
 
+@pytest.mark.slow  # every step of the digits table: over a second
 def test_every_digits_step_slide_shows_the_chosen_rows_with_the_twins_numbers(client, digits):
     for step in STEPS:
         slide, twin = step_slide(client, digits, step)

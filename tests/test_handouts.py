@@ -53,6 +53,7 @@ def test_the_whole_lecture_has_every_slide_of_the_walk_in_order_with_the_state_o
     assert "positive" in words(decision)
 
 
+@pytest.mark.slow  # the whole lecture twice: over a second
 def test_two_slides_per_page_pairs_the_slides(client):
     soup = lecture(client, query=f"{SETTINGS}&per_page=2")
     sheets = soup.select(".handout-sheet")
@@ -209,6 +210,7 @@ def test_slides_carry_no_download_links(client):
     assert soup.select('svg[data-figure="sweep"]') and not soup.select(".figure-download")
 
 
+@pytest.mark.slow  # the whole lecture, twice: over a second
 def test_slides_still_being_computed_are_named_and_the_page_reloads_itself(app, client, monkeypatch):
     """A large corpus is counted in the background: the handout first shows the progress of counting (as every page
     does), then the slides whose numbers are still being computed say so, link to their progress and the page asks

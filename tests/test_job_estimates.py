@@ -9,6 +9,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 from conftest import soup_of
+from test_job_fairness import hold_a_worker
+from test_progress_and_sharing_views import three_of_twelve_steps_done
 
 from webnb import create_app
 from webnb.hosting import jobs as jobs_module
@@ -97,15 +99,8 @@ def test_a_job_starts_when_a_worker_takes_it_and_says_so_while_it_waits(monkeypa
     clock = iter([STARTED, STARTED + timedelta(seconds=30)])
     monkeypatch.setattr(jobs_module, "utc_now", lambda: next(clock))
     jobs = Jobs(workers=1)
-    started, release = threading.Event(), threading.Event()
-
-    def hold(job):
-        started.set()
-        release.wait(timeout=30)
-        return "/held"
-
-    holder = jobs.start("Holding the worker", hold)
-    assert started.wait(timeout=30)
+    release = threading.Event()
+    holder = hold_a_worker(jobs, "Holding the worker", release)
     waiting = jobs.start("Counting", lambda job: "/counted", key="count")
     try:
         assert holder.started_at == STARTED and not holder.waiting
@@ -145,16 +140,8 @@ def test_the_page_and_its_json_twin_agree_in_this_process_and_another(two_proces
     monkeypatch.setattr(jobs_module, "utc_now", lambda: STARTED)
     monkeypatch.setattr(jobs_module, "SAVE_EVERY_SECONDS", 0)  # every report is written at once
     monkeypatch.setattr(job_views, "clock", lambda: NOW)
-    reported, release = threading.Event(), threading.Event()
-
-    def work(job):
-        job.report(3, 12)
-        reported.set()
-        release.wait(timeout=30)
-        return "/corpora"
-
-    job = one.extensions["webnb"]["jobs"].start("Counting the words of 12 documents", work, unit="steps")
-    assert reported.wait(timeout=30)
+    release = threading.Event()
+    job = three_of_twelve_steps_done(one.extensions["webnb"]["jobs"], "Counting the words of 12 documents", release)
     try:
         here, there = page_and_twin(one.test_client(), job.id), page_and_twin(two.test_client(), job.id)
         read_back = two.extensions["webnb"]["jobs"].get(job.id)

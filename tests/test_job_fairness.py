@@ -25,19 +25,27 @@ from webnb.store.database import PublishedCorpus
 from webnb.views.common import LARGE_CORPUS
 
 
-@contextmanager
-def one_busy_worker(max_queued=None, workspace="holder", address="holder's address"):
-    """Jobs with one worker, held by a job of ``workspace`` until the block ends; then every job runs out."""
-    jobs = Jobs(workers=1, max_queued=max_queued)
-    started, release = threading.Event(), threading.Event()
+def hold_a_worker(jobs, title: str, release: threading.Event, **where):
+    """Start a job titled ``title`` (``where``: its workspace, its address) that holds its worker, and the slot for
+    heavy work if it takes one, until ``release`` is set; return the job once it runs."""
+    started = threading.Event()
 
     def hold(job):
         started.set()
         release.wait(timeout=30)
         return "/held"
 
-    jobs.start("Holding the worker", hold, workspace=workspace, address=address)
+    job = jobs.start(title, hold, **where)
     assert started.wait(timeout=30)
+    return job
+
+
+@contextmanager
+def one_busy_worker(max_queued=None, workspace="holder", address="holder's address"):
+    """Jobs with one worker, held by a job of ``workspace`` until the block ends; then every job runs out."""
+    jobs = Jobs(workers=1, max_queued=max_queued)
+    release = threading.Event()
+    hold_a_worker(jobs, "Holding the worker", release, workspace=workspace, address=address)
     try:
         yield jobs
     finally:
@@ -144,16 +152,9 @@ class SavedRows:
 @pytest.mark.slow  # about 1 s
 def test_a_waiting_jobs_row_is_written_again_so_that_no_process_takes_it_for_stopped(monkeypatch):
     monkeypatch.setattr(jobs_module, "REFRESH_WAITING_SECONDS", 0)  # every time a job ends
-    storage, started, release = SavedRows(), threading.Event(), threading.Event()
+    storage, release = SavedRows(), threading.Event()
     jobs = Jobs(workers=1, storage=storage)
-
-    def hold(job):
-        started.set()
-        release.wait(timeout=30)
-        return "/held"
-
-    jobs.start("Holding the worker", hold, workspace="holder")
-    assert started.wait(timeout=30)
+    hold_a_worker(jobs, "Holding the worker", release, workspace="holder")
     waiting = jobs.start("Splitting", lambda job: "/split", key="seed 1", workspace="A")
     assert storage.rows[-1] == (waiting.id, "running")
     release.set()
@@ -167,7 +168,7 @@ def test_a_waiting_jobs_row_stays_fresh_while_another_job_runs_long(monkeypatch)
     """A job may wait minutes behind a long one; the thread waiting for the slot for heavy work keeps its row
     fresh meanwhile, or another process's progress page would call it stopped after STALE_AFTER_SECONDS."""
     monkeypatch.setattr(jobs_module, "REFRESH_WAITING_SECONDS", 0.01)
-    refreshed, started, release = threading.Event(), threading.Event(), threading.Event()
+    refreshed, release = threading.Event(), threading.Event()
 
     class Rows(SavedRows):
         def save_job(self, job):
@@ -178,14 +179,7 @@ def test_a_waiting_jobs_row_stays_fresh_while_another_job_runs_long(monkeypatch)
     storage = Rows()
     jobs = Jobs(workers=2, storage=storage)
     jobs.heavy_work = HeavyWork(1)
-
-    def hold(job):
-        started.set()
-        release.wait(timeout=30)
-        return "/held"
-
-    jobs.start("Holding the slot", hold, workspace="holder")
-    assert started.wait(timeout=30)
+    hold_a_worker(jobs, "Holding the slot", release, workspace="holder")
     waiting = jobs.start("Splitting", lambda job: "/split", key="seed 1", workspace="A")
     try:
         assert refreshed.wait(timeout=30)  # written again while the long job still holds the slot

@@ -24,8 +24,10 @@ def test_progress_is_one_reading_of_a_job():
     assert Progress.of(Job(id="x", title="Starting")).fraction is None  # nothing counted yet: no fraction
 
 
-def test_a_running_job_as_page_fragment_and_json(app, client):
-    reported, release = threading.Event(), threading.Event()
+def three_of_twelve_steps_done(jobs, title: str, release: threading.Event):
+    """Start a job titled ``title`` that reports 3 of 12 steps done and then waits for ``release`` (until then, what
+    its progress page shows is fixed); return it once it has reported. Done, it leads to /corpora."""
+    reported = threading.Event()
 
     def work(job):
         job.report(3, 12)
@@ -33,9 +35,15 @@ def test_a_running_job_as_page_fragment_and_json(app, client):
         release.wait(timeout=30)
         return "/corpora"
 
+    job = jobs.start(title, work, unit="steps")
+    assert reported.wait(timeout=30)
+    return job
+
+
+def test_a_running_job_as_page_fragment_and_json(app, client):
+    release = threading.Event()
     jobs = app.extensions["webnb"]["jobs"]
-    job = jobs.start("Waiting for the test", work, unit="steps")
-    assert reported.wait(timeout=30)  # what the page shows is fixed until the work is released
+    job = three_of_twelve_steps_done(jobs, "Waiting for the test", release)
     try:
         page = soup_of(client.get(f"/jobs/{job.id}"))
         assert page.find("html") and page.h1.text == "Waiting for the test"

@@ -299,27 +299,31 @@ def test_error_on_the_last_line_loads_nothing():
 # --- errors: CSV and TSV --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "fmt, content, message",
-    [
-        ("csv", "category,text\nspam,x\n", r"line 1: no 'label' column\. The columns are 'category', 'text'"),
-        ("csv", "label,body\nspam,x\n", r"line 1: no 'text' column\. The columns are 'label', 'body'"),
-        ("tsv", "category\ttext\nspam\tx\n", r"line 1: no 'label' column\. The columns are 'category', 'text'"),
-        ("csv", "label;text\nspam;x\n",
-         r"line 1: no 'label' column\. The columns are 'label;text'.*only one column.*comma"),
-        ("tsv", "label,text\nspam,x\n", r"line 1: no 'label' column.*only one column.*separated by a tab"),
-        ("csv", "label,text\nspam,x\nham\n", r"line 3: only 1 of the 2 fields \('label', 'text'\)"),
-        ("tsv", "label\ttext\nspam\tx\nham\n", r"line 3: only 1 of the 2 fields"),
-        ("csv", "id,label,text\n1,spam,x\n2,ham\n", r"line 3: only 2 of the 3 fields"),
-        ("csv", "label,text\nspam,x\nham,Hello, world\n",
-         r"line 3: 3 fields, but the first row names only 2.*comma must be in double quotes"),
-        ("tsv", "label\ttext\nham\tHello\tworld\n", r"line 2: 3 fields.*contains a tab must be in double quotes"),
-        ("csv", "label,text\nspam,x\n  ,y\n", r"line 3: the 'label' column is empty"),
-        ("csv", 'label,text\nspam,x\nham,"never closed\nspam,y\n', r"line 3: not valid CSV.*must end with one"),
-        ("csv", 'label,text\nham,"quoted" then more\n', r"line 2: not valid CSV"),
-        ("tsv", 'label\ttext\nspam\tx\nham\t"never closed\n', r"line 3: not valid TSV"),
-    ],
-)
+# Uploads the reader refuses, by format: (the upload, a pattern of the refusal, which names the line).
+CSV_REFUSALS = [
+    ("category,text\nspam,x\n", r"line 1: no 'label' column\. The columns are 'category', 'text'"),
+    ("label,body\nspam,x\n", r"line 1: no 'text' column\. The columns are 'label', 'body'"),
+    ("label;text\nspam;x\n",
+     r"line 1: no 'label' column\. The columns are 'label;text'.*only one column.*comma"),
+    ("label,text\nspam,x\nham\n", r"line 3: only 1 of the 2 fields \('label', 'text'\)"),
+    ("id,label,text\n1,spam,x\n2,ham\n", r"line 3: only 2 of the 3 fields"),
+    ("label,text\nspam,x\nham,Hello, world\n",
+     r"line 3: 3 fields, but the first row names only 2.*comma must be in double quotes"),
+    ("label,text\nspam,x\n  ,y\n", r"line 3: the 'label' column is empty"),
+    ('label,text\nspam,x\nham,"never closed\nspam,y\n', r"line 3: not valid CSV.*must end with one"),
+    ('label,text\nham,"quoted" then more\n', r"line 2: not valid CSV"),
+]
+TSV_REFUSALS = [
+    ("category\ttext\nspam\tx\n", r"line 1: no 'label' column\. The columns are 'category', 'text'"),
+    ("label,text\nspam,x\n", r"line 1: no 'label' column.*only one column.*separated by a tab"),
+    ("label\ttext\nspam\tx\nham\n", r"line 3: only 1 of the 2 fields"),
+    ("label\ttext\nham\tHello\tworld\n", r"line 2: 3 fields.*contains a tab must be in double quotes"),
+    ('label\ttext\nspam\tx\nham\t"never closed\n', r"line 3: not valid TSV"),
+]
+
+
+@pytest.mark.parametrize("fmt, content, message", [("csv", *refusal) for refusal in CSV_REFUSALS]
+                         + [("tsv", *refusal) for refusal in TSV_REFUSALS])
 def test_bad_csv_or_tsv_is_refused_naming_the_line(fmt, content, message):
     with pytest.raises(CorpusError, match=message):
         read_text(content, format=fmt)

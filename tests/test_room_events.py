@@ -34,6 +34,17 @@ def start_lecture(app):
     return started.code, lecturer, student
 
 
+def a_student_and_strangers(app):
+    """A lecture's code, a student's browser that joined it, the student's cookie (``name=value``), and what a
+    stranger may try: (cookie, code asked) with no cookie, a forged one, and the genuine one for another lecture."""
+    code, _, student = start_lecture(app)
+    other_code, _, _ = start_lecture(app)
+    name = app.config["SESSION_COOKIE_NAME"]
+    genuine = student.get_cookie(name).value
+    tries = [(None, code), (f"{name}={genuine[:-2]}xx", code), (f"{name}={genuine}", other_code)]
+    return code, student, f"{name}={genuine}", tries
+
+
 def parse(chunk: bytes) -> list[tuple[str, object]]:
     """(field, value) of each line of server-sent events: ("retry", ms), ("comment", text), (event, data)."""
     found, event = [], None
@@ -279,17 +290,14 @@ def test_webnb_events_reads_the_session_cookie_and_forwards_a_move_published_thr
 
 def test_webnb_events_refuses_a_missing_forged_or_foreign_cookie(events_server, make_hosted_app):
     app, port = events_server
-    code, _, student = start_lecture(app)
-    other_code, _, _ = start_lecture(app)
+    code, student, own, tries = a_student_and_strangers(app)
     name = app.config["SESSION_COOKIE_NAME"]
-    genuine = student.get_cookie(name).value
     # Signed with another secret: the same data, another server's cookie.
     foreign_app = make_hosted_app(SECRET_KEY="another secret of at least thirty-two bytes")
     with foreign_app.test_request_context():
-        session_data = app.session_interface.get_signing_serializer(app).loads(genuine)
+        session_data = app.session_interface.get_signing_serializer(app).loads(student.get_cookie(name).value)
         foreign = foreign_app.session_interface.get_signing_serializer(foreign_app).dumps(session_data)
-    for cookie, asked in ((None, code), (f"{name}={genuine[:-2]}xx", code), (f"{name}={foreign}", code),
-                          (f"{name}={genuine}", other_code), (f"{name}={genuine}", "x" * 80)):
+    for cookie, asked in (*tries, (f"{name}={foreign}", code), (own, "x" * 80)):
         stream = RemoteStream(port, asked, cookie)
         try:
             assert stream.response.status == 404, (cookie, asked)
@@ -405,13 +413,8 @@ def test_webnb_events_answers_follow_json_as_the_app_does(events_server):
 
 def test_webnb_events_tells_a_stranger_nothing_from_follow_json(events_server, make_hosted_app):
     app, port = events_server
-    code, _, student = start_lecture(app)
-    other_code, _, _ = start_lecture(app)
-    name = app.config["SESSION_COOKIE_NAME"]
-    genuine = student.get_cookie(name).value
-    answers = [poll(port, asked, cookie) for cookie, asked in (
-        (None, code), (f"{name}={genuine[:-2]}xx", code), (f"{name}={genuine}", other_code),
-        (f"{name}={genuine}", "ZZZZZZ"), (None, "ZZZZZZ"))]
+    _, _, own, tries = a_student_and_strangers(app)
+    answers = [poll(port, asked, cookie) for cookie, asked in (*tries, (own, "ZZZZZZ"), (None, "ZZZZZZ"))]
     assert {status for status, _, _ in answers} == {404}
     assert len({json.dumps(body) for _, _, body in answers}) == 1  # a running code and an unknown one alike
 

@@ -3,12 +3,11 @@ reproduces the notes' numbers; the lessons on the lectures' real corpora appear 
 ``webnb corpora add PATH --lesson ID``."""
 from __future__ import annotations
 
-import io
 import json
-import tarfile
 
 import pytest
 from conftest import soup_of
+from test_archives import make_tar
 
 from webnb.lesson.seed_lessons import NEWSGROUPS_4, RECIPES, SEED_LESSONS, SPAM_PLACEHOLDERS
 
@@ -159,17 +158,12 @@ def test_the_newsgroups_lesson_restricts_to_the_four_groups_and_classifies_the_n
 
 def newsgroups_archive(tmp_path):
     """A small 20news-bydate.tar.gz: training and test folders, the four lecture groups and one more."""
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
-        for part, posts in (("train", 3), ("test", 2)):
-            for group in (*NEWSGROUPS_4, "rec.autos"):
-                for n in range(posts):
-                    data = f"From: someone\nSubject: post {n}\n\n{group.replace('.', ' ')} words {n}\n".encode()
-                    member = tarfile.TarInfo(f"20news-bydate-{part}/{group}/{1000 + n}")
-                    member.size = len(data)
-                    archive.addfile(member, io.BytesIO(data))
+    posts = {f"20news-bydate-{part}/{group}/{1000 + n}":
+             f"From: someone\nSubject: post {n}\n\n{group.replace('.', ' ')} words {n}\n"
+             for part, count in (("train", 3), ("test", 2)) for group in (*NEWSGROUPS_4, "rec.autos")
+             for n in range(count)}
     path = tmp_path / "20news-bydate.tar.gz"
-    path.write_bytes(buffer.getvalue())
+    path.write_bytes(make_tar(posts))
     return path
 
 
@@ -240,16 +234,11 @@ def test_the_slides_escape_hostile_class_labels(app, client, step):
 
 def review_polarity_archive(shared_corpora, tmp_path):
     """review_polarity.tar.gz as Cornell ships it: txt_sentoken/pos and txt_sentoken/neg, one file per review."""
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
-        with open(shared_corpora / "movie-review-polarity-v2.0" / "all.jsonl", encoding="utf-8") as source:
-            for record in map(json.loads, source):
-                data = record["text"].encode()
-                member = tarfile.TarInfo(f"txt_sentoken/{record['label']}/{record['id']}")
-                member.size = len(data)
-                archive.addfile(member, io.BytesIO(data))
+    with open(shared_corpora / "movie-review-polarity-v2.0" / "all.jsonl", encoding="utf-8") as source:
+        reviews = {f"txt_sentoken/{review['label']}/{review['id']}": review["text"]
+                   for review in map(json.loads, source)}
     path = tmp_path / "review_polarity.tar.gz"
-    path.write_bytes(buffer.getvalue())
+    path.write_bytes(make_tar(reviews))
     return path
 
 

@@ -67,24 +67,31 @@ CORPUS_TABLE = TableState(var_smoothing="0.01", prior="uniform", values=("1", "2
                           slide="curves", theme="light", zoom="150",
                           test="training", test_size=ExactNumber("0.3"), seed="7", train="split")
 
+# The messages a text lesson and a table's lesson give alike, word for word.
+SLIDE = "There is no such slide."
+THEME = "The theme is light or dark (high contrast), or normal."
+ZOOM = "The zoom is 125 or 150 (per cent), or 100."
+FLAG = "Expected 1 or 0."
+HELD_OUT_SHARE = "The held-out share is a fraction between 0 and 1, such as 0.25."
+SEED = "The seed is a whole number from 0 to 4,294,967,295."
 # A value each parameter cannot use, and today's message for it, word for word.
 LESSON_REFUSED = {
     "model": ("gaussian", "The model is Bernoulli or multinomial."),
     "prior": ("flat", "The prior is learned from the class frequencies, or uniform."),
     "step": ("jump", "There is no such step."),
-    "slide": ("last", "There is no such slide."),
+    "slide": ("last", SLIDE),
     "notation": ("greek", "Unknown notation."),
-    "theme": ("sepia", "The theme is light or dark (high contrast), or normal."),
-    "zoom": ("200", "The zoom is 125 or 150 (per cent), or 100."),
+    "theme": ("sepia", THEME),
+    "zoom": ("200", ZOOM),
     "tokens": ("letters", "Tokens are the default words, all words, or white-space separated."),
     "ngrams": ("3-3", "Words can be single words (1-1), words and pairs (1-2) or pairs (2-2)."),
     "accents": ("latin", "Unknown accents option."),
     "stemmer": ("lancaster", "Unknown stemmer option."),
     "stop_words": ("french", "Unknown stop words option."),
-    "binary": ("maybe", "Expected 1 or 0."),
-    "floor": ("2", "Expected 1 or 0."),
-    "presenter": (" ", "Expected 1 or 0."),  # a space is given, and is no flag
-    "lowercase": ("yes please", "Expected 1 or 0."),
+    "binary": ("maybe", FLAG),
+    "floor": ("2", FLAG),
+    "presenter": (" ", FLAG),  # a space is given, and is no flag
+    "lowercase": ("yes please", FLAG),
     "alpha": ("1001", "α above 1000 drowns every count; use a value between 0 and 1000."),
     "text": ("x" * 5001, "The review is 5,001 characters long; the limit is 5,000."),
     "repeats": ("0", "Repeat the review between 1 and 5,000 times."),
@@ -96,22 +103,23 @@ LESSON_REFUSED = {
     "max_features": ("²", "max_features is a whole number of words, from 1 to 10,000,000, or all for no limit."),
     "test": ("../x", "The test documents are a split of the corpus, its training documents, or another corpus."),
     "train": ("some", "The model is trained on all documents or on the training part of the split."),
-    "test_size": ("1", "The held-out share is a fraction between 0 and 1, such as 0.25."),
-    "seed": ("-1", "The seed is a whole number from 0 to 4,294,967,295."),
+    "test_size": ("1", HELD_OUT_SHARE),
+    "seed": ("-1", SEED),
 }
 TABLE_REFUSED = {
     "var_smoothing": ("-1", "var_smoothing is a number from 0 to 1,000,000, such as 1e-9 or 0."),
     "prior": ("flat", "The prior is learned from the rows or uniform."),
     "step": ("jump", "Unknown step."),
-    "slide": ("last", "There is no such slide."),
     "test": ("other", "Test on a split of the rows or on the training rows."),
     "train": ("some", "Train on all rows or on the split's training part."),
-    "presenter": ("maybe", "Expected 1 or 0."),
-    "theme": ("bright", "The theme is light or dark (high contrast), or normal."),
-    "zoom": ("1.5", "The zoom is 125 or 150 (per cent), or 100."),
     "value": ("x" * 101, "Too many or too long values."),
-    "test_size": ("0", "The held-out share is a fraction between 0 and 1, such as 0.25."),
-    "seed": ("9" * 41, "The seed is a whole number from 0 to 4,294,967,295."),
+    # The text lessons' messages.
+    "slide": ("last", SLIDE),
+    "presenter": ("maybe", FLAG),
+    "theme": ("bright", THEME),
+    "zoom": ("1.5", ZOOM),
+    "test_size": ("0", HELD_OUT_SHARE),
+    "seed": ("9" * 41, SEED),
 }
 
 

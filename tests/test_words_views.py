@@ -380,14 +380,8 @@ def test_on_a_large_corpus_neither_the_page_nor_its_twin_waits_for_word_pairs(ap
 @pytest.mark.parametrize(
     "query, field, message",
     slow_but_the_first(3, [
-        ({"k": "abc"}, "k", "from 5 to 50"),
-        ({"k": "4"}, "k", "from 5 to 50"),
-        ({"k": "51"}, "k", "from 5 to 50"),
-        ({"k": "-3"}, "k", "from 5 to 50"),
-        ({"k": "²"}, "k", "from 5 to 50"),
-        ({"k": "１０"}, "k", "from 5 to 50"),
-        ({"top": "0"}, "top", "from 1 to 10,000"),
-        ({"top": "1e9"}, "top", "from 1 to 10,000"),
+        *[({"k": k}, "k", "from 5 to 50") for k in ("abc", "4", "51", "-3", "²", "１０")],
+        *[({"top": top}, "top", "from 1 to 10,000") for top in ("0", "1e9")],
         ({"by": "log"}, "by", "ratio or by the difference"),
         ({"positive": "nope"}, "positive", "no class 'nope'"),
         ({"positive": "spam", "negative": "spam"}, "negative", "two different classes"),

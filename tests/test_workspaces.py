@@ -19,6 +19,14 @@ def student(app):
     return app.test_client()  # (Werkzeug's test client sends Secure cookies over plain http too)
 
 
+def alice_and_bob(hosted_app, corpus: str, name: str):
+    """(app, alice, bob, corpus id): a hosted app, two students in workspaces of their own, and a corpus Alice
+    pasted as ``name``."""
+    app = hosted_app()
+    alice, bob = student(app), student(app)
+    return app, alice, bob, pasted_id(alice, corpus, name)
+
+
 @pytest.mark.parametrize("key", [None, "dev", "short", "x" * 31])
 def test_hosted_mode_refuses_to_start_without_a_real_secret(tmp_path, monkeypatch, key):
     monkeypatch.delenv("WEBNB_SECRET_KEY", raising=False)
@@ -63,9 +71,7 @@ def corpus_routes(app):
 
 @pytest.mark.slow  # about 1 s
 def test_every_route_of_another_workspace_answers_404(hosted_app):
-    app = hosted_app()
-    alice, bob = student(app), student(app)
-    corpus_id = pasted_id(alice, PASTE, "Alice's corpus")
+    app, alice, bob, corpus_id = alice_and_bob(hosted_app, PASTE, "Alice's corpus")
     routes = corpus_routes(app)
     assert len(routes) >= 20
     tried, not_found = 0, 0

@@ -84,6 +84,30 @@ def publish_twenty_sample(app, shared_corpora, directory, corpus_id: str, per_cl
     return corpus_id
 
 
+# 2,200 posts: above LARGE_CORPUS (webnb/views/common.py), so that counting them, and what a page derives from the
+# counts (held-out scores, the comparison's models), runs as background jobs behind a progress page.
+BACKGROUND_PER_CLASS = 110
+
+
+def twenty_classes_fixture(corpus_id: str):
+    """A module's fixture ``twenty_classes``: publish_twenty_sample's corpus, BACKGROUND_PER_CLASS posts a class,
+    published once a module as ``corpus_id`` (each module its own id, on the one served app)."""
+
+    @pytest.fixture(scope="module", name="twenty_classes")
+    def twenty_classes(served_app, shared_corpora, tmp_path_factory) -> str:
+        """The id of a twenty-class sample of 20 Newsgroups (slides.twenty_classes_fixture)."""
+        return publish_twenty_sample(served_app, shared_corpora, tmp_path_factory.mktemp("twenty"), corpus_id,
+                                     BACKGROUND_PER_CLASS)
+
+    return twenty_classes
+
+
+def expect_after_background_work(locator) -> None:
+    """Wait for ``locator`` on a slide whose first visit starts background work (BACKGROUND_PER_CLASS): the
+    progress page follows on to the slide by itself, within three minutes."""
+    expect(locator).to_be_visible(timeout=180_000)
+
+
 def open_folded(page, summary) -> None:
     """Tab to a folded table's summary (the locator ``summary``) as a presenter would, and open it with Enter."""
     from playwright.sync_api import expect

@@ -7,6 +7,7 @@ import pytest
 from accessibility import axe_violations
 
 from .conftest import PROJECTOR, htmx_settled, lazy_parts_loaded, response_to, scroll_width, url_with
+from .page_checks import check_page_and_its_slide, submit_without_javascript
 
 pytestmark = pytest.mark.browser
 
@@ -101,11 +102,7 @@ OTHER_PAGES = [
 
 @pytest.mark.parametrize("url", OTHER_PAGES)
 def test_the_other_evaluation_pages_are_accessible_and_fit_the_projector(browsing, page, server_url, url):
-    for address in (url, url + "&presenter=1" if "?" in url else url + "?presenter=1"):
-        page.goto(server_url + address)
-        lazy_parts_loaded(page)  # the parity badge is in
-        assert axe_violations(page) == [], address
-        assert scroll_width(page) <= PROJECTOR["width"], address
+    check_page_and_its_slide(page, server_url, url)
     assert browsing.errors == []
 
 
@@ -113,10 +110,8 @@ def test_evaluation_without_javascript(new_browsing, server_url):
     from playwright.sync_api import expect
 
     page = new_browsing(java_script_enabled=False).new_page()
-    page.goto(f"{server_url}/corpora/spam-ham/evaluation?model=bernoulli&alpha=1")
-    page.locator("#model-alpha").fill("0")
-    page.locator(".model-form button[type=submit]").click()
-    expect(page).to_have_url(url_with(alpha="0"))
+    submit_without_javascript(page, f"{server_url}/corpora/spam-ham/evaluation?model=bernoulli&alpha=1",
+                              "#model-alpha", "0", ".model-form button[type=submit]", alpha="0")
     expect(page.locator("#undecidable")).to_have_text("3")
     page.get_by_role("link", name="Show the sweep").click()
     expect(page).to_have_url(re.compile(r"/evaluation/sweep\?"))

@@ -7,11 +7,11 @@ from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import pytest
-from accessibility import axe_violations
 
 from webnb.engine.gaussian.table import NumericTable
 
-from .conftest import PROJECTOR, htmx_settled, lazy_parts_loaded, scroll_width, url_with
+from .conftest import htmx_settled, url_with
+from .page_checks import check_page_and_its_slide, submit_without_javascript
 
 pytestmark = pytest.mark.browser
 
@@ -118,11 +118,7 @@ GAUSSIAN_PAGES = [
 @pytest.mark.parametrize("url", GAUSSIAN_PAGES)
 def test_gaussian_pages_are_accessible_and_fit_the_projector(browsing, page, server_url, wide_table, url):
     url = url.replace("/wide/", f"/{wide_table}/")
-    for address in (url, url + ("&" if "?" in url else "?") + "presenter=1"):
-        page.goto(server_url + address)
-        lazy_parts_loaded(page)  # the scikit-learn badge is in
-        assert axe_violations(page) == [], address
-        assert scroll_width(page) <= PROJECTOR["width"], address
+    check_page_and_its_slide(page, server_url, url)
     assert browsing.errors == []
 
 
@@ -130,15 +126,12 @@ def test_the_gaussian_pages_work_without_javascript(new_browsing, server_url):
     from playwright.sync_api import expect
 
     page = new_browsing(java_script_enabled=False).new_page()
-    page.goto(f"{server_url}/corpora/match-ratings/gaussian/inference?step=logspace")
-    page.get_by_role("textbox", name="opponent rating").fill("60")
-    page.locator("#values-form button[type=submit]").click()
-    expect(page).to_have_url(url_with(value="60"))
+    submit_without_javascript(page, f"{server_url}/corpora/match-ratings/gaussian/inference?step=logspace",
+                              page.get_by_role("textbox", name="opponent rating"), "60",
+                              "#values-form button[type=submit]", value="60")
     expect(page.locator("#decision")).to_contain_text("won")
-    page.goto(f"{server_url}/corpora/iris/gaussian/evaluation")
-    page.locator("#var-smoothing").fill("0.5")
-    page.locator(".model-form button[type=submit]").click()
-    expect(page).to_have_url(url_with(var_smoothing="0.5"))
+    submit_without_javascript(page, f"{server_url}/corpora/iris/gaussian/evaluation",
+                              "#var-smoothing", "0.5", ".model-form button[type=submit]", var_smoothing="0.5")
     expect(page.locator("#accuracy")).to_have_count(1)
 
 

@@ -8,6 +8,7 @@ import pytest
 from accessibility import axe_violations
 
 from .conftest import PROJECTOR, htmx_settled, response_to, scroll_width, url_with
+from .page_checks import submit_without_javascript
 
 pytestmark = pytest.mark.browser
 
@@ -121,10 +122,9 @@ def test_works_without_javascript(new_browsing, server_url):
     from playwright.sync_api import expect
 
     page = new_browsing(java_script_enabled=False).new_page()
-    page.goto(f"{server_url}/corpora/match-reviews/confidence?model=multinomial&alpha=1")
-    page.locator("#review").fill("match was not composed")
-    page.locator("#review-form button[type=submit]").click()
-    expect(page).to_have_url(url_with(text="match was not composed", alpha="1", model="multinomial"))
+    submit_without_javascript(page, f"{server_url}/corpora/match-reviews/confidence?model=multinomial&alpha=1",
+                              "#review", "match was not composed", "#review-form button[type=submit]",
+                              text="match was not composed", alpha="1", model="multinomial")
     expect(page.locator("p.verdict")).to_contain_text("Once: negative")
     page.goto(f"{server_url}/corpora/match-reviews/sample?draw=2")
     page.locator("#sample-class").select_option("negative")

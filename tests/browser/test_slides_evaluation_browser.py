@@ -9,7 +9,13 @@ from urllib.parse import urlencode
 import pytest
 from playwright.sync_api import expect
 
-from browser.slides import MEASURE, SMALLEST_TYPE, publish_twenty_sample, slide_problems
+from browser.slides import (
+    MEASURE,
+    SMALLEST_TYPE,
+    expect_after_background_work,
+    slide_problems,
+    twenty_classes_fixture,
+)
 from browser.test_deck_browser import LESSONS
 from webnb.lesson.formatting import probability
 
@@ -85,13 +91,8 @@ def test_a_folded_table_opens_from_the_keyboard(page, server_url):
 
 # -- twenty classes --------------------------------------------------------------------------------------------------
 
-TWENTY = "twenty-sample"
-PER_CLASS = 110  # 2,200 posts: above LARGE_CORPUS, so counting and the comparison run as background jobs
-
-
-@pytest.fixture(scope="module")
-def twenty_classes(served_app, shared_corpora, tmp_path_factory):
-    return publish_twenty_sample(served_app, shared_corpora, tmp_path_factory.mktemp("twenty"), TWENTY, PER_CLASS)
+# The corpus is counted, and the comparison fits its models, in the background.
+twenty_classes = twenty_classes_fixture("twenty-sample")
 
 
 @pytest.mark.corpora
@@ -100,9 +101,7 @@ def test_with_twenty_classes_every_slide_still_fits(page, server_url, shot, twen
     problems = []
     for path, key, shown in SLIDES:
         page.goto(slide_url(server_url, twenty_classes, {}, path, key))
-        # The first page counts the corpus, and the comparison fits its models, in the background: the progress
-        # page follows on to the slide by itself.
-        expect(page.locator(f".deck-slide {shown}").first).to_be_visible(timeout=180_000)
+        expect_after_background_work(page.locator(f".deck-slide {shown}").first)
         shot(page, f"slide-twenty{path.replace('/', '-')}-{key or 'one'}", full_page=False)
         problems += [f"{path} {key}: {problem}" for problem in slide_problems(page.evaluate(MEASURE))]
         if key == "scores":

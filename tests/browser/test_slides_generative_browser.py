@@ -12,7 +12,14 @@ import pytest
 from accessibility import axe_violations
 from playwright.sync_api import expect
 
-from browser.slides import MEASURE, SMALLEST_TYPE, press, publish_twenty_sample, slide_problems
+from browser.slides import (
+    MEASURE,
+    SMALLEST_TYPE,
+    expect_after_background_work,
+    press,
+    slide_problems,
+    twenty_classes_fixture,
+)
 from browser.test_deck_browser import LESSONS
 from webnb.engine.gaussian.table import NumericTable
 
@@ -49,6 +56,16 @@ def table_url(server_url: str, corpus: str, path: str, extra: dict) -> str:
     return f"{server_url}/corpora/{corpus}{path}?{urlencode({**extra, 'presenter': '1'})}"
 
 
+def table_slides(page, server_url: str, shot, corpus: str, name: str):
+    """Open each of TABLE_SLIDES on ``corpus`` in turn, once it shows what it must (a screenshot named after
+    ``name``); yield its path, the slide open."""
+    for path, extra, shown in TABLE_SLIDES:
+        page.goto(table_url(server_url, corpus, path, extra))
+        expect(page.locator(f"main {shown}").first).to_be_visible()
+        shot(page, f"slide-{name}{path.replace('/', '-')}", full_page=False)
+        yield path
+
+
 @pytest.mark.parametrize("lesson", TEXT_LESSONS)
 def test_each_text_slide_fits_the_projector_in_legible_type(page, server_url, shot, lesson):
     corpus, settings, _ = LESSONS[lesson]
@@ -67,10 +84,7 @@ def test_each_text_slide_fits_the_projector_in_legible_type(page, server_url, sh
 @pytest.mark.parametrize("corpus", TABLES)
 def test_each_table_slide_fits_the_projector_in_legible_type(page, server_url, shot, corpus):
     problems = []
-    for path, extra, shown in TABLE_SLIDES:
-        page.goto(table_url(server_url, corpus, path, extra))
-        expect(page.locator(f"main {shown}").first).to_be_visible()
-        shot(page, f"slide-{corpus}{path.replace('/', '-')}", full_page=False)
+    for path in table_slides(page, server_url, shot, corpus, corpus):
         problems += [f"{path}: {problem}" for problem in slide_problems(page.evaluate(MEASURE))]
         problems += [f"{path}: {violation}" for violation in axe_violations(page)]
         if page.locator("svg.slide-chart").count():
@@ -153,10 +167,7 @@ def wide_table(served_app) -> str:
 
 def test_with_many_classes_and_features_every_table_slide_still_fits(page, server_url, shot, wide_table):
     problems = []
-    for path, extra, shown in TABLE_SLIDES:
-        page.goto(table_url(server_url, wide_table, path, extra))
-        expect(page.locator(f"main {shown}").first).to_be_visible()
-        shot(page, f"slide-wide{path.replace('/', '-')}", full_page=False)
+    for path in table_slides(page, server_url, shot, wide_table, "wide"):
         if path == "/gaussian/inference":
             # The step's table of densities has a column per class (templates/gaussian/steps/densities.html): only
             # its charts are measured here, two side by side, within the slide and legible.
@@ -169,13 +180,8 @@ def test_with_many_classes_and_features_every_table_slide_still_fits(page, serve
     assert problems == [], "\n".join(problems)
 
 
-TWENTY = "twenty-generative"
-PER_CLASS = 110  # 2,200 posts: above LARGE_CORPUS, so counting and the held-out scores run as background jobs
-
-
-@pytest.fixture(scope="module")
-def twenty_classes(served_app, shared_corpora, tmp_path_factory):
-    return publish_twenty_sample(served_app, shared_corpora, tmp_path_factory.mktemp("twenty"), TWENTY, PER_CLASS)
+# The corpus is counted, and the confidence scores its held-out part, in the background.
+twenty_classes = twenty_classes_fixture("twenty-generative")
 
 
 @pytest.mark.corpora
@@ -184,9 +190,7 @@ def test_with_twenty_classes_every_text_slide_still_fits(page, server_url, shot,
     problems = []
     for path, shown in TEXT_SLIDES:
         page.goto(text_url(server_url, twenty_classes, {}, path))
-        # The first page counts the corpus, and the confidence its held-out part, in the background: the progress
-        # page follows on to the slide by itself.
-        expect(page.locator(f".deck-slide {shown}").first).to_be_visible(timeout=180_000)
+        expect_after_background_work(page.locator(f".deck-slide {shown}").first)
         shot(page, f"slide-twenty{path.replace('/', '-')}", full_page=False)
         problems += [f"{path}: {problem}" for problem in slide_problems(page.evaluate(MEASURE))]
         if path == "/confidence":
