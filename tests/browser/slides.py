@@ -129,6 +129,10 @@ def walk_deck(page, first_url: str, kind: str, shot=None, name: str = "", timeou
         bar = page.locator(".deck-bar")
         expect(bar.locator(".deck-position")).to_contain_text(f"{number}/{len(slides)} slides", timeout=timeout)
         expect(bar.locator(".deck-position strong")).to_have_text(slide.page.title)
+        # The slide's own document, its stylesheets applied and fitted (webnb.js marks <main> when it has fitted
+        # it): a slide computed first arrives from its progress page, and its bar can be read before its styles.
+        page.wait_for_load_state("load")
+        expect(page.locator("main[data-zoom-in-use]")).to_have_count(1)
         measured = page.evaluate(MEASURE)
         if shot:
             shot(page, f"deck-{name}-{number:02d}-{slide.page.key}-{slide.key}", full_page=False)
