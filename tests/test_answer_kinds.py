@@ -103,8 +103,20 @@ def test_the_lectures_twin_lists_every_slide_with_its_own_twin(client):
     assert twin["total"] == len(twin["slides"]) == 25
     first, decision = twin["slides"][0], next(s for s in twin["slides"] if s["slide"] == "decision")
     assert (first["number"], first["page"], first["problem"]) == (1, "corpus", None)
-    alone = client.get(decision["address"] + "&format=json").get_json()
+    alone = client.get(decision["twin_address"]).get_json()
     assert decision["twin"] == alone and "presenter=1" in decision["address"]
+
+
+def test_a_large_corpus_lecture_twin_leaves_each_twin_to_its_address(client, monkeypatch):
+    """A twin never waits for counting: one request must not compute every slide of a large corpus at once."""
+    from webnb.views import handouts
+
+    monkeypatch.setattr(handouts, "LARGE_CORPUS", 4)  # china-japan's four documents are "large" here
+    assert client.get("/corpora/china-japan/lecture?format=json").get_json()["total"] == 25
+    monkeypatch.setattr(handouts, "LARGE_CORPUS", 3)
+    slides = client.get("/corpora/china-japan/lecture?format=json").get_json()["slides"]
+    assert all(s["twin"] is None and s["problem"] == handouts.LARGE_CORPUS_TWINS for s in slides)
+    assert client.get(slides[0]["twin_address"]).get_json()["documents"]
 
 
 # -- architecture: one rule each ---------------------------------------------------------------------------------

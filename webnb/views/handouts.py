@@ -38,7 +38,15 @@ from webnb.answers import wants_json
 from webnb.lesson import pages
 from webnb.lesson.notation import NOTATIONS
 from webnb.lesson.state import LESSON_PARAMETERS, TABLE_PARAMETERS, parse_state, parse_table_state
-from webnb.views.common import WorkInProgress, catalog, corpus_or_404, download, entry_defaults, load_lesson
+from webnb.views.common import (
+    LARGE_CORPUS,
+    WorkInProgress,
+    catalog,
+    corpus_or_404,
+    download,
+    entry_defaults,
+    load_lesson,
+)
 from webnb.views.gaussian.lesson import load_table_lesson, table_defaults
 
 bp = Blueprint("handouts", __name__)
@@ -321,15 +329,24 @@ def lecture(corpus_id):
     )
 
 
+LARGE_CORPUS_TWINS = ("A JSON twin computes its numbers at once, never in the background: on a corpus this large, "
+                      "ask each slide's twin at its twin_address.")
+
+
 def lecture_twin(lesson, walk) -> dict:
-    """The handout's JSON twin: every slide of the walk with its address and its own page's twin (or why it could
-    not be shown), read through the same dispatch as the printed slides."""
+    """The handout's JSON twin: every slide of the walk with its address, its twin's address and, on a small
+    corpus, the twin itself (or why it could not be shown), read through the same dispatch as the printed slides.
+    A twin never waits for counting, so on a large corpus one request would compute every slide's numbers at once:
+    there the twins are left to their own addresses."""
+    inline = lesson.entry.n_documents <= LARGE_CORPUS
     slides = []
     for number, slide in enumerate(walk, 1):
         address = lesson.slide_link(slide, presenter=True)
-        text, problem = inner_page(address + ("&" if "?" in address else "?") + "format=json")
+        twin_address = address + ("&" if "?" in address else "?") + "format=json"
+        text, problem = inner_page(twin_address) if inline else (None, LARGE_CORPUS_TWINS)
         slides.append({"number": number, "page": slide.page.key, "slide": slide.key, "title": slide.title,
-                       "address": address, "twin": None if text is None else json.loads(text), "problem": problem})
+                       "address": address, "twin_address": twin_address,
+                       "twin": None if text is None else json.loads(text), "problem": problem})
     return {"corpus": lesson.entry.id, "total": len(walk), "slides": slides}
 
 
