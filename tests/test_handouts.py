@@ -45,7 +45,15 @@ def test_the_whole_lecture_has_every_slide_of_the_walk_in_order_with_the_state_o
     ids = [tag["id"] for tag in soup.select("[id]")]
     assert len(ids) == len(set(ids))
     assert soup.select_one("#s3-slide-title") is not None
-    assert soup.select_one("#s3-slide-title")["data-slide-id"] == "slide-title"
+    # Every reference to an id (a chart's title, a section's heading) names an id of its own slide.
+    for number, article in enumerate(slides, 1):
+        own = {tag["id"] for tag in article.select("[id]")}
+        references = ".handout-body [aria-labelledby], .handout-body [aria-describedby], .handout-body [for]"
+        for tag in article.select(references):
+            for name in ("aria-labelledby", "aria-describedby", "for"):
+                for ref in (tag.get(name) or "").split():
+                    assert ref.startswith(f"s{number}-") and ref in own, (number, name, ref)
+    assert soup.select_one("#s3-slide-matrix")["aria-labelledby"] == "s3-slide-title"
     # A copied slide is a picture: nothing in it asks the server for anything.
     assert not [tag for tag in soup.select(".handout-body *") if any(a.startswith("hx-") for a in tag.attrs)]
     # The decision slide says what the lesson decided: α = 0, Bernoulli, "match was sharp" is positive.
@@ -75,6 +83,9 @@ def test_the_lecture_of_a_table_has_the_nine_gaussian_slides(client):
         assert slide.page.title in article.select_one(".handout-position").get_text()
         assert "var_smoothing = 0.01" in words(article.select_one(".slide-context"))
         assert article.select_one(".handout-body") is not None
+        # Drawn in handout mode: the value boxes, the settings and the step buttons are not on a printed slide.
+        assert not article.select("form, button, nav, input, .lesson-header, .deck-bar")
+        assert len(article.select(".slide-context")) == 1
 
 
 def test_the_review_is_escaped_on_every_slide(client):
@@ -246,3 +257,37 @@ def test_the_whole_lecture_costs_one_request_of_the_rate_limit(make_hosted_app):
     assert response.status_code == 200 and len(soup_of(response).select("article .handout-body")) == 25
     assert response.headers["X-RateLimit-Remaining"] == "4"
     assert browser.get(f"/corpora/match-reviews/lecture?{SETTINGS}").headers["X-RateLimit-Remaining"] == "3"
+
+
+def test_no_module_reads_back_the_html_the_app_writes():
+    """Handouts and figures are drawn by the templates in handout or figure mode, from the same records as the
+    pages: no module of the app parses HTML (renaming a CSS class must not silently change a printed handout)."""
+    import ast
+
+    from conftest import REPO_ROOT
+
+    found = []
+    for path in sorted((REPO_ROOT / "webnb").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            found += [(path.name, name) for name in names
+                      if name == "html.parser" or name.split(".")[0] in ("bs4", "lxml", "html5lib")]
+    assert found == []
+
+
+def test_a_figure_is_the_chart_its_page_draws_stopped_where_it_is_drawn(client):
+    """The SVG file comes from the drawing the page's figure_svg macro makes (webnb/views/handouts.py: offer_figure),
+    so the file's drawing and legend follow the page's records, not its HTML: the legend's words are the chart's
+    LegendEntry labels, in order."""
+    page = soup_of(client.get("/corpora/china-japan/confidence?text=Chinese+Chinese+Chinese+Tokyo+Japan&alpha=1"))
+    on_page = [words(item) for item in page.select_one('svg[data-figure="posterior"]').find_parent("figure")
+               .select("ul.legend li")]
+    response = client.get("/corpora/china-japan/figures/confidence/posterior.svg"
+                          "?text=Chinese+Chinese+Chinese+Tokyo+Japan&alpha=1")
+    root = ET.fromstring(response.data)
+    in_file = [t.text for t in root.iter(f"{SVG}text") if t.get("class") == "figure-legend"]
+    assert in_file == on_page == ["China", "not China"]
+    # A chart the page does not draw with these settings is a 404 that says so, not an empty file.
+    missing = client.get("/corpora/china-japan/figures/confidence/doubt.svg?text=&alpha=1")
+    assert missing.status_code == 404

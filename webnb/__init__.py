@@ -109,7 +109,8 @@ def create_app(test_config=None, *, instance_path=None):
     # What a slide or page keeps of a long list, by the rules of webnb/lesson/slides.py, and when a part is drawn
     # the compact way: the numbers are there, never in a template.
     app.jinja_env.globals.update(kept=kept_on_page, many=slides.many, few=slides.few,
-                                 rows_per_class=slides.rows_per_class, contributions_chart=charts.contributions_chart)
+                                 rows_per_class=slides.rows_per_class, contributions_chart=charts.contributions_chart,
+                                 context_line=slides.context_line)
     app.jinja_env.tests.update(formatting.TESTS)
 
     app.register_blueprint(home.bp)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from webnb.engine.records.beta_prior import BetaPrior
-from webnb.lesson.charts import Tick
+from webnb.lesson.charts import LegendEntry, Tick
 
 WIDTH, HEIGHT = 760, 330
 LEFT, RIGHT, TOP, BOTTOM = 40, 40, 86, 46
@@ -48,6 +48,11 @@ class BetaChart:
     x_ticks: tuple[Tick, ...]
     lines: tuple[CurveLine, ...]
     markers: tuple[Marker, ...]
+
+    @property
+    def legend(self) -> list[LegendEntry]:
+        """A swatch of each curve and its name."""
+        return [LegendEntry(line.name, f"curve curve-{line.name}", line.dash) for line in self.lines]
 
 
 def beta_chart(prior: BetaPrior) -> BetaChart:

@@ -21,6 +21,16 @@ ZERO_COLUMN = 76  # room for the α = 0 point left of the axis break
 
 
 @dataclass(frozen=True)
+class LegendEntry:
+    """One line of a chart's legend: the words and how its swatch is drawn (the class and dash of the line it
+    stands for). The page's legend and the downloaded SVG file's are both drawn from these."""
+
+    label: str
+    line_class: str
+    dash: str = ""
+
+
+@dataclass(frozen=True)
 class Tick:
     position: float
     label: str
@@ -259,9 +269,13 @@ def repeat_posterior_chart(curve, plotted: list[int], n_max: int, saturates_at) 
         points = " ".join(f"{x(p.repeats):.1f},{y(p.posteriors[k]):.1f}" for p in curve.points)
         lines.append({"label": curve.classes[k], "points": points, "index": order % CLASS_COLOURS,
                       "dash": DASHES[order]})
+    legend = [LegendEntry(line["label"], f"class-{line['index']}", line["dash"]) for line in lines]
+    if saturates_at is not None:
+        legend.append(LegendEntry("float64 says 1.0 from here", "saturation"))
     return {
         **PLOT,
         "lines": lines,
+        "legend": legend,
         "x_ticks": x_ticks,
         "y_ticks": [
             {"at": round(y(v), 1), "label": label}
@@ -432,7 +446,9 @@ def density_chart(model, feature: int, marker: float | None = None, frame: Densi
         "feature": model.features[feature],
         "width": width, "height": height, "left": left, "top": top,
         "right": left + plot_w, "bottom": bottom,
-        "lines": lines, "ticks": ticks, "marker": mark, "peak": peak, "peak_y": round(y_at(peak), 1),
+        "lines": lines, "ticks": ticks, "marker": mark,
+        "legend": [LegendEntry(line["label"], f"curve class-{line['index']}", line["dash"])
+                   for line in lines], "peak": peak, "peak_y": round(y_at(peak), 1),
         "peak_label": peak_label, **labels,
     }
 

@@ -249,3 +249,39 @@ def keep_drawn_words(part: str, words, with_ratio: bool) -> Kept:
         room, count = room - width, count + 1
     return Kept(part, tuple(range(count)), len(words), "the first words drawn, as many as five lines hold",
                 tuple(words[:count]), count)
+
+
+# -- the line of context over every slide -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ContextLine:
+    """What a slide is about, in the words its line of context uses: the corpus, the model and its settings, and
+    (for a text lesson) the review, None when there is none yet. The slide's line, the handout's and the state
+    under a downloaded chart are all written from this one record."""
+
+    corpus: str
+    settings: str
+    review: str | None
+    has_review: bool  # a table of numbers has no review to speak of
+
+    @property
+    def text(self) -> str:
+        """The line as plain text: the review between quotation marks, as the page's <q> shows it."""
+        parts = [self.corpus, self.settings]
+        if self.has_review:
+            parts.append(f"“{self.review}”" if self.review is not None else "no review yet")
+        return " · ".join(parts)
+
+
+def context_line(lesson) -> ContextLine:
+    """The line of context of a text or table lesson (the views' TextLesson or TableLesson) at its state."""
+    state = lesson.state
+    uniform = ", uniform prior" if state.prior == "uniform" else ""
+    if lesson.kind == "table":
+        return ContextLine(lesson.entry.name, f"Gaussian, var_smoothing = {state.var_smoothing}{uniform}", None, False)
+    model = "Bernoulli" if state.model == "bernoulli" else "Multinomial"
+    binary = " (binary)" if state.binary and state.model != "bernoulli" else ""
+    floor = ", ε-floor" if state.floor else ""
+    settings = f"{model}{binary}, {lesson.notation.pseudo_count} = {state.alpha}{floor}{uniform}"
+    return ContextLine(lesson.entry.name, settings, state.text if state.text.strip() else None, True)
