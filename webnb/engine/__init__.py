@@ -8,7 +8,14 @@ from webnb.engine.io.readers import read_corpus, read_corpus_bytes
 from webnb.engine.shared.corpus import CHINA_JAPAN, Corpus, CorpusError
 from webnb.engine.text.analysis import PLACEHOLDERS, TOKEN_PATTERNS, AnalysisOptions, Analyzer, DocumentAnalysis
 from webnb.engine.text.bag import BagOfWords, EmptyVocabularyError, VocabularyOptions
-from webnb.engine.text.models import MODEL_KINDS, SEED_EPSILON, NaiveBayes, fit_naive_bayes, parse_alpha
+from webnb.engine.text.models import (
+    MODEL_KINDS,
+    SEED_EPSILON,
+    ModelOptions,
+    NaiveBayes,
+    fit_naive_bayes,
+    parse_alpha,
+)
 from webnb.engine.text.statistics import ClassStatistics
 from webnb.engine.text.trace import Trace, explain
 from webnb.engine.text.training import TrainingSet
@@ -18,7 +25,7 @@ __all__ = [
     "BagOfWords", "EmptyVocabularyError", "VocabularyOptions",
     "CHINA_JAPAN", "Corpus", "CorpusError",
     "Evaluation", "evaluate", "stratified_split",
-    "MODEL_KINDS", "SEED_EPSILON", "NaiveBayes", "fit_naive_bayes", "parse_alpha",
+    "MODEL_KINDS", "SEED_EPSILON", "ModelOptions", "NaiveBayes", "fit_naive_bayes", "parse_alpha",
     "read_corpus", "read_corpus_bytes",
     "ClassStatistics", "Trace", "explain", "TrainingSet",
 ]

@@ -19,7 +19,7 @@ from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Any, Callable, Mapping, NamedTuple
 from urllib.parse import quote_plus
 
-from webnb.engine import AnalysisOptions, CorpusError, VocabularyOptions, parse_alpha
+from webnb.engine import AnalysisOptions, CorpusError, ModelOptions, VocabularyOptions, parse_alpha
 from webnb.engine.gaussian.table import parse_number
 from webnb.engine.shared.numbers import ExactNumber, is_plain_decimal, is_whole, parse_exact_decimal, parse_whole
 from webnb.engine.text.analysis import PLACEHOLDERS, STEMMERS, STRIP_ACCENTS, TOKEN_PATTERNS
@@ -441,14 +441,9 @@ class LessonState:
             binary=self.binary,
         )
 
-    def model_options(self) -> dict:
-        return {
-            "kind": self.model,
-            "alpha": self.alpha,
-            "binary": self.binary,
-            "fit_prior": self.prior == "learned",
-            "epsilon": 1e-14 if self.floor else None,
-        }
+    def model_options(self) -> ModelOptions:
+        """The model this state asks for, as one value that the views pass on whole."""
+        return ModelOptions(self.model, self.alpha, self.binary, self.prior == "learned", 1e-14 if self.floor else None)
 
     @property
     def split(self) -> tuple[float, int]:

@@ -76,7 +76,7 @@ def _page(lesson, form: dict, message: str | None = None) -> tuple[AdditionPage,
                 addition = add_document(lesson.training, form["label"], form["document"], **state.model_options())
             except ValueError as error:
                 message = str(error)
-    model = state.model_options() | {"alpha": state.alpha}
+    model = dict(state.model_options())
     return AdditionPage(lesson.entry, model, classes, message, addition, lesson.error), form
 
 

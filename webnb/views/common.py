@@ -176,7 +176,7 @@ class TextLesson(Linking):
         if self.training is None:
             return None, None
         try:
-            return self.training.model(**self.state.model_options()), None
+            return self.training.model_with(self.state.model_options()), None
         except ValueError as problem:
             return None, str(problem)
 

@@ -46,7 +46,7 @@ def score_on(held: HeldOut, state) -> Score:
     """The model that ``state`` asks for, trained on ``held``'s training documents and scored on its test documents
     (no request needed: a class's tuning answers are scored by a background job too). Raises ValueError when the
     settings make no model."""
-    model = held.training.model(**state.model_options())
+    model = held.training.model_with(state.model_options())
     return Score(held, model, evaluate(model, held.test_matrix, held.test_labels))
 
 

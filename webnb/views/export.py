@@ -111,7 +111,6 @@ def notebook(corpus_id):
     """A Jupyter notebook that recomputes this lesson's numbers with numpy alone."""
     lesson = _trained(corpus_id)
     state = lesson.state
-    options = state.model_options()
     if state.test not in ("split", "training"):
         abort(400, "The notebook holds one corpus: it can test on a held-out split of it or on its training documents, "
                    "not on another corpus.")
@@ -122,14 +121,10 @@ def notebook(corpus_id):
             lesson.entry.corpus,
             state.analysis_options(),
             state.vocabulary_options(),
-            kind=options["kind"],
-            alpha=options["alpha"],
-            binary=options["binary"],
-            fit_prior=options["fit_prior"],
-            epsilon=options["epsilon"],
             review=state.text,
             test_size=test_size,
             seed=seed,
+            **state.model_options(),
         )
     except ValueError as error:
         abort(400, str(error))

@@ -39,11 +39,6 @@ MAX_REPEATS = 500
 SURE = 0.99  # a test document with a top posterior this high counts as "sure"
 
 
-def _model_keywords(state) -> dict:
-    options = state.model_options()
-    return {key: options[key] for key in ("kind", "alpha", "binary", "fit_prior", "epsilon")}
-
-
 # -- 1. a sampled document -------------------------------------------------------------------------------------------
 
 
@@ -129,7 +124,7 @@ def _held_out_calibration(lesson, messages: list):
         messages.append(problem or "There are no held-out documents to compare with.")
         return None, None
     try:
-        model = held.training.model(**lesson.state.model_options())
+        model = held.training.model_with(lesson.state.model_options())
         return held, calibration(model, held.test_matrix, held.test_labels, threshold=SURE)
     except ValueError as error:
         messages.append(f"The held-out documents could not be scored: {error}")
@@ -166,7 +161,7 @@ def _reading(lesson, n_max: int, messages: list) -> CurveReading | None:
         messages.append("Type a review above to watch its posterior as it is counted again and again.")
         return None
     try:
-        return read_curve(overconfidence(lesson.training, state.text, max_repeats=n_max, **_model_keywords(state)))
+        return read_curve(overconfidence(lesson.training, state.text, max_repeats=n_max, **state.model_options()))
     except ValueError as error:
         messages.append(str(error))
         return None

@@ -74,18 +74,9 @@ def lesson_explained(lesson) -> tuple[Lesson | None, str | None]:
     if lesson.training is None:
         return None, None
     state = lesson.state
-    options = state.model_options()
+    repeats = int(state.repeats) if state.repeats else None
     try:
-        explained = build_lesson(
-            lesson.training,
-            state.text,
-            kind=options["kind"],
-            alpha=options["alpha"],
-            binary=options["binary"],
-            fit_prior=options["fit_prior"],
-            epsilon=options["epsilon"],
-            repeats=int(state.repeats) if state.repeats else None,
-        )
+        explained = build_lesson(lesson.training, state.text, repeats=repeats, **state.model_options())
     except ValueError as error:
         return None, str(error)
     return explained, None

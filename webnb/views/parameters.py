@@ -34,7 +34,7 @@ def _whole_table(lesson, model: NaiveBayes) -> WholeTable:
     state = lesson.state
     trained_on = ("split", *state.split) if state.train == "split" else ("all",)
     key = (lesson.entry.content or lesson.entry.id, state.analysis_options(), state.vocabulary_options(), trained_on,
-           tuple(sorted(state.model_options().items())))
+           state.model_options().key)
     return current_app.extensions["webnb"]["parameter_tables"].get_or_build(key, lambda: WholeTable(model))
 
 

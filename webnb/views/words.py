@@ -113,7 +113,7 @@ def _comparison_key(lesson, settings: dict, analyses, vocabulary, test, test_siz
         documents = (test,)
     else:
         documents = ("corpus", test_entry.id, test_entry.workspace)
-    options = tuple(sorted(lesson.state.model_options().items()))
+    options = lesson.state.model_options().key
     page = tuple(settings[name] for name in ("positive", "negative", "k", "by"))
     return ("words-pairs", lesson.entry.id, tuple(analyses.values()), vocabulary, documents, options, page)
 

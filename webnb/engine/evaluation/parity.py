@@ -335,7 +335,7 @@ def parameters_parity(
     ----------
     training : TrainingSet
         The training set.
-    model_options : dict
+    model_options : ModelOptions or dict
         The keywords of ``TrainingSet.model``: ``kind``, ``alpha``, ``binary``, ``fit_prior``, ``epsilon``. An
         ε-floor has no scikit-learn counterpart: the report is then "not comparable", with the checks that could
         still be made.
@@ -561,7 +561,7 @@ def evaluation_parity(held_out: HeldOut, model_options: dict, *, model: NaiveBay
     ----------
     held_out : HeldOut
         The training set and the test documents.
-    model_options : dict
+    model_options : ModelOptions or dict
         The keywords of ``TrainingSet.model``. Under an ε-floor nothing is compared ("not comparable").
     model : NaiveBayes, optional
         The model of these options, if the caller has made it already.

@@ -508,7 +508,7 @@ def compare_pairs(
     held : mapping of str to HeldOut
         ``held[name]`` for each name of ``FEATURE_SETS`` ("words", "pairs"): the same documents counted with
         ``ngram_range`` (1, 1) and (1, 2).
-    model_options : dict
+    model_options : ModelOptions or dict
         Keywords of ``TrainingSet.model``.
     current : (int, int)
         The lesson's ngram range.

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import astuple, dataclass, fields, replace
 from fractions import Fraction
 from functools import cached_property, cmp_to_key
 from typing import ClassVar, NamedTuple
@@ -983,6 +984,66 @@ def _class_prior(stats: ClassStatistics, fit_prior: bool, class_prior) -> ClassP
     if abs(float(sum(exact)) - 1.0) > 1e-9:
         raise ValueError(f"the class priors must add up to 1, not {float(sum(exact)):g}")
     return class_priors(stats.class_count_, "given", exact)
+
+
+@dataclass(frozen=True)
+class ModelOptions(Mapping):
+    """The settings of one text model, as one value: which model, α, and how the priors and the floor are set.
+
+    It reads as the keywords ``fit_naive_bayes`` and ``TrainingSet.model`` take (it is a mapping of them), so the
+    engine's functions that take model keywords take it whole; ``key`` is its hashable form for caches.
+
+    Parameters
+    ----------
+    kind : {"bernoulli", "multinomial"}, default "bernoulli"
+        The model.
+    alpha : str, int, float or Fraction, default 1
+        The pseudo-count (see ``parse_alpha``).
+    binary : bool, default False
+        Multinomial only: count each word once per document.
+    fit_prior : bool, default True
+        Learned class priors; False for uniform ones.
+    epsilon : float or None, default None
+        The ε-floor of the probabilities, None for none.
+
+    Examples
+    --------
+    >>> options = ModelOptions("multinomial", "1")
+    >>> dict(options)
+    {'kind': 'multinomial', 'alpha': '1', 'binary': False, 'fit_prior': True, 'epsilon': None}
+    >>> options.replace(alpha="0.5").key
+    ('multinomial', '0.5', False, True, None)
+    """
+
+    kind: str = "bernoulli"
+    alpha: object = 1
+    binary: bool = False
+    fit_prior: bool = True
+    epsilon: float | None = None
+
+    def __getitem__(self, name: str):
+        if name not in self._names():
+            raise KeyError(name)
+        return getattr(self, name)
+
+    def __iter__(self):
+        return iter(self._names())
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+    @classmethod
+    def _names(cls) -> tuple[str, ...]:
+        return tuple(field.name for field in fields(cls))
+
+    def replace(self, **changes) -> "ModelOptions":
+        """The same settings with ``changes``."""
+        return replace(self, **changes)
+
+    @property
+    def key(self) -> tuple:
+        """The settings as a hashable tuple, in field order."""
+        return astuple(self)
 
 
 def fit_naive_bayes(

@@ -13,7 +13,7 @@ from webnb.engine.shared.classes import class_numbers
 from webnb.engine.shared.corpus import Corpus
 from webnb.engine.text.analysis import AnalysisOptions, Analyzer
 from webnb.engine.text.bag import BagOfWords, VocabularyOptions
-from webnb.engine.text.models import NaiveBayes, fit_naive_bayes, parse_alpha
+from webnb.engine.text.models import ModelOptions, NaiveBayes, fit_naive_bayes, parse_alpha
 from webnb.engine.text.statistics import ClassStatistics
 
 
@@ -185,6 +185,29 @@ class TrainingSet:
     @property
     def vocabulary(self) -> tuple[str, ...]:
         return self.bag.vocabulary
+
+    def model_with(self, options: ModelOptions) -> NaiveBayes:
+        """The model of these counts for the settings ``options`` (see ``model``).
+
+        Parameters
+        ----------
+        options : ModelOptions
+            The model's settings, as one value.
+
+        Returns
+        -------
+        NaiveBayes
+            ``model(**options)``: the same object for the same settings while it is kept.
+
+        Examples
+        --------
+        >>> from webnb.engine.shared.corpus import CHINA_JAPAN, Corpus
+        >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
+        >>> model = training.model_with(ModelOptions("multinomial", "1"))
+        >>> model.kind, model.alpha, model is training.model_with(ModelOptions("multinomial", 1))
+        ('multinomial', Fraction(1, 1), True)
+        """
+        return self.model(**options)
 
     def model(self, kind: str = "bernoulli", alpha=1, **options) -> NaiveBayes:
         """The model of these counts for ``kind``, α and ``options``, derived once and kept among the ``KEPT_MODELS``
