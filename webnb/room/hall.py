@@ -16,6 +16,7 @@ from flask import current_app, request, session
 from werkzeug.datastructures import MultiDict
 
 from webnb.answers import refusal
+from webnb.engine.shared.plain import plain
 from webnb.hosting.workspaces import current_workspace, hosted, may_start
 from webnb.lesson import pages
 from webnb.lesson.notation import NOTATIONS
@@ -164,7 +165,7 @@ class Headcount:
     following: int
 
     def to_dict(self) -> dict:
-        return {"joined": self.joined, "listening": self.listening, "following": self.following}
+        return plain(self)
 
 
 def headcount(code: str) -> Headcount:

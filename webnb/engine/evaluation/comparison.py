@@ -27,7 +27,7 @@ import numpy as np
 from webnb.engine.evaluation.heldout import HeldOut
 from webnb.engine.shared.corpus import CorpusError
 from webnb.engine.shared.numbers import is_plain_decimal
-from webnb.engine.shared.plain import number
+from webnb.engine.shared.plain import number, plain
 from webnb.engine.text.discriminative import fit_softmax_regression
 from webnb.engine.text.models import fit_naive_bayes, normalise_log_joint, parse_alpha
 from webnb.engine.text.statistics import ClassStatistics
@@ -233,22 +233,7 @@ class ModelScore:
         return duration(self.predict_seconds)
 
     def to_dict(self) -> dict:
-        return {
-            "key": self.key,
-            "name": self.name,
-            "family": self.family,
-            "features": self.features,
-            "n_test": self.n_test,
-            "correct": self.correct,
-            "accuracy": number(self.accuracy),
-            "undecidable": self.undecidable,
-            "log_loss": number(self.log_loss),
-            "infinite_loss_documents": self.infinite_loss_documents,
-            "fit_seconds": number(self.fit_seconds),
-            "predict_seconds": number(self.predict_seconds),
-            "iterations": self.iterations,
-            "converged": self.converged,
-        }
+        return plain(self)
 
 
 @dataclass(frozen=True)
@@ -529,7 +514,7 @@ class FamilyContrast:
     discriminative: str
 
     def to_dict(self) -> dict:
-        return {"question": self.question, "generative": self.generative, "discriminative": self.discriminative}
+        return plain(self)
 
 
 FAMILY_CONTRASTS = (

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from webnb.engine.evaluation.scores import Score
 from webnb.engine.shared.paging import page_count
+from webnb.engine.shared.plain import plain
 
 MISTAKES_PER_PAGE = 20
 SNIPPET_LENGTH = 160
@@ -64,12 +65,7 @@ class Mistakes:
     documents: tuple[Mistake, ...]
 
     def to_dict(self) -> dict:
-        return {
-            "count": self.count,
-            "page": self.page,
-            "pages": self.pages,
-            "documents": [mistake.to_dict() for mistake in self.documents],
-        }
+        return plain(self)
 
 
 def mistake_pages(score: Score, per_page: int = MISTAKES_PER_PAGE) -> int:

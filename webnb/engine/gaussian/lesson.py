@@ -22,7 +22,7 @@ from webnb.engine.evaluation.scores import Score, evaluate, stratified_split
 from webnb.engine.gaussian.model import DEFAULT_VAR_SMOOTHING, GaussianNB, GaussianStatistics
 from webnb.engine.gaussian.table import NumericTable
 from webnb.engine.shared.paging import page_count
-from webnb.engine.shared.plain import number
+from webnb.engine.shared.plain import number, plain
 
 
 @dataclass(frozen=True, eq=False)
@@ -151,7 +151,7 @@ class TableRow:
     values: tuple[float, ...]
 
     def to_dict(self) -> dict:
-        return {"index": self.index, "id": self.id, "label": self.label, "values": list(self.values)}
+        return plain(self)
 
 
 @dataclass(frozen=True)
@@ -222,8 +222,7 @@ class FeatureBell:
     zero: bool  # the variance is exactly 0 before smoothing
 
     def to_dict(self) -> dict:
-        return {"feature": self.feature, "mean": self.mean, "variance": self.variance, "sd": self.sd,
-                "sample_sd": self.sample_sd, "used": self.used, "used_sd": self.used_sd, "zero": self.zero}
+        return plain(self)
 
 
 @dataclass(frozen=True)
@@ -468,8 +467,7 @@ class TableMistake:
     values: tuple[float, ...]
 
     def to_dict(self) -> dict:
-        return {"position": self.position, "id": self.id, "label": self.label, "predicted": self.predicted,
-                "confidence": self.confidence, "values": list(self.values)}
+        return plain(self)
 
 
 @dataclass(frozen=True, eq=False)

@@ -18,7 +18,7 @@ from scipy.special import logsumexp
 
 from webnb.engine.evaluation.scores import FEW_TEST_DOCUMENTS, true_class_numbers, wilson_interval
 from webnb.engine.shared.corpus import CorpusError
-from webnb.engine.shared.plain import number
+from webnb.engine.shared.plain import number, plain
 from webnb.engine.text.models import NaiveBayes, normalise_log_joint, parse_alpha
 from webnb.engine.text.training import TrainingSet
 
@@ -56,14 +56,7 @@ class SweepPoint:
     infinite_loss_documents: int  # documents whose true class has probability 0, the undecidable ones included
 
     def to_dict(self) -> dict:
-        return {
-            "alpha": self.alpha,
-            "accuracy": self.accuracy,
-            "correct": self.correct,
-            "log_loss": number(self.log_loss),
-            "undecidable": self.undecidable,
-            "infinite_loss_documents": self.infinite_loss_documents,
-        }
+        return plain(self)
 
 
 @dataclass(frozen=True)
@@ -290,7 +283,7 @@ class RankedWord:
     probability: float  # ψ_jk or θ_jk
 
     def to_dict(self) -> dict:
-        return {"word": self.word, "index": self.index, "probability": number(self.probability)}
+        return plain(self)
 
 
 @dataclass(frozen=True)
@@ -326,13 +319,7 @@ class WordLists:
         raise KeyError(label)
 
     def to_dict(self) -> dict:
-        return {
-            "kind": self.kind,
-            "parameter": self.parameter,
-            "k": self.k,
-            "top": self.top,
-            "per_class": [c.to_dict() for c in self.per_class],
-        }
+        return plain(self)
 
 
 # The lists below are read off the class-count tables the model keeps (``feature_prob_``, K × |V|), with numpy over
@@ -440,13 +427,7 @@ class DiscriminativeWord:
     score: float  # the ratio or the difference in the direction of its list: +inf when the other side is 0
 
     def to_dict(self) -> dict:
-        return {
-            "word": self.word,
-            "index": self.index,
-            "positive_probability": number(self.positive_probability),
-            "negative_probability": number(self.negative_probability),
-            "score": number(self.score),
-        }
+        return plain(self)
 
 
 @dataclass(frozen=True)
@@ -472,18 +453,7 @@ class DiscriminativeWords:
     toward_negative: tuple[DiscriminativeWord, ...]
 
     def to_dict(self) -> dict:
-        return {
-            "kind": self.kind,
-            "parameter": self.parameter,
-            "positive": self.positive,
-            "negative": self.negative,
-            "by": self.by,
-            "threshold": self.threshold,
-            "k": self.k,
-            "considered": self.considered,
-            "toward_positive": [w.to_dict() for w in self.toward_positive],
-            "toward_negative": [w.to_dict() for w in self.toward_negative],
-        }
+        return plain(self)
 
 
 def _score(favoured: np.ndarray, other: np.ndarray, by: str) -> np.ndarray:
@@ -787,18 +757,7 @@ class Calibration:
     sure_correct: int
 
     def to_dict(self) -> dict:
-        return {
-            "n_test": self.n_test,
-            "correct": self.correct,
-            "accuracy": self.accuracy,
-            "undecidable": self.undecidable,
-            "decided_accuracy": self.decided_accuracy,
-            "mean_top_posterior": self.mean_top_posterior,
-            "gap": self.gap,
-            "threshold": self.threshold,
-            "sure": self.sure,
-            "sure_correct": self.sure_correct,
-        }
+        return plain(self)
 
 
 def calibration(model: NaiveBayes, matrix: sp.csr_matrix, labels, *, threshold: float = 0.99) -> Calibration:
@@ -881,7 +840,7 @@ class SampledDocument:
         return " ".join(self.words)
 
     def to_dict(self) -> dict:
-        return {"label": self.label, "words": list(self.words), "seed": self.seed}
+        return plain(self)
 
 
 def mean_document_length(model: NaiveBayes, class_index: int) -> int:

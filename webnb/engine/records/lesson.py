@@ -26,7 +26,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from webnb.engine.shared.corpus import CorpusError
-from webnb.engine.shared.plain import fraction_text, number
+from webnb.engine.shared.plain import fraction_text, number, plain
 from webnb.engine.text.bag import BagOfWords
 from webnb.engine.text.models import SEED_EPSILON, NaiveBayes, parse_alpha
 from webnb.engine.text.trace import ClassTrace, Factor, Reading, Trace, explain, factors_of, read_review
@@ -63,8 +63,7 @@ class RepeatedFactor(NamedTuple):
     log_sum: float  # math.fsum of the logs: an ordinary number
 
     def to_dict(self) -> dict:
-        return {"factor": self.factor, "times": self.times, "product": number(self.product),
-                "log_sum": number(self.log_sum)}
+        return plain(self)
 
 
 def repeated_factor(factor: float, times: int) -> RepeatedFactor:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from webnb.engine.records.document_window import DOCUMENTS_PER_PAGE
+from webnb.engine.shared.plain import plain
 from webnb.engine.text.bag import document_frequency
 from webnb.engine.text.training import TrainingSet
 
@@ -50,8 +51,7 @@ class MatrixRow:
         return self.position // DOCUMENTS_PER_PAGE + 1
 
     def to_dict(self) -> dict:
-        return {"index": self.index, "position": self.position, "id": self.id, "label": self.label,
-                "values": list(self.values)}
+        return plain(self)
 
 
 @dataclass(frozen=True, eq=False)

@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from webnb.engine.records.insights import SampledDocument, mean_document_length, sample_document
-from webnb.engine.shared.plain import fraction_text, number, ratio_text
+from webnb.engine.shared.plain import fraction_text, number, plain, ratio_text
 from webnb.engine.text.models import NaiveBayes
 from webnb.engine.text.training import TrainingSet
 
@@ -72,7 +72,7 @@ class RealDocument:
     text: str
 
     def to_dict(self) -> dict:
-        return {"id": self.id, "text": self.text}
+        return plain(self)
 
 
 @dataclass(frozen=True, eq=False)

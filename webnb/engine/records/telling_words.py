@@ -24,7 +24,7 @@ from webnb.engine.records.insights import (
     top_words,
     unique_top_words,
 )
-from webnb.engine.shared.plain import fraction_text, number, ratio_text
+from webnb.engine.shared.plain import fraction_text, number, plain, ratio_text
 from webnb.engine.text.models import NaiveBayes
 
 SEED_TOP = 200  # the lecture notebook's candidate list: each class's 200 most probable words
@@ -74,7 +74,7 @@ class ListedWord:
     ratio: str | None  # the same as a short unreduced ratio, such as "9/11"
 
     def to_dict(self) -> dict:
-        return {"word": self.word, "probability": number(self.probability), "ratio": self.ratio}
+        return plain(self)
 
 
 @dataclass(frozen=True)

@@ -3,13 +3,19 @@ JSON twins).
 
 JSON has no infinity, and log 0 = −∞ is a value the lesson needs: infinite floats are written as the
 strings "-inf" and "inf". Exact fractions are strings such as "32/3645"; unreduced ratios keep their
-parts, as in "0/2".
+parts, as in "0/2". A record that writes its fields as they are says so with ``plain`` (``to_dict`` returns
+``plain(self)``); a record that renames, leaves out or derives writes its own ``to_dict``.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
+import numbers
+from collections.abc import Mapping
 from decimal import Decimal
 from fractions import Fraction
+
+import numpy as np
 
 
 def number(value: float | None):
@@ -113,3 +119,59 @@ def _part_text(value: Fraction) -> str:
     if Fraction(decimal) == value:  # the decimal is exact (the denominator has only factors 2 and 5)
         return format(decimal.normalize(), "f")
     return f"({value.numerator}/{value.denominator})"
+
+
+def plain(record) -> dict:
+    """A record's fields as plain data, by the conventions above: the ``to_dict()`` of a record that only writes
+    its fields as they are.
+
+    Each field keeps its name and is written by its type: a float (or numpy float) as ``number`` writes it, a
+    whole number as an int, a ``Fraction`` as ``fraction_text`` writes it, a tuple or list as a list, a mapping
+    key by key, a record by its own ``to_dict()`` (or by ``plain`` if it has none); anything else as it is (text,
+    None, booleans, and the exact settings the JSON twins write themselves).
+
+    Parameters
+    ----------
+    record : dataclass instance or NamedTuple
+        The record.
+
+    Returns
+    -------
+    dict
+        Field name → plain value, in the order the fields are declared.
+
+    Examples
+    --------
+    >>> from dataclasses import dataclass
+    >>> @dataclass(frozen=True)
+    ... class Point:
+    ...     word: str
+    ...     log_probability: float
+    ...     counts: tuple
+    ...     share: Fraction
+    >>> plain(Point("match", float("-inf"), (1, 2), Fraction(2, 6)))
+    {'word': 'match', 'log_probability': '-inf', 'counts': [1, 2], 'share': '1/3'}
+    """
+    names = record._fields if isinstance(record, tuple) else [field.name for field in dataclasses.fields(record)]
+    return {name: plain_value(getattr(record, name)) for name in names}
+
+
+def plain_value(value):
+    """One value as ``plain`` writes a field (see there)."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, Fraction):
+        return fraction_text(value)
+    if isinstance(value, (float, np.floating)):
+        return number(value)
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if isinstance(value, (tuple, list)):
+        return [plain_value(item) for item in value]
+    if isinstance(value, Mapping):
+        return {key: plain_value(item) for key, item in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return plain(value)
+    return value

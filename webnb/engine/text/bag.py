@@ -19,6 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from webnb.engine.shared.corpus import CorpusError
+from webnb.engine.shared.plain import plain
 from webnb.engine.text.analysis import Analyzer
 
 
@@ -104,7 +105,7 @@ class VocabularyOptions:
         return low, high
 
     def to_dict(self) -> dict:
-        return {"min_df": self.min_df, "max_df": self.max_df, "max_features": self.max_features, "binary": self.binary}
+        return plain(self)
 
 
 PROGRESS_EVERY = 1000  # documents between two progress reports

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from webnb.engine.shared.plain import fraction_text, number, ratio_text
+from webnb.engine.shared.plain import fraction_text, number, plain, ratio_text
 from webnb.engine.text.analysis import DocumentAnalysis
 from webnb.engine.text.bag import BagOfWords
 from webnb.engine.text.models import NaiveBayes
@@ -77,12 +77,7 @@ class AbsentWords:
     exact: Fraction | None
 
     def to_dict(self) -> dict:
-        return {
-            "count": self.count,
-            "log_product": number(self.log_product),
-            "product": number(self.product),
-            "exact": fraction_text(self.exact),
-        }
+        return plain(self)
 
 
 class ZeroFactor(NamedTuple):
