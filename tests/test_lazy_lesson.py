@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 from webnb.engine import SEED_EPSILON, Corpus, TrainingSet, explain
-from webnb.engine.records import lesson as lesson_module
-from webnb.engine.records.lesson import (
+from webnb.engine.records import explanation as lesson_module
+from webnb.engine.records.explanation import (
     PARTS,
-    build_lesson,
     computed_parts,
     contributions,
+    explain_review,
     find_underflow,
     log_space,
 )
@@ -64,7 +64,7 @@ class Built(list):
 
 @pytest.fixture()
 def built_lessons(monkeypatch):
-    built, real = Built(), inference_views.build_lesson
+    built, real = Built(), inference_views.explain_review
 
     def recording(*args, **kwargs):
         lesson = real(*args, **kwargs)
@@ -74,7 +74,7 @@ def built_lessons(monkeypatch):
         built.append(lesson)
         return lesson
 
-    monkeypatch.setattr(inference_views, "build_lesson", recording)
+    monkeypatch.setattr(inference_views, "explain_review", recording)
     return built
 
 
@@ -138,7 +138,7 @@ def test_each_part_is_what_the_engine_makes_of_its_scenario(example, text, optio
     """The lesson, read part by part, against each scenario made directly with the public engine functions."""
     corpus = uploaded_corpus() if example == "uploaded" else load_example_corpus(example)
     training = TrainingSet.build(corpus)
-    lesson = build_lesson(training, text, **options)
+    lesson = explain_review(training, text, **options)
     kind, alpha, epsilon = options["kind"], options["alpha"], options.get("epsilon")
     model_options = {"binary": False, "fit_prior": options.get("fit_prior", True)}
     user_model = training.model(kind, alpha, epsilon=epsilon, **model_options)
@@ -166,7 +166,7 @@ def test_each_part_is_what_the_engine_makes_of_its_scenario(example, text, optio
     assert lesson.zero_summary == tuple(lesson_module._class_zeros(c) for c in lesson.unsmoothed.per_class)
     # Computed once, then kept: reading a part again gives the very same object.
     assert all(getattr(lesson, name) is getattr(lesson, name) for name in PARTS)
-    assert lesson.to_dict() == build_lesson(training, text, **options).to_dict()
+    assert lesson.to_dict() == explain_review(training, text, **options).to_dict()
 
 
 def test_what_cannot_be_computed_is_refused_when_the_lesson_is_built(match_reviews):
@@ -174,9 +174,9 @@ def test_what_cannot_be_computed_is_refused_when_the_lesson_is_built(match_revie
     no_words = Corpus.from_pairs([("a", "apple banana"), ("a", "banana cherry"), ("b", "x y")])  # "b" has no word
     training = TrainingSet.build(no_words)
     with pytest.raises(ValueError, match="cannot have"):
-        build_lesson(training, "apple", kind="multinomial", alpha=1)
+        explain_review(training, "apple", kind="multinomial", alpha=1)
     with pytest.raises(ValueError, match="repeats must be between 1 and 5000"):
-        build_lesson(match_reviews, "sharp", repeats=5001)
+        explain_review(match_reviews, "sharp", repeats=5001)
 
 
 # -- only the step's work ---------------------------------------------------------------------------------------------

@@ -9,12 +9,12 @@ from fractions import Fraction
 import pytest
 
 from webnb.engine import SEED_EPSILON, AnalysisOptions, Corpus, TrainingSet, explain, read_corpus
-from webnb.engine.records import lesson as lesson_module
-from webnb.engine.records.lesson import (
+from webnb.engine.records import explanation as lesson_module
+from webnb.engine.records.explanation import (
     REPEAT_CAP,
     RepeatedProducts,
     _first_true,
-    build_lesson,
+    explain_review,
     find_underflow,
     repeated,
 )
@@ -43,7 +43,7 @@ def all_numbers(lesson_data) -> list:
 
 
 def test_not_sharp_match_culprits_and_both_fixes(match_reviews):
-    lesson = build_lesson(match_reviews, "not sharp match", kind="bernoulli", alpha="0")
+    lesson = explain_review(match_reviews, "not sharp match", kind="bernoulli", alpha="0")
     assert lesson.unsmoothed_cannot_decide and lesson.unsmoothed.decision is None
     assert [(c.word, c.label, c.present) for c in lesson.culprits] == [
         ("not", "positive", True),
@@ -71,7 +71,7 @@ def test_not_sharp_match_culprits_and_both_fixes(match_reviews):
 
 
 def test_not_sharp_match_smoothed_and_floored_decide(match_reviews):
-    lesson = build_lesson(match_reviews, "not sharp match")
+    lesson = explain_review(match_reviews, "not sharp match")
     smoothed = by_class(lesson.smoothed)
     assert lesson.smoothed.decision == "negative"
     assert math.fsum(c.posterior for c in lesson.smoothed.per_class) == pytest.approx(1.0, abs=1e-15)
@@ -90,7 +90,7 @@ def test_not_sharp_match_smoothed_and_floored_decide(match_reviews):
 
 
 def test_match_was_sharp_has_one_culprit_and_an_infinite_contribution(match_reviews):
-    lesson = build_lesson(match_reviews, "match was sharp")
+    lesson = explain_review(match_reviews, "match was sharp")
     assert not lesson.unsmoothed_cannot_decide and lesson.trace.decision == "positive"
     assert [(c.word, c.label, c.present) for c in lesson.culprits] == [("not", "negative", False)]
     assert lesson.culprits[0].smoothed.exact == Fraction(1, 4)
@@ -123,7 +123,7 @@ def test_match_was_sharp_has_one_culprit_and_an_infinite_contribution(match_revi
 
 
 def test_contributions_come_from_the_smoothed_trace_when_alpha_zero_cannot_decide(match_reviews):
-    lesson = build_lesson(match_reviews, "not sharp match")
+    lesson = explain_review(match_reviews, "not sharp match")
     chart = lesson.contributions
     assert chart.from_smoothed and chart.alpha == 1
     assert (chart.decided, chart.runner_up) == ("negative", "positive")
@@ -136,7 +136,7 @@ def test_contributions_come_from_the_smoothed_trace_when_alpha_zero_cannot_decid
 
 
 def test_a_user_alpha_above_zero_is_the_smoothing_shown(match_reviews):
-    lesson = build_lesson(match_reviews, "not sharp match", alpha="0.5")
+    lesson = explain_review(match_reviews, "not sharp match", alpha="0.5")
     assert lesson.smoothing_alpha == Fraction(1, 2) and lesson.smoothed is lesson.trace
     assert lesson.culprits[0].smoothed.exact == Fraction(1, 8)  # (0 + 1/2)/(3 + 1)
     assert lesson.unsmoothed_cannot_decide and lesson.contributions.from_smoothed is False
@@ -144,7 +144,7 @@ def test_a_user_alpha_above_zero_is_the_smoothing_shown(match_reviews):
 
 def test_smoothing_alpha_must_be_positive(match_reviews):
     with pytest.raises(ValueError, match="smoothing_alpha must be more than 0"):
-        build_lesson(match_reviews, "not sharp match", smoothing_alpha="0")
+        explain_review(match_reviews, "not sharp match", smoothing_alpha="0")
 
 
 def test_absent_culprit_of_a_large_vocabulary_is_named_and_valued():
@@ -154,7 +154,7 @@ def test_absent_culprit_of_a_large_vocabulary_is_named_and_valued():
     )
     training = TrainingSet.build(corpus)
     assert len(training.vocabulary) > LISTED_ABSENT_LIMIT
-    lesson = build_lesson(training, "b3 b4")
+    lesson = explain_review(training, "b3 b4")
     assert [(c.word, c.label, c.present) for c in lesson.culprits] == [
         ("b3", "a", True),
         ("b4", "a", True),
@@ -173,7 +173,7 @@ def test_absent_culprit_of_a_large_vocabulary_is_named_and_valued():
 
 
 def test_china_japan_contributions_are_exact_log_ratios(china_japan):
-    lesson = build_lesson(china_japan, "Chinese Chinese Chinese Tokyo Japan", kind="multinomial", alpha=1)
+    lesson = explain_review(china_japan, "Chinese Chinese Chinese Tokyo Japan", kind="multinomial", alpha=1)
     chart = lesson.contributions
     assert (chart.decided, chart.runner_up, chart.from_smoothed) == ("China", "not China", False)
     assert all(e.kind != "absent" for e in chart.entries)  # multinomial: absent words have no factor
@@ -221,7 +221,7 @@ def assert_minimal_underflow(model, bag, text, underflow):
 
 def test_chinese_tokyo_japan_underflows_at_a_minimal_repeat_count(china_japan):
     text = "Chinese Tokyo Japan"
-    lesson = build_lesson(china_japan, text, kind="multinomial", alpha=1)
+    lesson = explain_review(china_japan, text, kind="multinomial", alpha=1)
     underflow = lesson.underflow
     assert_minimal_underflow(china_japan.model("multinomial", 1), china_japan.bag, text, underflow)
     assert underflow.first_zero_repeats == (122, 165)
@@ -264,7 +264,7 @@ def test_repeated_products_equal_the_trace_bit_for_bit(ngram_range):
 
 def test_a_class_zeroed_at_alpha_zero_has_its_first_zero_at_one_copy(china_japan):
     text = "Chinese Tokyo Japan"
-    lesson = build_lesson(china_japan, text, kind="multinomial", alpha=0)
+    lesson = explain_review(china_japan, text, kind="multinomial", alpha=0)
     assert [c.word for c in lesson.culprits] == ["japan", "tokyo"]  # never seen in China
     underflow = lesson.underflow
     assert underflow.first_zero_repeats[0] == 1
@@ -282,32 +282,32 @@ def test_a_class_zeroed_at_alpha_zero_has_its_first_zero_at_one_copy(china_japan
 )
 def test_no_underflow_lesson_is_invented(corpus, text, options):
     training = TrainingSet.build(load_example_corpus(corpus))
-    underflow = build_lesson(training, text, **options).underflow
+    underflow = explain_review(training, text, **options).underflow
     assert underflow.repeats is None and underflow.trace is None and underflow.naive_products is None
     assert underflow.cap == REPEAT_CAP
 
 
 def test_no_underflow_first_zeros(match_reviews, china_japan):
-    assert build_lesson(china_japan, "", kind="multinomial", alpha=1).underflow.first_zero_repeats == (None, None)
-    assert build_lesson(match_reviews, "not sharp match").underflow.first_zero_repeats == (1, 1)
+    assert explain_review(china_japan, "", kind="multinomial", alpha=1).underflow.first_zero_repeats == (None, None)
+    assert explain_review(match_reviews, "not sharp match").underflow.first_zero_repeats == (1, 1)
 
 
 def test_given_repeats_are_shown_as_they_are(china_japan):
-    lesson = build_lesson(china_japan, "Chinese Tokyo Japan", kind="multinomial", alpha=1, repeats=3)
+    lesson = explain_review(china_japan, "Chinese Tokyo Japan", kind="multinomial", alpha=1, repeats=3)
     underflow = lesson.underflow
     at = explain(china_japan.model("multinomial", 1), china_japan.bag, repeated("Chinese Tokyo Japan", 3))
     assert underflow.repeats == 3 and underflow.naive_products == tuple(c.joint for c in at.per_class)
     assert all(p > 0.0 for p in underflow.naive_products)
     assert underflow.first_zero_repeats == (122, 165)
     with pytest.raises(ValueError, match="repeats must be between 1 and 5000"):
-        build_lesson(china_japan, "Chinese", kind="multinomial", alpha=1, repeats=0)
+        explain_review(china_japan, "Chinese", kind="multinomial", alpha=1, repeats=0)
 
 
 # -- log space ----------------------------------------------------------------------------------------------------
 
 
 def test_naive_exp_underflows_where_the_shift_does_not(china_japan):
-    underflow = build_lesson(china_japan, "Chinese Tokyo Japan", kind="multinomial", alpha=1).underflow
+    underflow = explain_review(china_japan, "Chinese Tokyo Japan", kind="multinomial", alpha=1).underflow
     space = underflow.log_space
     assert space.naive.exps == (0.0, 0.0) and space.naive.total == 0.0
     assert space.naive.posteriors is None and space.naive.underflowed
@@ -323,7 +323,7 @@ def test_naive_exp_underflows_where_the_shift_does_not(china_japan):
 
 
 def test_log_space_sums_the_trace_terms_per_class(match_reviews, china_japan):
-    short = build_lesson(china_japan, "Chinese Chinese Chinese Tokyo Japan", kind="multinomial", alpha=1).log_space
+    short = explain_review(china_japan, "Chinese Chinese Chinese Tokyo Japan", kind="multinomial", alpha=1).log_space
     for c in short.per_class:
         assert [t.word for t in c.terms] == ["chinese", "japan", "tokyo"] and c.log_absent_words is None
         assert math.fsum([c.log_prior, *(t.log_value for t in c.terms)]) == pytest.approx(c.log_joint, rel=1e-12)
@@ -331,7 +331,7 @@ def test_log_space_sums_the_trace_terms_per_class(match_reviews, china_japan):
     assert not short.naive.underflowed
     assert list(short.naive.posteriors) == pytest.approx([c.posterior for c in short.per_class], rel=1e-12)
 
-    bernoulli = build_lesson(match_reviews, "match was sharp").log_space
+    bernoulli = explain_review(match_reviews, "match was sharp").log_space
     positive, negative = bernoulli.per_class[1], bernoulli.per_class[0]
     assert len(positive.terms) == len(match_reviews.vocabulary)  # a small vocabulary lists absent words too
     assert math.fsum([positive.log_prior, *(t.log_value for t in positive.terms)]) == pytest.approx(positive.log_joint)
@@ -352,14 +352,14 @@ def test_log_space_sums_the_trace_terms_per_class(match_reviews, china_japan):
     ],
 )
 def test_lesson_to_dict_is_strict_json(corpus, text, options):
-    lesson = build_lesson(TrainingSet.build(load_example_corpus(corpus)), text, **options)
+    lesson = explain_review(TrainingSet.build(load_example_corpus(corpus)), text, **options)
     data = lesson.to_dict()
     assert json.loads(json.dumps(data, allow_nan=False)) == data
     assert all(math.isfinite(x) for x in all_numbers(data))
 
 
 def test_lesson_to_dict_writes_infinities_as_strings(match_reviews):
-    data = build_lesson(match_reviews, "match was sharp").to_dict()
+    data = explain_review(match_reviews, "match was sharp").to_dict()
     absent = data["contributions"]["entries"][0]
     assert (absent["kind"], absent["log_ratio"], absent["runner_up_log"]) == ("absent", "inf", "-inf")
     assert data["contributions"]["total"] == "inf"
@@ -462,7 +462,7 @@ def test_newsgroups_lesson(newsgroups, monkeypatch):
         return fit(statistics, kind, alpha, **options)
 
     monkeypatch.setattr(training_module, "fit_naive_bayes", fitting)
-    lesson = build_lesson(newsgroups, text, kind="multinomial", alpha=0)
+    lesson = explain_review(newsgroups, text, kind="multinomial", alpha=0)
     # At α = 0 some word of the review is unseen in every class: every class is impossible.
     assert lesson.unsmoothed_cannot_decide and all(z.zeroed for z in lesson.zero_summary)
     assert lesson.underflow.repeats is None and lesson.underflow.first_zero_repeats == (1,) * 20
@@ -505,7 +505,7 @@ def test_match_was_sharp_slide_shows_the_words_and_the_zero_and_one_row_for_the_
     (1 − ψ of "not" in negative) in a row per word, a column per class, and the other 4 absent words in one row."""
     from webnb.engine.text.trace import FactorSlide, factor_slide
 
-    trace = build_lesson(match_reviews, "match was sharp", kind="bernoulli", alpha="0").trace
+    trace = explain_review(match_reviews, "match was sharp", kind="bernoulli", alpha="0").trace
     slide = trace.factor_slide
     assert trace.classes == ("negative", "positive")
     assert [(r.word, r.present, r.has_zero) for r in slide.rows] == [
@@ -528,7 +528,7 @@ def test_a_long_review_shows_its_first_words_and_one_row_for_the_rest(china_japa
     from webnb.engine.text.trace import factor_slide
 
     review = "Chinese Beijing Shanghai Macao Tokyo Japan Chinese"
-    trace = build_lesson(china_japan, review, kind="multinomial", alpha="1").trace
+    trace = explain_review(china_japan, review, kind="multinomial", alpha="1").trace
     slide = factor_slide(trace.per_class, rows=4)
     assert [r.word for r in slide.rows] == ["beijing", "chinese", "japan"]
     assert [r.factors[0].power for r in slide.rows] == [1, 2, 1]
@@ -542,7 +542,7 @@ def test_a_long_review_shows_its_first_words_and_one_row_for_the_rest(china_japa
 def test_a_slide_keeps_every_zero_even_past_its_rows(match_reviews):
     from webnb.engine.text.trace import factor_slide
 
-    trace = build_lesson(match_reviews, "not sharp match", kind="bernoulli", alpha="0").trace
+    trace = explain_review(match_reviews, "not sharp match", kind="bernoulli", alpha="0").trace
     slide = factor_slide(trace.per_class, rows=1)
     assert [r.word for r in slide.rows] == ["not", "was"]  # zero in positive, zero in negative
     assert all(r.has_zero for r in slide.rows)
@@ -552,7 +552,7 @@ def test_a_slide_keeps_every_zero_even_past_its_rows(match_reviews):
 
 def test_under_the_floor_the_floored_factor_keeps_its_row(match_reviews):
     """Under the ε-floor nothing is 0, but the factor the floor made is what the slide is about."""
-    floored = build_lesson(match_reviews, "match was sharp", kind="bernoulli", alpha=0, epsilon=SEED_EPSILON).trace
+    floored = explain_review(match_reviews, "match was sharp", kind="bernoulli", alpha=0, epsilon=SEED_EPSILON).trace
     slide = floored.factor_slide
     assert [r.word for r in slide.rows] == ["match", "not", "sharp", "was"]
     assert slide.rows[1].factors[0].probability == floored_not(floored)
@@ -571,7 +571,7 @@ def test_a_large_vocabulary_slide_has_the_absent_words_product(shared_corpora):
     corpus = read_corpus_bytes(data, filename="train.jsonl.gz")
     four = corpus.subset([i for i, label in enumerate(corpus.labels) if label in NEWSGROUPS_4])
     training = TrainingSet.build(four, vocabulary=VocabularyOptions(max_features=1000, binary=True))
-    trace = build_lesson(training, "OpenGL on the GPU is fast", kind="bernoulli", alpha="0").trace
+    trace = explain_review(training, "OpenGL on the GPU is fast", kind="bernoulli", alpha="0").trace
     slide = trace.factor_slide
     assert [r.word for r in slide.rows] == ["fast", "is", "on", "the"]
     assert slide.others is None and slide.rest is None
@@ -589,7 +589,7 @@ def floored_not(trace) -> float:
 def test_bernoulli_contributions_name_the_absent_words_that_weigh_most(match_reviews):
     """The "all absent words" bar told apart: the three absent words whose factors differ most between the two
     classes, by name (the zero factor first), then the other absent words, adding up to the same log ratio."""
-    chart = build_lesson(match_reviews, "match was sharp").contributions
+    chart = explain_review(match_reviews, "match was sharp").contributions
     named = [(e.kind, e.word, e.count) for e in chart.absent_named]
     assert named == [("absent-word", "not", 1), ("absent-word", "and", 1), ("absent-word", "brilliant", 1),
                      ("absent", None, 2)]
@@ -598,5 +598,5 @@ def test_bernoulli_contributions_name_the_absent_words_that_weigh_most(match_rev
     assert chart.absent_named[1].log_ratio == pytest.approx(log(2 / 3) - log(1), rel=1e-12)
     whole = next(e for e in chart.entries if e.kind == "absent")
     assert math.fsum(e.decided_log for e in chart.absent_named) == pytest.approx(whole.decided_log, rel=1e-12)
-    multinomial = build_lesson(match_reviews, "match was sharp", kind="multinomial", alpha=1).contributions
+    multinomial = explain_review(match_reviews, "match was sharp", kind="multinomial", alpha=1).contributions
     assert multinomial.absent_named == ()

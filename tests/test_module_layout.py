@@ -137,7 +137,7 @@ def test_the_classifier_never_imports_the_page_records():
     graph = dependency_graph()
     core = {name for name in graph if name.startswith("webnb.engine.text")}
     assert {"webnb.engine.text.models", "webnb.engine.text.trace", "webnb.engine.text.bag"} <= core
-    assert "webnb.engine.records.lesson" in graph
+    assert "webnb.engine.records.explanation" in graph
     assert [(name, sorted(d for d in graph[name] if d.startswith("webnb.engine.records"))) for name in sorted(core)
             if any(d.startswith("webnb.engine.records") for d in graph[name])] == []
 

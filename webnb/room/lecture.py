@@ -175,7 +175,7 @@ def prompt(question, setting: Setting) -> str:
 
 
 def predicted(verdict) -> str:
-    """A verdict (webnb/engine/records/lesson.py) as a prediction's answer: its class, or "cannot decide"."""
+    """A verdict (webnb/engine/records/explanation.py) as a prediction's answer: its class, or "cannot decide"."""
     return CANNOT_DECIDE if verdict.cannot_decide else verdict.decision
 
 

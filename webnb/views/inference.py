@@ -5,7 +5,7 @@ from dataclasses import dataclass, replace
 
 from flask import Blueprint, request
 
-from webnb.engine.records.lesson import PRODUCT_DEMONSTRATION, Lesson, build_lesson
+from webnb.engine.records.explanation import PRODUCT_DEMONSTRATION, Explanation, explain_review
 from webnb.lesson import pages
 from webnb.lesson.notation import NOTATIONS
 from webnb.lesson.state import (
@@ -59,7 +59,7 @@ class InferencePage:
 
     step: str
     error: str | None
-    explained: Lesson | None
+    explained: Explanation | None
 
     def to_dict(self) -> dict:
         data = {"step": self.step, "error": self.error}
@@ -68,15 +68,15 @@ class InferencePage:
         return data
 
 
-def lesson_explained(lesson) -> tuple[Lesson | None, str | None]:
-    """The lesson of the review typed, each part computed when first read (see ``Lesson``), and None; or None
+def lesson_explained(lesson) -> tuple[Explanation | None, str | None]:
+    """The lesson of the review typed, each part computed when first read (see ``Explanation``), and None; or None
     and why the settings cannot make one (None too for a lesson without a training set, whose error is said)."""
     if lesson.training is None:
         return None, None
     state = lesson.state
     repeats = int(state.repeats) if state.repeats else None
     try:
-        explained = build_lesson(lesson.training, state.text, repeats=repeats, **state.model_options())
+        explained = explain_review(lesson.training, state.text, repeats=repeats, **state.model_options())
     except ValueError as error:
         return None, str(error)
     return explained, None

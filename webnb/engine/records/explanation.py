@@ -1,8 +1,8 @@
-"""The inference lesson for one review: Bayes' rule, the zero-probability failure, and both fixes.
+"""The explanation of one review, step by step: Bayes' rule, the zero-probability failure, and both fixes.
 
 The inference page steps through the computation for a typed review, then shows what goes wrong and
 how it is repaired. This module computes every number those steps show, as frozen records that pages
-only format; the lesson computes each of its parts when a step first reads it, so a step pays for what it
+only format; the explanation computes each of its parts when a step first reads it, so a step pays for what it
 shows. It derives nothing by hand: each scenario is a model from ``TrainingSet.model`` explained with ``explain``.
 
     trace       the user's settings (model, α, prior, ε-floor)
@@ -371,8 +371,8 @@ def _numbers(values) -> list | None:
 
 
 class _part:
-    """A part of the lesson, computed on first use and then kept in the lesson (like ``functools.cached_property``,
-    without the lock that Python 3.11 shares between every lesson: a lesson belongs to one request)."""
+    """A part of the explanation, computed on first use and then kept in it (like ``functools.cached_property``,
+    without the lock that Python 3.11 shares between every instance: an explanation belongs to one request)."""
 
     def __init__(self, compute: Callable):
         self.compute = compute
@@ -381,20 +381,20 @@ class _part:
     def __set_name__(self, owner, name: str):
         self.name = name
 
-    def __get__(self, lesson, owner=None):
-        if lesson is None:
+    def __get__(self, explanation, owner=None):
+        if explanation is None:
             return self
-        value = lesson.__dict__[self.name] = self.compute(lesson)
+        value = explanation.__dict__[self.name] = self.compute(explanation)
         return value
 
 
 @dataclass(frozen=True, eq=False)
-class Lesson:
+class Explanation:
     """Everything the inference page shows for one review. Immutable, but each part below is computed the first
     time it is read and then kept: a step pays only for what it shows (the words of the review never build the
     smoothed trace or search for the underflow), while the JSON twin reads, and so computes, every part.
 
-    Made by ``build_lesson``.
+    Made by ``explain_review``.
 
     Parameters
     ----------
@@ -571,13 +571,13 @@ class Lesson:
         }
 
 
-PARTS = tuple(name for name, value in vars(Lesson).items() if isinstance(value, _part))
+PARTS = tuple(name for name, value in vars(Explanation).items() if isinstance(value, _part))
 
 
-# -- building the lesson ---------------------------------------------------------------------------------
+# -- building the explanation ---------------------------------------------------------------------------------
 
 
-def build_lesson(
+def explain_review(
     training: TrainingSet,
     text: str,
     *,
@@ -588,8 +588,8 @@ def build_lesson(
     epsilon: float | None = None,
     repeats: int | None = None,
     smoothing_alpha="1",
-) -> Lesson:
-    """Everything the inference page shows for ``text``, each part computed when first read (see ``Lesson``).
+) -> Explanation:
+    """Everything the inference page shows for ``text``, each part computed when first read (see ``Explanation``).
 
     What can be refused is refused here, before any part is read: the settings, and a corpus that cannot
     have the α = 0 that the lesson compares with. Only the models are derived for that (and kept by ``training``).
@@ -618,7 +618,7 @@ def build_lesson(
 
     Returns
     -------
-    Lesson
+    Explanation
         Whose parts are computed as they are read.
 
     Raises
@@ -632,10 +632,10 @@ def build_lesson(
     --------
     >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
     >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
-    >>> lesson = build_lesson(training, "Chinese Chinese Chinese Tokyo Japan", kind="multinomial", alpha="1")
-    >>> lesson.verdict.decision, lesson.at_zero.decision  # smoothed, China; at α = 0, Japan
+    >>> explanation = explain_review(training, "Chinese Chinese Chinese Tokyo Japan", kind="multinomial", alpha="1")
+    >>> explanation.verdict.decision, explanation.at_zero.decision  # smoothed, China; at α = 0, Japan
     ('China', 'Japan')
-    >>> [(c.word, c.label) for c in lesson.culprits]  # the zero factors that ruled China out
+    >>> [(c.word, c.label) for c in explanation.culprits]  # the zero factors that ruled China out
     [('japan', 'China'), ('tokyo', 'China')]
     """
     alpha = parse_alpha(alpha)
@@ -651,7 +651,7 @@ def build_lesson(
             f"This lesson compares your model with α = 0, which this corpus cannot have: {error}"
         ) from None
     _require_repeats(repeats)
-    return Lesson(
+    return Explanation(
         text=text,
         alpha=alpha,
         user_epsilon=epsilon,
@@ -662,9 +662,9 @@ def build_lesson(
     )
 
 
-def computed_parts(lesson: Lesson) -> tuple[str, ...]:
-    """The parts of ``lesson`` read so far."""
-    return tuple(name for name in PARTS if name in lesson.__dict__)
+def computed_parts(explanation: Explanation) -> tuple[str, ...]:
+    """The parts of ``explanation`` read so far."""
+    return tuple(name for name in PARTS if name in explanation.__dict__)
 
 
 @dataclass
