@@ -600,3 +600,50 @@ def test_bernoulli_contributions_name_the_absent_words_that_weigh_most(match_rev
     assert math.fsum(e.decided_log for e in chart.absent_named) == pytest.approx(whole.decided_log, rel=1e-12)
     multinomial = explain_review(match_reviews, "match was sharp", kind="multinomial", alpha=1).contributions
     assert multinomial.absent_named == ()
+
+
+def brute_force_absent_named(model, review_words: set[int], k: int, other: int) -> list[tuple]:
+    """Every absent word's two factors read from the model's dense parameters, ranked as the chart ranks them."""
+    logs = model.absent_log_prob_row(k), model.absent_log_prob_row(other)
+    absent = [j for j in range(model.statistics.n_words) if j not in review_words]
+
+    def weight(j):
+        a, b = logs[0][j], logs[1][j]
+        return -1.0 if a == b == -math.inf else abs(a - b)
+
+    ranked = sorted(absent, key=lambda j: -weight(j))  # stable: ties by word index
+    named, rest = ranked[:3], ranked[3:]
+    return ([(model.vocabulary[j], float(logs[0][j]), float(logs[1][j])) for j in named],
+            (len(rest), math.fsum(logs[0][j] for j in rest), math.fsum(logs[1][j] for j in rest)))
+
+
+@pytest.mark.parametrize("ranked_kept", [64, 4])  # 4: a review holding the ranked words is ranked afresh
+@pytest.mark.parametrize("text", ["match was sharp", "not sharp match", "the keeper was brilliant and not fast",
+                                  "unknownword"])
+@pytest.mark.parametrize("alpha", ["0", "1", "0.5"])
+def test_the_named_absent_words_are_those_a_full_ranking_names(match_reviews, monkeypatch, ranked_kept, text, alpha):
+    """The model ranks each pair of classes once and a review leaves out its own words (see absent_ranking): the
+    same words, factors and remainder as ranking every absent word of the vocabulary for this review."""
+    from webnb.engine.text.models import BernoulliNaiveBayes
+
+    monkeypatch.setattr(BernoulliNaiveBayes, "ABSENT_RANKED", ranked_kept)
+    explanation = explain_review(match_reviews, text, alpha=alpha)
+    chart = explanation.contributions
+    # A review that α cannot decide is charted with the smoothed model, as the page does.
+    trace = explanation.smoothed if chart.from_smoothed else explanation.trace
+    model = (explanation.variants.model(explanation.smoothing_alpha, None) if chart.from_smoothed
+             else explanation.variants.model(explanation.alpha, explanation.user_epsilon))
+    model.__dict__.pop("_absent_rankings", None)  # ranked again under this test's ABSENT_RANKED
+    k, other = model.classes.index(chart.decided), model.classes.index(chart.runner_up)
+    named, (count, decided_rest, runner_up_rest) = brute_force_absent_named(
+        model, {f.index for f in trace.features}, k, other)
+    entries = lesson_module._absent_named(model, trace, chart.decided, chart.runner_up)
+    assert entries == chart.absent_named
+    assert [(e.word, e.decided_log, e.runner_up_log) for e in entries[:3]] == named
+    if not count:  # every absent word is named: no bar for the others
+        assert len(entries) == len(named)
+        return
+    rest = entries[3]
+    assert rest.count == count
+    assert rest.decided_log == pytest.approx(decided_rest, rel=1e-12, abs=1e-12)
+    assert rest.runner_up_log == pytest.approx(runner_up_rest, rel=1e-12, abs=1e-12)

@@ -815,35 +815,34 @@ def contributions(
 
 def _absent_named(model: NaiveBayes, trace: Trace, decided: str, runner_up: str) -> tuple[Contribution, ...]:
     """The absent words whose factors 1 − ψ differ most between the two classes (largest |log ratio|, a zero factor
-    first), then the other absent words as one entry. Costs O(|V|) for the two classes, none of it per class."""
-    rows = [_absent_log_row(model, model.classes.index(label)) for label in (decided, runner_up)]
-    absent = np.ones(model.statistics.n_words, dtype=bool)
-    absent[[f.index for f in trace.features]] = False
-    words = np.flatnonzero(absent)
-    with np.errstate(invalid="ignore"):
-        ratios = rows[0][words] - rows[1][words]
-    weight = np.where(np.isnan(ratios), -1.0, np.abs(ratios))  # −∞ − −∞: no factor differs, weighs nothing
-    named = words[np.argsort(-weight, kind="stable")[:ABSENT_NAMED]]
+    first), then the other absent words as one entry. The model ranks each pair of classes over the vocabulary once;
+    a review then costs its own words, not the vocabulary's."""
+    k, other = model.classes.index(decided), model.classes.index(runner_up)
+    present = sorted({f.index for f in trace.features})
+    ranked = model.absent_ranking(k, other, leave_out=present)
+    if len(ranked) < ABSENT_NAMED:  # a review that holds most of the ranked words: rank its absent words afresh
+        absent = np.ones(model.statistics.n_words, dtype=bool)
+        absent[present] = False
+        with np.errstate(invalid="ignore"):
+            ratios = (model.absent_log_prob_row(k) - model.absent_log_prob_row(other))[absent]
+        weight = np.where(np.isnan(ratios), -1.0, np.abs(ratios))
+        ranked = np.flatnonzero(absent)[np.argsort(-weight, kind="stable")]
+    named = ranked[:ABSENT_NAMED].tolist()
+    logs = model.absent_log_prob_at(k, named), model.absent_log_prob_at(other, named)
 
     def entry(kind, word, count, decided_log, runner_up_log) -> Contribution:
         ratio = decided_log - runner_up_log if not (decided_log == runner_up_log == -math.inf) else 0.0
         favours = decided if ratio > 0 else runner_up if ratio < 0 else None
         return Contribution(kind, word, count, decided_log, runner_up_log, ratio, favours)
 
-    entries = [entry("absent-word", model.vocabulary[j], 1, float(rows[0][j]), float(rows[1][j])) for j in named]
-    rest = np.setdiff1d(words, named, assume_unique=True)
-    if len(rest):
-        entries.append(entry("absent", None, len(rest), math.fsum(rows[0][rest]), math.fsum(rows[1][rest])))
+    entries = [entry("absent-word", model.vocabulary[j], 1, float(logs[0][i]), float(logs[1][i]))
+               for i, j in enumerate(named)]
+    rest = model.statistics.n_words - len(present) - len(named)
+    if rest:
+        left_out = present + named
+        entries.append(entry("absent", None, rest, model.absent_log_prob_sum_without(k, left_out),
+                             model.absent_log_prob_sum_without(other, left_out)))
     return tuple(entries)
-
-
-def _absent_log_row(model: NaiveBayes, k: int) -> np.ndarray:
-    """log(1 − ψ_jk) for every word j of the vocabulary, from the model's kept parameters (no dense table)."""
-    pairs = model.statistics.observed
-    row = np.full(model.statistics.n_words, model.unobserved_absent_log_prob[k])
-    mine = pairs.classes == k
-    row[pairs.words[mine]] = model.observed_absent_log_prob[mine]
-    return row
 
 
 def _present_logs(class_trace: ClassTrace) -> dict[int, float]:

@@ -757,6 +757,62 @@ class BernoulliNaiveBayes(NaiveBayes):
             pairs.classes, weights=finite, minlength=self.statistics.n_classes
         )
 
+    @cached_property
+    def _certain_per_class(self) -> np.ndarray:
+        """How many words of each class have ψ_jk = 1 (an absent factor of exactly 0), shape (n_classes,)."""
+        return np.bincount(self.statistics.observed.classes, weights=self._observed_certain,
+                           minlength=self.statistics.n_classes).astype(np.int64)
+
+    @cached_property
+    def _absent_rankings(self) -> dict:
+        # (k, other) → the vocabulary's first ABSENT_RANKED words by absent_ranking's order: each pair of classes
+        # is ranked over the whole vocabulary once per model (a corpus's models are kept by its TrainingSet).
+        return {}
+
+    ABSENT_RANKED: ClassVar[int] = 64
+
+    def absent_log_prob_row(self, k: int) -> np.ndarray:
+        """log(1 − ψ_jk) for every word j of the vocabulary, shape (n_words,), from the kept parameters (one row,
+        never the dense table)."""
+        pairs = self.statistics.observed
+        row = np.full(self.statistics.n_words, self.unobserved_absent_log_prob[k])
+        mine = pairs.classes == k
+        row[pairs.words[mine]] = self.observed_absent_log_prob[mine]
+        return row
+
+    def absent_log_prob_at(self, k: int, words) -> np.ndarray:
+        """log(1 − ψ_jk) at the word indices ``words``, looked up in each word's observed pairs."""
+        pairs = self.statistics.observed
+        values = np.full(len(words), self.unobserved_absent_log_prob[k])
+        for position, j in enumerate(words):
+            start, end = pairs.word_indptr[j], pairs.word_indptr[j + 1]
+            hit = start + np.searchsorted(pairs.classes[start:end], k)
+            if hit < end and pairs.classes[hit] == k:
+                values[position] = self.observed_absent_log_prob[hit]
+        return values
+
+    def absent_ranking(self, k: int, other: int, leave_out=()) -> np.ndarray:
+        """The words of the vocabulary, but ``leave_out``, by how much their absent factors differ between the
+        classes ``k`` and ``other``: largest |log(1 − ψ_jk) − log(1 − ψ_j,other)| first, a word whose two
+        factors are both 0 last, ties by word index. Only the first ``ABSENT_RANKED`` minus the words left out
+        are sure to be listed (the whole vocabulary is ranked once per pair of classes, then kept)."""
+        ranked = self._absent_rankings.get((k, other))
+        if ranked is None:
+            with np.errstate(invalid="ignore"):
+                ratios = self.absent_log_prob_row(k) - self.absent_log_prob_row(other)
+            weight = np.where(np.isnan(ratios), -1.0, np.abs(ratios))  # −∞ − −∞: no factor differs
+            ranked = self._absent_rankings[(k, other)] = np.argsort(-weight, kind="stable")[:self.ABSENT_RANKED]
+        return ranked[~np.isin(ranked, np.asarray(leave_out, dtype=np.int64))]
+
+    def absent_log_prob_sum_without(self, k: int, words) -> float:
+        """Σ log(1 − ψ_jk) over the vocabulary but the distinct word indices ``words``: −∞ if a word left in has
+        ψ_jk = 1, else the kept sum less the finite factors of ``words``."""
+        values = self.absent_log_prob_at(k, words)
+        certain_left_out = int(np.count_nonzero(values == -np.inf))
+        if self._certain_per_class[k] > certain_left_out:
+            return -math.inf
+        return float(self.absent_log_prob_sum_[k]) - math.fsum(values[values > -np.inf].tolist())
+
     def _present_word_weights(self) -> tuple[np.ndarray, np.ndarray]:
         # a present word trades its absent factor, already in absent_log_prob_sum_, for its present one
         unobserved = self.unobserved_log_prob - self.unobserved_absent_log_prob
