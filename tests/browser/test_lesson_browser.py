@@ -301,6 +301,9 @@ def test_presenter_mode_steps_fit_the_projector(browsing, page, server_url, shot
             with page.expect_response(response_to(path, step=step, presenter="1")):
                 page.keyboard.press("ArrowRight")
         expect(page.locator("#step-title")).to_have_text(STEP_HEADINGS[index])
+        # The new slide's webnb.js has run (it fits the slide, then listens for keys in the same run): a key
+        # pressed before would reach a page without its listener.
+        expect(page.locator("main[data-zoom-in-use]")).to_have_count(1)
         expect(page.locator(".steps")).to_be_hidden()  # still presenter mode on the next step
         assert scroll_width(page) <= PROJECTOR["width"], f"{step} is wider than the projector"
         shot(page, f"presenter-{corpus}-{index + 1:02d}-{step}")
