@@ -9,6 +9,7 @@ import io
 import logging
 import os
 import secrets
+import shutil
 import threading
 from contextlib import contextmanager
 from pathlib import Path
@@ -240,18 +241,39 @@ def china_japan():
     return TrainingSet.build(load_example_corpus("china-japan"))
 
 
+@pytest.fixture(scope="session")
+def migrated_sqlite(tmp_path_factory) -> Path:
+    """An empty SQLite database at the newest schema, made once per process by the migrations: each app's fresh
+    database starts as a copy of it (the app finds it at the head and has nothing to upgrade), instead of
+    running every revision again for every test. tests/test_migrations.py runs the revisions themselves."""
+    from webnb.store import migrations
+
+    path = tmp_path_factory.mktemp("migrated") / "webnb.sqlite3"
+    engine = sa.create_engine(f"sqlite:///{path}")
+    try:
+        migrations.upgrade(engine)
+    finally:
+        engine.dispose()
+    return path
+
+
 @pytest.fixture()
-def app(request, tmp_path):
+def app(request, tmp_path, migrated_sqlite):
     """A fresh app with its own instance folder (and database); CSRF off, as forms are tested apart. A test (or a
     module's ``pytestmark``) changes its configuration with ``@pytest.mark.app_config(NAME=value, ...)``, and runs
     on SQLite and on PostgreSQL (a schema of its own) with ``@pytest.mark.on_both_databases``."""
     from webnb import create_app
+    from webnb.store.database import DATABASE_FILENAME
 
     marker = request.node.get_closest_marker("app_config")
     config = {"TESTING": True, "WTF_CSRF_ENABLED": False, **(marker.kwargs if marker else {})}
     if request.node.get_closest_marker("on_both_databases"):
         config["DATABASE_URL"] = request.getfixturevalue("database_url")
-    application = create_app(config, instance_path=str(tmp_path / "instance"))
+    instance = tmp_path / "instance"
+    if "DATABASE_URL" not in config:  # the instance folder's own SQLite database, as a fresh one is after migrating
+        instance.mkdir()
+        shutil.copyfile(migrated_sqlite, instance / DATABASE_FILENAME)
+    application = create_app(config, instance_path=str(instance))
     yield application
     application.extensions["webnb"]["jobs"].shutdown()
     application.extensions["webnb"]["storage"].dispose()

@@ -7,6 +7,7 @@ needed: see :func:`config`).
 """
 from __future__ import annotations
 
+import functools
 import sqlite3
 import time
 from pathlib import Path
@@ -32,8 +33,10 @@ def config() -> Config:
     return settings
 
 
+@functools.cache
 def head() -> str:
-    """The newest revision."""
+    """The newest revision, read from the scripts once in a process (they ship with the package and do not change
+    while it runs)."""
     return ScriptDirectory.from_config(config()).get_current_head()
 
 
@@ -56,6 +59,10 @@ def upgrade(engine: sa.Engine) -> None:
     one process upgrades and the others, once they have the lock, find the database at the head. DDL is
     transactional on both, so an upgrade that fails leaves the database as it was.
     """
+    if current(engine) == head():
+        # Most starts: nothing to upgrade, so no lock and no revision scripts to load. A database an older release
+        # wrote is below the head, and goes on to the locked upgrade, which reads the revision again under the lock.
+        return
     if engine.dialect.name == "sqlite" and engine.url.database not in (None, "", ":memory:"):
         _upgrade_sqlite(engine.url)
         return
