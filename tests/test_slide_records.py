@@ -69,6 +69,11 @@ def test_a_rule_keeps_all_up_to_its_limit_and_folds_the_rest():
     largest = slides.keep("parameters.priors", nine, by="score", score_order=True)
     assert [c["score"] for c in largest] == [4, 3, 3, 2, 2, 1] and largest.more == 3  # the six largest, largest first
     assert slides.keep("inference.product.factors", range(20)).positions == tuple(range(12))
+    also = slides.keep("inference.classes", classes, by="score", also=(0,), also_why="and the one named")
+    assert [c["label"] for c in also] == ["a", "b", "d"] and also.more == 3  # "a" in place of the lowest kept, "f"
+    assert also.why == f"{six.why}, and the one named"
+    kept_anyway = slides.keep("inference.classes", classes, by="score", also=(1,), also_why="and the one named")
+    assert kept_anyway.positions == six.positions and kept_anyway.why == six.why  # among the best already
 
 
 def test_a_slide_of_documents_shows_one_of_each_class_first():
@@ -122,6 +127,31 @@ def test_the_decision_slide_and_its_twin_keep_the_same_classes(client, six_class
     labels = [trace["per_class"][k]["class"] for k in classes["positions"]]
     assert classes["shown"] == labels
     assert rows == [*labels, f"+ {classes['more']} more classes, each less probable"]
+
+
+FILLER = " ".join(f"filler{letter}" for letter in "abcdefghijklmnopqrst")
+# Five classes rich in "red" and "blue" but without "green"; zeta has all three in one long document: smoothing
+# ranks zeta last, and the ε-floor, which leaves every nonzero estimate as it is, decides zeta.
+FLOOR_DECIDES_THE_LAST = "\n".join(f"{label}\t{text}" for label, text in [
+    ("alpha", "red red red blue blue blue"), ("beta", "red red red blue blue blue"),
+    ("gamma", "red red blue blue blue blue"), ("delta", "red red red blue blue"), ("epsilon", "red blue blue blue"),
+    ("zeta", f"red blue green {FILLER}"),
+])
+
+
+def test_the_smoothing_slide_shows_the_class_the_floor_decides_among_its_columns(client):
+    corpus_id = pasted_id(client, FLOOR_DECIDES_THE_LAST, "the floor decides the last")
+    address = f"/corpora/{corpus_id}/inference?text=red+blue+green&model=multinomial&alpha=1&step=smoothing&presenter=1"
+    page, shown = slide_and_twin(client, address)
+    twin = client.get(address + "&format=json").get_json()
+    assert (twin["statements"]["smoothed"]["decision"], twin["statements"]["floored"]["decision"]) == ("alpha", "zeta")
+    classes = shown["inference.classes"]
+    assert classes["shown"] == ["alpha", "beta", "zeta"] and classes["more"] == 3  # zeta in place of gamma, 3rd
+    assert classes["why"].endswith("and the class the ε-floor decides")
+    header = [th.get_text(strip=True) for th in page.select("table.both-fixes thead th")]
+    assert header == ["P(class | review)", "alpha", "beta", "zeta", "+ 3 more"]
+    chosen = [td.find_previous_sibling("th").get_text(strip=True) for td in page.select("table.both-fixes td.chosen")]
+    assert chosen == ["smoothed", "with the ε-floor"]  # each row's decision is a column of the slide
 
 
 def test_the_matrix_slide_and_its_twin_keep_the_same_rows_and_words(client):

@@ -191,14 +191,17 @@ def _name_of(item) -> str | None:
     return None
 
 
-def keep(part: str, items, zoom: str = "", by: str | None = None, score_order: bool = False) -> Kept:
+def keep(part: str, items, zoom: str = "", by: str | None = None, score_order: bool = False,
+         also: tuple[int, ...] = (), also_why: str = "") -> Kept:
     """What the rule ``part`` keeps of ``items`` at ``zoom``: the first ones, or with ``by`` (an attribute or key of
     each item, a score; None and NaN count as lowest) the ones with the largest score, in their own order (largest
-    first with ``score_order``, when some are left out)."""
+    first with ``score_order``, when some are left out). The positions ``also`` are kept whatever their score, in
+    place of the lowest scores kept (a slide that names a class shows its column), ``also_why`` saying why."""
     items = list(items)
     cut = CUTS[part]
     limit, most = cut.at_zoom(zoom)
     count = len(items) if len(items) <= limit else most
+    why = cut.why
     if by is None or count == len(items):  # the first ones; or all of them, in their own order
         positions = tuple(range(count))
     else:
@@ -207,9 +210,13 @@ def keep(part: str, items, zoom: str = "", by: str | None = None, score_order: b
             value = item[by] if isinstance(item, dict) else getattr(item, by)
             return float("-inf") if value is None or value != value else float(value)
 
-        best = sorted(range(len(items)), key=score, reverse=True)[:count]
+        ranked = sorted(range(len(items)), key=score, reverse=True)
+        required = [i for i in dict.fromkeys(also) if i not in ranked[:count]][:count]
+        best = ranked[:count - len(required)] + required
         positions = tuple(best if score_order else sorted(best))
-    return Kept(part, positions, len(items), cut.why, tuple(items[i] for i in positions), most)
+        if required:
+            why = f"{why}, {also_why}" if also_why else why
+    return Kept(part, positions, len(items), why, tuple(items[i] for i in positions), most)
 
 
 def keep_one_of_each_first(part: str, items, label: str, zoom: str = "") -> Kept:

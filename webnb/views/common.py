@@ -333,9 +333,10 @@ def find_job(job_id: str):
 
 @pass_context
 def kept_on_page(context, part: str, items, by: str | None = None, one_of_each: str | None = None,
-                 score_order: bool = False, drawn_with_ratio: bool | None = None) -> Kept:
+                 score_order: bool = False, drawn_with_ratio: bool | None = None, also=(), also_why: str = "") -> Kept:
     """What the rule ``part`` of webnb/lesson/slides.py keeps of ``items`` on the page being drawn, at its lesson's
-    zoom (the template global ``kept``): the first ones, the largest by ``by``, or one of each ``one_of_each`` first.
+    zoom (the template global ``kept``): the first ones, the largest by ``by`` (and the positions ``also`` whatever
+    their score), or one of each ``one_of_each`` first.
     Each choice is noted for the request, so that a slide's twin lists what the slide kept."""
     zoom = getattr(getattr(context.get("lesson"), "state", None), "zoom", "") or ""
     if drawn_with_ratio is not None:
@@ -343,7 +344,8 @@ def kept_on_page(context, part: str, items, by: str | None = None, one_of_each: 
     elif one_of_each is not None:
         chosen = slides.keep_one_of_each_first(part, items, one_of_each, zoom)
     else:
-        chosen = slides.keep(part, items, zoom, by=by, score_order=score_order)
+        chosen = slides.keep(part, items, zoom, by=by, score_order=score_order, also=tuple(also),
+                              also_why=also_why)
     g.setdefault("kept_parts", []).append(chosen)
     return chosen
 
