@@ -99,7 +99,8 @@ def parse_probability(value) -> Fraction:
         ) from None
 
 
-def _exact_float(fraction: Fraction) -> float:
+def exact_float(fraction: Fraction) -> float:
+    """``fraction`` as the nearest float64 (numerator / denominator, correctly rounded, also for huge parts)."""
     return fraction.numerator / fraction.denominator
 
 
@@ -354,7 +355,7 @@ class NaiveBayes(ABC):
         >>> training.model("multinomial", 0).joint_log_likelihood(d5).round(6).tolist()  # α = 0, no "tokyo" in China
         [[-inf, -6.879356]]
         """
-        matrix = _integer_counts(count_matrix(matrix, self.statistics.n_words, "the document matrix"))
+        matrix = integer_counts(count_matrix(matrix, self.statistics.n_words, "the document matrix"))
         presence = matrix.copy()
         presence.data = np.ones_like(presence.data)
         counted = presence if self.uses_presence else matrix
@@ -1026,7 +1027,7 @@ def normalise_log_joint(jll: np.ndarray) -> LogPosterior:
     return LogPosterior(log_posterior, decidable)
 
 
-def _class_prior(stats: ClassStatistics, fit_prior: bool, class_prior) -> ClassPriors:
+def priors_asked_for(stats: ClassStatistics, fit_prior: bool, class_prior) -> ClassPriors:
     """The priors the options ask for: ``class_prior`` (one probability per class, in class order) when given,
     else learned from the class counts (``fit_prior``) or uniform."""
     if class_prior is None:
@@ -1165,11 +1166,11 @@ def fit_naive_bayes(
         raise ValueError(f"model must be one of {tuple(MODEL_KINDS)}, not {kind!r}")
     model_class = MODEL_KINDS[kind]
     alpha_exact = parse_alpha(alpha)
-    alpha_value = _exact_float(alpha_exact)
+    alpha_value = exact_float(alpha_exact)
     if epsilon is not None and not (0.0 < epsilon < 0.5):
         raise ValueError(f"the ε-floor must be between 0 and 0.5, not {epsilon}")
-    stats = _integer_statistics(stats)
-    priors = _class_prior(stats, fit_prior, class_prior)
+    stats = integer_statistics(stats)
+    priors = priors_asked_for(stats, fit_prior, class_prior)
 
     binary = binary or model_class.counts_presence
     with np.errstate(divide="ignore"):
@@ -1187,14 +1188,14 @@ def fit_naive_bayes(
     )
 
 
-def _integer_counts(matrix: sp.csr_matrix) -> sp.csr_matrix:
+def integer_counts(matrix: sp.csr_matrix) -> sp.csr_matrix:
     """A checked count matrix (see ``count_matrix``, which keeps the caller's dtype) with int64 counts: whole floats
     (float32, float64) become the integers they hold, so that scoring, the exact tie check included, sees the same
     matrix as for the integer twin. A copy when converted; the caller's arrays are never changed."""
     return matrix if matrix.dtype == np.int64 else matrix.astype(np.int64)
 
 
-def _integer_statistics(stats: ClassStatistics) -> ClassStatistics:
+def integer_statistics(stats: ClassStatistics) -> ClassStatistics:
     """``stats`` with int64 counts. Statistics counted from a float matrix hold whole floats, which the exact tie
     check cannot count (np.bincount) or multiply out as whole numbers; converted once here, where a model is fitted,
     every later path sees the integers an integer matrix gives. Counts made by hand are checked as a matrix's are."""
