@@ -1,0 +1,128 @@
+"""Whether two models' accuracies on the same test documents differ by more than chance: McNemar's exact test.
+
+Only the documents the two models disagree on can tell them apart: b that the first gets right and the second
+wrong, c the other way round. If the models were equally good, each of those b + c documents would fall on either
+side with probability 1/2, so b follows a binomial distribution Binomial(b + c, 1/2). The exact two-sided p-value is
+the probability of a split at least as uneven as the one seen:
+
+    p = min(1, 2 · Σ_{i=0}^{min(b, c)} C(b + c, i) / 2^(b + c))
+
+A small p (say below 0.05) says the difference is unlikely to be chance on documents like these; a large one says
+this test set cannot tell the two apart, which is not the same as saying they are equally good.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class McNemar:
+    """McNemar's exact test of two models on the same documents.
+
+    Parameters
+    ----------
+    both_right, only_first, only_second, both_wrong : int
+        Documents both models classify right; the first only (b); the second only (c); neither.
+    p_exact : Fraction
+        The exact two-sided p-value.
+
+    Attributes
+    ----------
+    p_value : float
+        ``p_exact`` as a float.
+    discordant : int
+        b + c, the documents that can tell the models apart.
+    """
+
+    both_right: int
+    only_first: int
+    only_second: int
+    both_wrong: int
+    p_exact: Fraction
+
+    @property
+    def p_value(self) -> float:
+        return self.p_exact.numerator / self.p_exact.denominator
+
+    @property
+    def discordant(self) -> int:
+        return self.only_first + self.only_second
+
+    @property
+    def n(self) -> int:
+        return self.both_right + self.only_first + self.only_second + self.both_wrong
+
+
+def exact_two_sided_p(b: int, c: int) -> Fraction:
+    """The exact two-sided binomial p-value of b successes against c under probability 1/2.
+
+    Parameters
+    ----------
+    b, c : int
+        The two discordant counts, 0 or more.
+
+    Returns
+    -------
+    Fraction
+        min(1, 2 · P(X ≤ min(b, c))) for X ~ Binomial(b + c, 1/2); 1 when b + c = 0.
+
+    Raises
+    ------
+    ValueError
+        If a count is negative or not whole.
+
+    Examples
+    --------
+    >>> exact_two_sided_p(9, 1)  # 2 · (1 + 10)/1024
+    Fraction(11, 512)
+    >>> exact_two_sided_p(5, 5), exact_two_sided_p(0, 0)
+    (Fraction(1, 1), Fraction(1, 1))
+    """
+    for name, value in (("b", b), ("c", c)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise ValueError(f"{name} must be a count (a whole number, 0 or more), not {value!r}")
+    n, smaller = int(b) + int(c), min(int(b), int(c))
+    tail = sum(math.comb(n, i) for i in range(smaller + 1))
+    return min(Fraction(1), Fraction(2 * tail, 2**n))
+
+
+def mcnemar(first_correct, second_correct) -> McNemar:
+    """McNemar's exact test of two models, from whether each classified each document right.
+
+    Parameters
+    ----------
+    first_correct, second_correct : array-like of bool, shape (n_documents,)
+        One value per test document, the same documents in the same order.
+
+    Returns
+    -------
+    McNemar
+
+    Raises
+    ------
+    ValueError
+        If the two lists differ in length.
+
+    Examples
+    --------
+    >>> result = mcnemar([True, True, True, False, True], [True, False, False, False, True])
+    >>> (result.only_first, result.only_second, result.p_exact)
+    (2, 0, Fraction(1, 2))
+    """
+    first = np.asarray(first_correct, dtype=bool)
+    second = np.asarray(second_correct, dtype=bool)
+    if first.shape != second.shape or first.ndim != 1:
+        raise ValueError("the two models must be scored on the same documents: two lists of the same length")
+    only_first = int((first & ~second).sum())
+    only_second = int((~first & second).sum())
+    return McNemar(
+        both_right=int((first & second).sum()),
+        only_first=only_first,
+        only_second=only_second,
+        both_wrong=int((~first & ~second).sum()),
+        p_exact=exact_two_sided_p(only_first, only_second),
+    )
