@@ -39,7 +39,7 @@ def test_nothing_decided_has_no_error_and_no_share():
     ([0.5, 0.6], [True], 10, "same length"),
     ([1.5], [True], 10, "between 0 and 1"),
     ([-0.1], [True], 10, "between 0 and 1"),
-    ([0.5], [True], 0, "n_bins"),
+    ([0.5], [True], 0, "n_bins must be a whole number of at least 1"),
     ([0.5], [True], True, "n_bins"),
 ])
 def test_refusals(confidence, correct, bins, message):

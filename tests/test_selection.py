@@ -29,7 +29,7 @@ def test_the_books_export_poultry_example():
 
 def test_a_table_refuses_what_is_not_a_count():
     for bad in (-1, 1.5, True, "3"):
-        with pytest.raises(ValueError, match="must be a count"):
+        with pytest.raises(ValueError, match="must be a whole number of at least 0"):
             ContingencyTable(bad, 1, 1, 1)
     with pytest.raises(ValueError, match="N = 0"):
         ContingencyTable(0, 0, 0, 0)

@@ -38,7 +38,7 @@ def test_the_counts_of_a_pair_of_models():
 
 @pytest.mark.parametrize("b, c", [(-1, 2), (1.5, 2), (True, 2), (2, "3")])
 def test_counts_must_be_counts(b, c):
-    with pytest.raises(ValueError, match="must be a count"):
+    with pytest.raises(ValueError, match="must be a whole number of at least 0"):
         exact_two_sided_p(b, c)
 
 

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from webnb.engine.shared.numbers import whole_number
+
 HIGH_CONFIDENCE = 0.99
 
 
@@ -143,8 +145,7 @@ def calibration(confidence, correct, *, n_bins: int = 10, threshold: float = HIG
     correct = np.asarray(correct, dtype=bool)
     if confidence.shape != correct.shape or confidence.ndim != 1:
         raise ValueError("confidence and correct must be two lists of the same length, one value per document")
-    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
-        raise ValueError(f"n_bins must be a whole number, 1 or more, not {n_bins!r}")
+    whole_number(n_bins, "n_bins", least=1)
     decided = ~np.isnan(confidence)
     if ((confidence[decided] < 0) | (confidence[decided] > 1)).any():
         raise ValueError("a confidence is a probability: between 0 and 1")
@@ -215,8 +216,7 @@ def by_length(confidence, correct, lengths, *, n_groups: int = 5,
     lengths = np.asarray(lengths, dtype=np.int64)
     if not (confidence.shape == correct.shape == lengths.shape) or confidence.ndim != 1:
         raise ValueError("confidence, correct and lengths must be lists of the same length, one value per document")
-    if isinstance(n_groups, bool) or not isinstance(n_groups, (int, np.integer)) or n_groups < 1:
-        raise ValueError(f"n_groups must be a whole number, 1 or more, not {n_groups!r}")
+    whole_number(n_groups, "n_groups", least=1)
     decided = ~np.isnan(confidence)
     values, right, sizes = confidence[decided], correct[decided], lengths[decided]
     order = np.argsort(sizes, kind="stable")

@@ -18,6 +18,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from webnb.engine.shared.numbers import whole_number
+
 
 @dataclass(frozen=True)
 class McNemar:
@@ -82,10 +84,8 @@ def exact_two_sided_p(b: int, c: int) -> Fraction:
     >>> exact_two_sided_p(5, 5), exact_two_sided_p(0, 0)
     (Fraction(1, 1), Fraction(1, 1))
     """
-    for name, value in (("b", b), ("c", c)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-            raise ValueError(f"{name} must be a count (a whole number, 0 or more), not {value!r}")
-    n, smaller = int(b) + int(c), min(int(b), int(c))
+    b, c = whole_number(b, "b"), whole_number(c, "c")
+    n, smaller = b + c, min(b, c)
     tail = sum(math.comb(n, i) for i in range(smaller + 1))
     return min(Fraction(1), Fraction(2 * tail, 2**n))
 

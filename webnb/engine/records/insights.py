@@ -18,6 +18,7 @@ from scipy.special import logsumexp
 
 from webnb.engine.evaluation.scores import FEW_TEST_DOCUMENTS, true_class_numbers, wilson_interval
 from webnb.engine.shared.corpus import CorpusError
+from webnb.engine.shared.numbers import whole_number
 from webnb.engine.shared.plain import number, plain
 from webnb.engine.text.models import NaiveBayes, normalise_log_joint, parse_alpha
 from webnb.engine.text.training import TrainingSet
@@ -28,9 +29,7 @@ DISCRIMINATIVE_MEASURES = ("ratio", "difference")
 
 
 def _positive_int(name: str, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be a whole number of at least 1, not {value!r}")
-    return int(value)
+    return whole_number(value, name, least=1)
 
 
 def _class_number(model: NaiveBayes, label) -> int:
@@ -861,9 +860,7 @@ def sample_document(model: NaiveBayes, *, seed: int, length: int | None = None, 
 
     A word of probability 0 (α = 0) is never drawn.
     """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"the seed must be a whole number of at least 0, not {seed!r}")
-    rng = np.random.default_rng(int(seed))
+    rng = np.random.default_rng(whole_number(seed, "the seed"))
     if label is None:
         prior = model.class_prior_ / model.class_prior_.sum()
         k = int(rng.choice(len(prior), p=prior))
@@ -879,8 +876,8 @@ def sample_document(model: NaiveBayes, *, seed: int, length: int | None = None, 
     else:
         if length is None:
             length = mean_document_length(model, k)
-        elif isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 0:
-            raise ValueError(f"the length must be a whole number of words, not {length!r}")
+        else:
+            length = whole_number(length, "the length")
         # θ_k sums to 1 up to rounding (or an ε-floor): normalised so that numpy accepts it as a distribution.
         drawn = rng.choice(len(probabilities), size=int(length), p=probabilities / probabilities.sum())
         words = tuple(vocabulary[j] for j in drawn.tolist())

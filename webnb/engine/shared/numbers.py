@@ -12,6 +12,7 @@ import math
 import re
 import sys
 from fractions import Fraction
+from numbers import Integral
 
 # Longer than any value a lesson needs ("0.000001", "123456789", "1/3"), short enough to convert in microseconds.
 MAX_NUMBER_LENGTH = 40
@@ -128,6 +129,44 @@ def is_whole(text: str) -> bool:
     (True, False, False, False)
     """
     return _WHOLE.fullmatch(text) is not None
+
+
+def whole_number(value, name: str, *, least: int = 0) -> int:
+    """``value`` as an int when it is a whole number (any integer type, numpy's included, but not a bool) of at least
+    ``least``.
+
+    For the numbers a program passes (counts, how many bins); ``parse_whole`` reads the ones a person types.
+
+    Parameters
+    ----------
+    value : object
+        The number given.
+    name : str
+        What it is, for the message.
+    least : int, default 0
+        The smallest allowed.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is not a whole number of at least ``least``.
+
+    Examples
+    --------
+    >>> whole_number(3, "n_bins", least=1)
+    3
+    >>> whole_number(1.5, "a count")
+    Traceback (most recent call last):
+        ...
+    ValueError: a count must be a whole number of at least 0, not 1.5
+    """
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < least:
+        raise ValueError(f"{name} must be a whole number of at least {least}, not {value!r}")
+    return int(value)
 
 
 def parse_whole(text: str, *, low: int, high: int, what: str) -> int:

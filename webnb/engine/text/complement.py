@@ -34,11 +34,10 @@ import scipy.sparse as sp
 from webnb.engine.shared import budget
 from webnb.engine.shared.corpus import CorpusError
 from webnb.engine.text.models import (
-    LogPosterior,
+    Classifier,
     exact_float,
     integer_counts,
     integer_statistics,
-    normalise_log_joint,
     parse_alpha,
     priors_asked_for,
 )
@@ -46,7 +45,7 @@ from webnb.engine.text.statistics import ClassStatistics, count_matrix
 
 
 @dataclass(frozen=True, eq=False)
-class ComplementNaiveBayes:
+class ComplementNaiveBayes(Classifier):
     """A fitted Complement Naive Bayes model, made by ``fit_complement_naive_bayes`` (never directly).
 
     Parameters
@@ -94,18 +93,6 @@ class ComplementNaiveBayes:
     observed_log_complement: np.ndarray
     log_normaliser_: np.ndarray | None
 
-    @property
-    def classes(self) -> tuple[str, ...]:
-        return self.statistics.classes
-
-    @property
-    def vocabulary(self) -> tuple[str, ...]:
-        return self.statistics.vocabulary
-
-    @property
-    def uses_presence(self) -> bool:
-        return self.binary
-
     # -- the parameters -----------------------------------------------------------------------------------------
 
     @cached_property
@@ -124,23 +111,6 @@ class ComplementNaiveBayes:
         logged = log_complement - self._log_complement_total[:, None]
         return logged / self.log_normaliser_[:, None] if self.norm else -logged
 
-    def complement_count(self, class_index: int, word_index: int) -> int | Fraction:
-        """T_j − c_jk + α: how often word j occurs in the documents of every other class, plus α (exactly).
-
-        Parameters
-        ----------
-        class_index, word_index : int
-            k and j.
-
-        Returns
-        -------
-        int or Fraction
-            An int when α is whole.
-        """
-        stats = self.statistics
-        counts = stats.feature_count(self.binary)[:, word_index]
-        return int(counts.sum()) - int(counts[class_index]) + self._alpha_term
-
     def complement_ratio(self, class_index: int, word_index: int) -> tuple:
         """θ̃_jk as the unreduced ratio (T_j − c_jk + α, Σ_j (T_j − c_jk) + |V|·α).
 
@@ -154,10 +124,10 @@ class ComplementNaiveBayes:
         tuple
             (numerator, denominator): ints when α is whole, else Fractions.
         """
-        stats = self.statistics
-        totals = stats.feature_total[self.binary]
-        denominator = int(totals.sum()) - int(totals[class_index]) + stats.n_words * self._alpha_term
-        return self.complement_count(class_index, word_index), denominator
+        stats, alpha = self.statistics, self._alpha_term
+        counts, totals = stats.feature_count(self.binary)[:, word_index], stats.feature_total[self.binary]
+        numerator = int(counts.sum()) - int(counts[class_index]) + alpha  # T_j − c_jk + α: every other class's count
+        return numerator, int(totals.sum()) - int(totals[class_index]) + stats.n_words * alpha
 
     @cached_property
     def _alpha_term(self) -> int | Fraction:
@@ -240,56 +210,6 @@ class ComplementNaiveBayes:
         predicted = jll.argmax(axis=1)
         predicted[(jll == np.inf).sum(axis=1) > 1] = -1
         return predicted
-
-    def predict(self, matrix) -> list[str | None]:
-        """The class of each row, or None where it cannot be decided (see ``predict_index``).
-
-        Parameters
-        ----------
-        matrix : scipy.sparse matrix or array-like of shape (n_documents, n_words)
-            As in ``joint_log_likelihood``.
-
-        Returns
-        -------
-        list of str or None
-            One class name per document.
-
-        Raises
-        ------
-        ValueError
-            As ``joint_log_likelihood``.
-
-        Examples
-        --------
-        >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
-        >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
-        >>> fit_complement_naive_bayes(training.statistics, alpha=1).predict(
-        ...     training.transform(["Chinese Chinese Chinese Tokyo Japan"]))  # no prior: the multinomial says China
-        ['Japan']
-        """
-        return [self.classes[i] if i >= 0 else None for i in self.predict_index(matrix)]
-
-    def predict_log_proba(self, matrix) -> LogPosterior:
-        """The scores normalised by log-sum-exp, as scikit-learn's ``predict_log_proba`` does: numbers that sum to 1
-        per row, which rank the classes as the scores do but are not the probability of a class.
-
-        Parameters
-        ----------
-        matrix : scipy.sparse matrix or array-like of shape (n_documents, n_words)
-            As in ``joint_log_likelihood``.
-
-        Returns
-        -------
-        LogPosterior
-            ``log_proba`` of shape (n_documents, n_classes) and ``decidable`` of shape (n_documents,): False where two
-            or more classes score +∞.
-
-        Raises
-        ------
-        ValueError
-            As ``joint_log_likelihood``.
-        """
-        return normalise_log_joint(self.joint_log_likelihood(matrix))
 
     def to_dict(self) -> dict:
         return {"model": self.kind, "alpha": float(self.alpha), "norm": self.norm, "binary": self.binary}

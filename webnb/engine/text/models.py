@@ -104,8 +104,99 @@ def exact_float(fraction: Fraction) -> float:
     return fraction.numerator / fraction.denominator
 
 
+class Classifier(ABC):
+    """What every text model answers from its scores: a model holds its ``statistics`` and ``binary`` and gives
+    ``joint_log_likelihood`` (its score of each class for each document) and ``predict_index``; the class names and
+    the normalised scores follow here, the same for every model."""
+
+    statistics: ClassStatistics
+    binary: bool
+
+    @property
+    def classes(self) -> tuple[str, ...]:
+        return self.statistics.classes
+
+    @property
+    def vocabulary(self) -> tuple[str, ...]:
+        return self.statistics.vocabulary
+
+    @property
+    def uses_presence(self) -> bool:
+        """Whether a word counts once per document (Bernoulli, or binary multinomial features)."""
+        return self.binary
+
+    @abstractmethod
+    def joint_log_likelihood(self, matrix) -> np.ndarray:
+        """The score of each class for each row of ``matrix``, shape (n_documents, n_classes)."""
+
+    @abstractmethod
+    def predict_index(self, matrix) -> np.ndarray:
+        """The class number decided for each row of ``matrix``, or −1 where none can be."""
+
+    def predict(self, matrix: sp.csr_matrix) -> list[str | None]:
+        """The class of each row, or None where none can be decided (with α = 0: every class impossible, or, for
+        Complement Naive Bayes, two classes at +∞).
+
+        Parameters
+        ----------
+        matrix : scipy.sparse matrix or array-like of shape (n_documents, n_words)
+            As in ``joint_log_likelihood``.
+
+        Returns
+        -------
+        list of str or None
+            One class name per document.
+
+        Raises
+        ------
+        ValueError
+            As ``joint_log_likelihood``.
+
+        Examples
+        --------
+        >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+        >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
+        >>> d5 = training.transform(["Chinese Chinese Chinese Tokyo Japan"])
+        >>> training.model("multinomial", 1).predict(d5), training.model("bernoulli", 1).predict(d5)
+        (['China'], ['Japan'])
+        """
+        return [self.classes[i] if i >= 0 else None for i in self.predict_index(matrix)]
+
+    def predict_log_proba(self, matrix: sp.csr_matrix) -> LogPosterior:
+        """(log P(k | x), decidable): the scores normalised by log-sum-exp with the max shift.
+
+        Rows where no class can be decided have no posterior; they are −∞ throughout and marked False in
+        ``decidable``. (For Complement Naive Bayes the normalised scores sum to 1 but are not probabilities.)
+
+        Parameters
+        ----------
+        matrix : scipy.sparse matrix or array-like of shape (n_documents, n_words)
+            The documents whose posteriors are wanted, as in ``joint_log_likelihood``.
+
+        Returns
+        -------
+        LogPosterior
+            ``log_proba`` of shape (n_documents, n_classes) and ``decidable`` of shape (n_documents,).
+
+        Raises
+        ------
+        ValueError
+            If ``joint_log_likelihood`` refuses ``matrix``.
+
+        Examples
+        --------
+        >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+        >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
+        >>> d5 = training.transform(["Chinese Chinese Chinese Tokyo Japan"])
+        >>> log_proba, decidable = training.model("multinomial", 1).predict_log_proba(d5)
+        >>> np.exp(log_proba).round(6).tolist(), decidable.tolist()
+        ([[0.689759, 0.310241]], [True])
+        """
+        return normalise_log_joint(self.joint_log_likelihood(matrix))
+
+
 @dataclass(frozen=True, eq=False)
-class NaiveBayes(ABC):
+class NaiveBayes(Classifier):
     """A fitted model: one of its two kinds, ``BernoulliNaiveBayes`` or ``MultinomialNaiveBayes``, which differ in
     what a word's factor is and whether absent words have one; everything else (storage, scoring, the exact tie
     check) is shared here.
@@ -167,19 +258,6 @@ class NaiveBayes(ABC):
     unobserved_prob: np.ndarray
     unobserved_log_prob: np.ndarray
     unobserved_absent_log_prob: np.ndarray | None
-
-    @property
-    def classes(self) -> tuple[str, ...]:
-        return self.statistics.classes
-
-    @property
-    def vocabulary(self) -> tuple[str, ...]:
-        return self.statistics.vocabulary
-
-    @property
-    def uses_presence(self) -> bool:
-        """Whether a word counts once per document (Bernoulli, or binary multinomial features)."""
-        return self.binary
 
     # -- dense tables, for pages that show every parameter ----------------------------------------
 
@@ -478,66 +556,6 @@ class NaiveBayes(ABC):
         predicted = jll.argmax(axis=1)
         predicted[np.all(jll == -np.inf, axis=1)] = -1
         return predicted
-
-    def predict(self, matrix: sp.csr_matrix) -> list[str | None]:
-        """The most probable class of each row, or None where every class has probability 0 (possible with α = 0).
-
-        Parameters
-        ----------
-        matrix : scipy.sparse matrix or array-like of shape (n_documents, n_words)
-            As in ``joint_log_likelihood``.
-
-        Returns
-        -------
-        list of str or None
-            One class name per document.
-
-        Raises
-        ------
-        ValueError
-            As ``joint_log_likelihood``.
-
-        Examples
-        --------
-        >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
-        >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
-        >>> d5 = training.transform(["Chinese Chinese Chinese Tokyo Japan"])
-        >>> training.model("multinomial", 1).predict(d5), training.model("bernoulli", 1).predict(d5)
-        (['China'], ['Japan'])
-        """
-        return [self.classes[i] if i >= 0 else None for i in self.predict_index(matrix)]
-
-    def predict_log_proba(self, matrix: sp.csr_matrix) -> LogPosterior:
-        """(log P(k | x), decidable): the joint log-likelihoods normalised by log-sum-exp with the max shift.
-
-        Rows where every class is impossible have no posterior; they are −∞ throughout and marked False in
-        ``decidable``.
-
-        Parameters
-        ----------
-        matrix : scipy.sparse matrix or array-like of shape (n_documents, n_words)
-            The documents whose posteriors are wanted, as in ``joint_log_likelihood``.
-
-        Returns
-        -------
-        LogPosterior
-            ``log_proba`` of shape (n_documents, n_classes) and ``decidable`` of shape (n_documents,).
-
-        Raises
-        ------
-        ValueError
-            If ``joint_log_likelihood`` refuses ``matrix``.
-
-        Examples
-        --------
-        >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
-        >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
-        >>> d5 = training.transform(["Chinese Chinese Chinese Tokyo Japan"])
-        >>> log_proba, decidable = training.model("multinomial", 1).predict_log_proba(d5)
-        >>> np.exp(log_proba).round(6).tolist(), decidable.tolist()
-        ([[0.689759, 0.310241]], [True])
-        """
-        return normalise_log_joint(self.joint_log_likelihood(matrix))
 
     # -- exact values, for small corpora -----------------------------------------------------------
 

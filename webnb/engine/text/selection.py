@@ -21,6 +21,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from webnb.engine.shared.numbers import whole_number
 from webnb.engine.text.statistics import ClassStatistics
 
 MEASURES = ("mutual_information", "chi_square", "frequency")
@@ -59,10 +60,7 @@ class ContingencyTable:
 
     def __post_init__(self):
         for name in ("n11", "n10", "n01", "n00"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-                raise ValueError(f"{name} must be a count (a whole number, 0 or more), not {value!r}")
-            object.__setattr__(self, name, int(value))
+            object.__setattr__(self, name, whole_number(getattr(self, name), name))
         if self.n == 0:
             raise ValueError("the table holds no document: N = 0")
 
@@ -246,7 +244,6 @@ class WordClassTables:
         >>> [training.vocabulary[j] for j in tables.top_words("chi_square", 3)]
         ['japan', 'tokyo', 'beijing']
         """
-        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
-            raise ValueError(f"count must be a whole number of words, 1 or more, not {count!r}")
+        whole_number(count, "count", least=1)
         best = self.scores(measure).max(axis=0)
         return np.argsort(-best, kind="stable")[:count]
