@@ -1,13 +1,13 @@
 """The textbooks' own worked examples, reproduced exactly by the engine: IIR's Example 13.2 (the Bernoulli model on
-the China/Japan documents, which decides the opposite of the multinomial) and the sentiment example of Jurafsky &
-Martin's Speech and Language Processing (3rd ed., ch. 4)."""
+the China / not China documents, the built-in example, which decides the opposite of the multinomial) and the
+sentiment example of Jurafsky & Martin's Speech and Language Processing (3rd ed., ch. 4)."""
 from __future__ import annotations
 
 from fractions import Fraction
 
 import pytest
 
-from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet, explain
+from webnb.engine import Corpus, TrainingSet, explain
 
 D5 = "Chinese Chinese Chinese Tokyo Japan"
 SLP3_SENTENCES = (
@@ -21,18 +21,13 @@ SLP3_REVIEW = "predictable with no fun"
 
 
 @pytest.fixture(scope="module")
-def china_japan():
-    return TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
-
-
-@pytest.fixture(scope="module")
 def slp3():
     return TrainingSet.build(Corpus.from_pairs(SLP3_SENTENCES))
 
 
 def test_iir_example_13_2_bernoulli_says_not_china(china_japan):
     trace = explain(china_japan.model("bernoulli", 1), china_japan.bag, D5)
-    china, japan = trace.per_class
+    china, not_china = trace.per_class
     # P̂(c|d5) ∝ 3/4 · 4/5 · 1/5 · 1/5 · (1 − 2/5)³ (chinese, japan, tokyo; beijing, macao, shanghai absent): a
     # vocabulary this small lists every word's factor, the absent ones as 1 − ψ.
     assert {f.word: (f.present, f.exact) for f in china.factors} == {
@@ -42,9 +37,9 @@ def test_iir_example_13_2_bernoulli_says_not_china(china_japan):
     assert china.prior_exact == Fraction(3, 4)
     assert china.joint_exact == Fraction(3, 4) * Fraction(4, 5) * Fraction(1, 5) ** 2 * Fraction(3, 5) ** 3
     # P̂(c̄|d5) ∝ 1/4 · 2/3 · 2/3 · 2/3 · (1 − 1/3)³
-    assert japan.joint_exact == Fraction(1, 4) * Fraction(2, 3) ** 3 * Fraction(2, 3) ** 3
-    assert round(float(china.joint_exact), 3) == 0.005 and round(float(japan.joint_exact), 3) == 0.022
-    assert trace.decision == "Japan"
+    assert not_china.joint_exact == Fraction(1, 4) * Fraction(2, 3) ** 3 * Fraction(2, 3) ** 3
+    assert round(float(china.joint_exact), 3) == 0.005 and round(float(not_china.joint_exact), 3) == 0.022
+    assert trace.decision == "not China"
     assert explain(china_japan.model("multinomial", 1), china_japan.bag, D5).decision == "China"  # the flip
 
 
