@@ -90,3 +90,57 @@ def test_both_measures_agree_with_scikit_learn_and_scipy_on_sms_spam(shared_corp
             assert table.n11 == int((holds & in_class).sum()) and table.n00 == int((~holds & ~in_class).sum())
     top = [training.vocabulary[j] for j in tables.top_words("chi_square", 5)]
     assert "txt" in top and "free" in top
+
+
+def test_kept_statistics_are_the_counts_of_the_kept_words_only():
+    from webnb.engine.text.selection import kept_statistics
+
+    training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
+    index = training.bag.index
+    kept = kept_statistics(training.statistics, [index["tokyo"], index["japan"], index["tokyo"]])
+    assert kept.vocabulary == ("japan", "tokyo") and kept.classes == training.classes
+    assert kept.document_count_.tolist() == [[0, 0], [1, 1]] and kept.class_count_.tolist() == [3, 1]
+
+
+def test_a_curve_point_refuses_what_it_cannot_draw():
+    from webnb.engine.text.selection import selection_curves
+
+    training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
+    test = training.transform(["Tokyo"])
+    with pytest.raises(ValueError, match="a number of words must be a whole number of at least 1"):
+        selection_curves(training.statistics, test, ["Japan"], [0])
+    with pytest.raises(ValueError, match="one label per document"):
+        selection_curves(training.statistics, test, ["Japan", "China"], [1])
+    with pytest.raises(ValueError, match="measure must be one of"):
+        selection_curves(training.statistics, test, ["Japan"], [1], measures=["gain"])
+    (curve,) = selection_curves(training.statistics, test, ["Japan"], [100, 3], measures=["chi_square"])
+    assert curve.sizes == (3, 6)  # ascending, and no more than the vocabulary
+
+
+@pytest.mark.corpora
+def test_selection_curves_on_sms_spam_agree_with_scikit_learn_on_the_same_words(shared_corpora):
+    from sklearn.naive_bayes import MultinomialNB
+
+    from webnb.engine import stratified_split
+    from webnb.engine.text.selection import selection_curves
+
+    corpus = read_corpus(shared_corpora / "sms-spam-collection-v1" / "all.jsonl")
+    train_index, test_index = stratified_split(corpus.labels, 0.25, seed=0)
+    train, test = corpus.subset(train_index), corpus.subset(test_index)
+    training = TrainingSet.build(train)
+    test_matrix = training.transform(test.texts)
+    sizes = (10, 100, 1000, len(training.vocabulary))
+    curves = selection_curves(training.statistics, test_matrix, test.labels, sizes)
+    tables = WordClassTables.of(training.statistics)
+    for curve in curves:
+        assert curve.sizes == sizes
+        for size, accuracy in zip(curve.sizes, curve.accuracies, strict=True):
+            words = np.sort(tables.top_words(curve.measure, size))
+            theirs = MultinomialNB(alpha=1).fit(training.matrix[:, words], train.labels)
+            assert accuracy == pytest.approx(theirs.score(test_matrix[:, words], test.labels), abs=1e-12)
+    full = [curve.accuracies[-1] for curve in curves]
+    assert full[0] == full[1] == full[2]  # every word kept: the same model, whatever the ranking
+    by_measure = {curve.measure: curve.accuracies for curve in curves}
+    # IIR's observation: with few words, χ² and MI choose better than frequency (here 0.9225 against 0.8824).
+    assert by_measure["chi_square"][0] > by_measure["frequency"][0]
+    assert by_measure["mutual_information"][0] > by_measure["frequency"][0]

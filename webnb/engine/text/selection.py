@@ -247,3 +247,119 @@ class WordClassTables:
         whole_number(count, "count", least=1)
         best = self.scores(measure).max(axis=0)
         return np.argsort(-best, kind="stable")[:count]
+
+
+@dataclass(frozen=True)
+class SelectionCurve:
+    """Accuracy on test documents of a model that keeps only the top k words by one measure, for several k.
+
+    Parameters
+    ----------
+    measure : str
+        "mutual_information", "chi_square" or "frequency".
+    sizes : tuple of int
+        The numbers of words kept, ascending.
+    accuracies : tuple of float
+        The test accuracy for each of ``sizes`` (a document the model cannot decide counts as wrong).
+    """
+
+    measure: str
+    sizes: tuple[int, ...]
+    accuracies: tuple[float, ...]
+
+
+def kept_statistics(statistics: ClassStatistics, words) -> ClassStatistics:
+    """``statistics`` restricted to the vocabulary ``words`` (indices, kept in vocabulary order).
+
+    Parameters
+    ----------
+    statistics : ClassStatistics
+        The counts of the whole vocabulary.
+    words : array-like of int
+        The word indices to keep.
+
+    Returns
+    -------
+    ClassStatistics
+        The same classes and documents, over the kept words only.
+
+    Examples
+    --------
+    >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+    >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
+    >>> kept = kept_statistics(training.statistics, [training.bag.index["tokyo"], training.bag.index["chinese"]])
+    >>> kept.vocabulary, kept.word_count_.tolist()
+    (('chinese', 'tokyo'), [[5, 0], [1, 1]])
+    """
+    columns = np.unique(np.asarray(words, dtype=np.int64))
+    return ClassStatistics(
+        classes=statistics.classes,
+        vocabulary=tuple(statistics.vocabulary[j] for j in columns.tolist()),
+        class_count_=statistics.class_count_,
+        document_count_=statistics.document_count_[:, columns],
+        word_count_=statistics.word_count_[:, columns],
+    )
+
+
+def selection_curves(statistics: ClassStatistics, test_matrix, test_labels, sizes, *,
+                     measures=MEASURES, kind: str = "multinomial", alpha=1) -> tuple[SelectionCurve, ...]:
+    """For each measure, the test accuracy of a model on the top k words by that measure, for each k of ``sizes``
+    (IIR's figure 13.8): the words are ranked once per measure, from the kept class statistics.
+
+    Parameters
+    ----------
+    statistics : ClassStatistics
+        The training counts.
+    test_matrix : scipy.sparse matrix of shape (n_test, n_words)
+        The test documents over the same vocabulary.
+    test_labels : sequence of str
+        Their true classes.
+    sizes : iterable of int
+        How many words to keep, each 1 or more; above the vocabulary's size, all of it.
+    measures : iterable of str, default all three
+        Of ``MEASURES``.
+    kind : {"multinomial", "bernoulli"}, default "multinomial"
+        The model fitted on the kept words.
+    alpha : str, int, float or Fraction, default 1
+        Its pseudo-count.
+
+    Returns
+    -------
+    tuple of SelectionCurve
+        One per measure, in the order asked.
+
+    Raises
+    ------
+    ValueError
+        For an unknown measure, a size below 1, labels of another length than the test matrix, or model settings
+        ``fit_naive_bayes`` refuses.
+    CorpusError
+        For a multinomial model with α = 0 and a class with none of the kept words.
+
+    Examples
+    --------
+    >>> from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
+    >>> training = TrainingSet.build(Corpus.from_pairs(CHINA_JAPAN))
+    >>> test = training.transform(["Chinese Chinese Chinese Tokyo Japan", "Tokyo Japan"])
+    >>> [c.accuracies for c in selection_curves(training.statistics, test, ["China", "Japan"], [1, 6])]
+    [(0.5, 1.0), (0.5, 1.0), (0.5, 1.0)]
+    """
+    from webnb.engine.text.models import fit_naive_bayes
+
+    tables = WordClassTables.of(statistics)
+    labels = np.asarray(list(test_labels), dtype=object)
+    if len(labels) != test_matrix.shape[0]:
+        raise ValueError(f"{len(labels)} labels for {test_matrix.shape[0]} test documents: one label per document")
+    sizes = sorted({min(whole_number(size, "a number of words", least=1), statistics.n_words) for size in sizes})
+    test_matrix = test_matrix.tocsc()
+    curves = []
+    for measure in measures:
+        ranking = tables.top_words(measure, statistics.n_words)
+        accuracies = []
+        for size in sizes:
+            words = np.sort(ranking[:size])
+            model = fit_naive_bayes(kept_statistics(statistics, words), kind, alpha)
+            predicted = np.asarray(model.predict(test_matrix[:, words].tocsr()), dtype=object)
+            accuracies.append(float(np.mean(predicted == labels)) if len(labels) else 0.0)
+        curves.append(SelectionCurve(measure, tuple(sizes), tuple(accuracies)))
+    return tuple(curves)
