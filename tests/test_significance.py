@@ -45,3 +45,30 @@ def test_counts_must_be_counts(b, c):
 def test_two_lists_of_different_lengths_are_refused():
     with pytest.raises(ValueError, match="same documents"):
         mcnemar([True, False], [True])
+
+
+def test_over_splits_reports_each_models_mean_interval_and_wins():
+    from webnb.engine.evaluation.significance import over_splits
+
+    rng = np.random.default_rng(1)
+    first = (0.8 + 0.02 * rng.standard_normal(40)).tolist()
+    second = (0.79 + 0.02 * rng.standard_normal(40)).tolist()
+    a, b = over_splits({"a": first, "b": second})
+    assert a.mean == pytest.approx(np.mean(first)) and b.mean == pytest.approx(np.mean(second))
+    assert a.interval == pytest.approx(tuple(np.percentile(first, [2.5, 97.5])))
+    assert a.wins == sum(x >= y for x, y in zip(first, second, strict=True))
+    assert a.wins + b.wins == 40  # no exact ties in noise
+    (only,) = over_splits({"only": [0.5]})
+    assert (only.mean, only.interval, only.wins) == (0.5, (0.5, 0.5), 1)
+
+
+@pytest.mark.parametrize("accuracies, message", [
+    ({}, "at least one model"),
+    ({"a": [0.5], "b": [0.5, 0.6]}, "same splits"),
+    ({"a": []}, "same splits"),
+])
+def test_over_splits_refuses_uneven_scores(accuracies, message):
+    from webnb.engine.evaluation.significance import over_splits
+
+    with pytest.raises(ValueError, match=message):
+        over_splits(accuracies)

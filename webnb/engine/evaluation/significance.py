@@ -126,3 +126,77 @@ def mcnemar(first_correct, second_correct) -> McNemar:
         both_wrong=int((~first & ~second).sum()),
         p_exact=exact_two_sided_p(only_first, only_second),
     )
+
+
+@dataclass(frozen=True)
+class OverSplits:
+    """One model's accuracy over repeated random splits of the same corpus.
+
+    Parameters
+    ----------
+    key : str
+        The model.
+    accuracies : tuple of float
+        Its test accuracy on each split, in split order.
+    wins : int
+        Splits on which it scored highest (a tie counts for each model tied).
+
+    Attributes
+    ----------
+    mean : float
+        The mean accuracy.
+    interval : tuple of float
+        The range that holds the central 95 % of the splits' accuracies (linear percentiles 2.5 and 97.5): how far
+        one split's accuracy can fall from another's by the luck of the split alone.
+    """
+
+    key: str
+    accuracies: tuple[float, ...]
+    wins: int
+
+    @property
+    def mean(self) -> float:
+        return math.fsum(self.accuracies) / len(self.accuracies)
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        low, high = np.percentile(self.accuracies, [2.5, 97.5])
+        return float(low), float(high)
+
+
+def over_splits(accuracies: dict[str, list[float]]) -> tuple[OverSplits, ...]:
+    """Each model's accuracies over the same splits, with its mean, its interval and how often it won.
+
+    Parameters
+    ----------
+    accuracies : dict of str to list of float
+        For each model (in the order to report them), its accuracy on split 1, 2, …; every model scored on the same
+        splits.
+
+    Returns
+    -------
+    tuple of OverSplits
+
+    Raises
+    ------
+    ValueError
+        If there is no model, no split, or the models were not scored on the same number of splits.
+
+    Examples
+    --------
+    >>> words, bigrams = over_splits({"words": [0.80, 0.85, 0.79], "bigrams": [0.78, 0.85, 0.81]})
+    >>> (words.wins, bigrams.wins), round(words.mean, 4), round(bigrams.mean, 4)
+    ((2, 2), 0.8133, 0.8133)
+    """
+    if not accuracies:
+        raise ValueError("give at least one model's accuracies")
+    lengths = {len(values) for values in accuracies.values()}
+    if len(lengths) != 1 or 0 in lengths:
+        raise ValueError("every model must be scored on the same splits, at least one")
+    table = np.array([list(values) for values in accuracies.values()], dtype=float)
+    best = table.max(axis=0)
+    wins = (table == best).sum(axis=1)
+    return tuple(
+        OverSplits(key, tuple(float(v) for v in values), int(won))
+        for (key, values), won in zip(accuracies.items(), wins, strict=True)
+    )
