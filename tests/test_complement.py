@@ -150,3 +150,12 @@ def test_same_weights_scores_and_predictions_as_scikit_learn(bench, corpus, sett
         # CountVectorizer's defaults, α = 1, the by-date test set: 0.8267 (multinomial NB: 0.7728).
         accuracy = np.mean(np.asarray(predicted) == np.asarray(bench.split(corpus).test.labels))
         assert round(float(accuracy), 4) == 0.8267
+
+
+def test_word_totals_are_read_from_the_observed_pairs(china_japan_training):
+    statistics = china_japan_training.statistics
+    for binary in (False, True):
+        totals = statistics.word_total[binary]
+        assert totals.dtype == np.int64
+        assert totals.tolist() == statistics.feature_count(binary).sum(axis=0).tolist()
+    assert statistics.word_total[False][china_japan_training.bag.index["chinese"]] == 6  # 5 in China, 1 in Japan

@@ -22,7 +22,6 @@ saw the word has that complement count), and corrections at the (class, word) pa
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
@@ -259,8 +258,7 @@ def fit_complement_naive_bayes(stats: ClassStatistics, alpha=1, *, norm: bool = 
     alpha_value = exact_float(alpha_exact)
     stats = integer_statistics(stats)
     priors = priors_asked_for(stats, fit_prior, class_prior)
-    counts = stats.feature_count(binary)
-    word_totals = counts.sum(axis=0)  # T_j
+    word_totals = stats.word_total[binary]  # T_j
     class_totals = stats.feature_total[binary]
     complement_total = (class_totals.sum() - class_totals) + stats.n_words * alpha_value
     pairs = stats.observed
@@ -275,7 +273,7 @@ def fit_complement_naive_bayes(stats: ClassStatistics, alpha=1, *, norm: bool = 
         # Σ_j log θ̃_jk = Σ_j log(T_j + α) + Σ_{observed j} correction − |V| log S_k.
         corrections = observed_log_complement - word_log_complement[pairs.words]
         per_class = np.bincount(pairs.classes, weights=corrections, minlength=stats.n_classes)
-        log_normaliser = math.fsum(word_log_complement.tolist()) + per_class - stats.n_words * log_total
+        log_normaliser = word_log_complement.sum() + per_class - stats.n_words * log_total
     return ComplementNaiveBayes(
         statistics=stats,
         alpha=alpha_exact,

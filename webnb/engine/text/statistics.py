@@ -258,6 +258,16 @@ class ClassStatistics:
         """Σ_j of the multinomial counts per class, for counts (False) and for presence (True)."""
         return {False: self.word_count_.sum(axis=1), True: self.document_count_.sum(axis=1)}
 
+    @cached_property
+    def word_total(self) -> dict[bool, np.ndarray]:
+        """Σ_k of the multinomial counts per word (T_j, over every class), for counts (False) and for presence (True),
+        shape (n_words,): summed over the observed pairs only, which are ordered by word, in whole numbers."""
+        pairs, totals = self.observed, {}
+        for binary in (False, True):
+            running = np.concatenate(([0], np.cumsum(pairs.count(binary), dtype=np.int64)))
+            totals[binary] = running[pairs.word_indptr[1:]] - running[pairs.word_indptr[:-1]]
+        return totals
+
 
 @dataclass(frozen=True, eq=False)
 class ObservedPairs:
