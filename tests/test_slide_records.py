@@ -168,3 +168,15 @@ def test_the_matrix_slide_and_its_twin_keep_the_same_rows_and_words(client):
 
 def test_a_page_outside_presenter_mode_has_no_slide_in_its_twin(client):
     assert "shown_on_slide" not in client.get("/corpora/spam-ham/matrix?format=json").get_json()
+
+
+def test_a_label_broken_after_its_dots_is_still_escaped_text(client):
+    """breakable (a join with a <wbr> that is markup) escapes each part of the label it breaks."""
+    hostile = "sci.<script>alert(1)</script>"
+    corpus_id = pasted_id(client, f"{hostile}\tred blue\nplain\tgreen blue", "hostile labels")
+    for presenter in ("0", "1"):
+        page = client.get(f"/corpora/{corpus_id}/inference?text=red+green&model=multinomial&alpha=0&step=smoothing"
+                          f"&presenter={presenter}")
+        raw = page.get_data(as_text=True)
+        assert page.status_code == 200 and "<script>alert(1)" not in raw
+        assert "sci.<wbr>&lt;script&gt;alert(1)&lt;/script&gt;" in raw  # a culprit's row and the slide's columns
