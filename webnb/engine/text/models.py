@@ -317,11 +317,15 @@ class NaiveBayes(Classifier):
         if self.observed_absent_log_prob is not None:
             sources.append((self.unobserved_absent_log_prob, self.observed_absent_log_prob))
         tables = [np.repeat(unobserved[:, None], len(word_indices), axis=1) for unobserved, _ in sources]
-        for column, j in enumerate(word_indices.tolist()):
-            start, stop = pairs.word_indptr[j], pairs.word_indptr[j + 1]
-            seen_by = pairs.classes[start:stop]
-            for table, (_, observed) in zip(tables, sources, strict=True):
-                table[seen_by, column] = observed[start:stop]
+        # Every observed (class, word) pair of the asked words at once: their positions in the word-major pairs, and
+        # the column each lands in (a trace on twenty classes asks for a hundred words, six times a page).
+        starts, stops = pairs.word_indptr[word_indices], pairs.word_indptr[word_indices + 1]
+        lengths = stops - starts
+        column_of_pair = np.repeat(np.arange(len(word_indices)), lengths)
+        positions = np.arange(lengths.sum()) + np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
+        seen_by = pairs.classes[positions]
+        for table, (_, observed) in zip(tables, sources, strict=True):
+            table[seen_by, column_of_pair] = observed[positions]
         return tables[0], tables[1], tables[2] if len(tables) == 3 else None
 
     def certain_words(self, class_index: int) -> np.ndarray:
