@@ -1,4 +1,4 @@
-"""The "compare models" page: the four models' numbers in the page and its JSON twin, the form, bad input,
+"""The "compare models" page: the five models' numbers in the page and its JSON twin, the form, bad input,
 the background job for a large corpus, and user text kept inert."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from webnb.examples import load_example_corpus
 from webnb.views.common import LARGE_CORPUS
 
 PAGE = "/corpora/spam-ham/compare"
-KEYS = ("bernoulli", "multinomial", "multinomial-binary", "logistic")
+KEYS = ("bernoulli", "multinomial", "multinomial-binary", "complement", "logistic")
 
 
 def row_cells(soup: BeautifulSoup, key: str) -> list[str]:
@@ -45,13 +45,14 @@ def test_the_page_shows_every_model_with_the_best_marked(client):
         assert cells[2].startswith(f"{score.accuracy * 100:.2f} %")
         assert f"{score.correct} of 4" in cells[2]
         assert cells[3] == str(score.undecidable)
-        assert cells[4] == f"{score.log_loss:.4f}"
+        assert cells[4] == (f"{score.log_loss:.4f}" if key != "complement" else "— scores, not probabilities")
         assert cells[5].endswith(("µs", "ms", " s")) and cells[6].endswith(("µs", "ms", " s"))
-    # 2, 4, 4 and 3 of the 4 test messages: the two multinomial models tie for best
-    assert [row_cells(soup, key)[2].split(" %")[0] for key in KEYS] == ["50.00", "100.00", "100.00", "75.00"]
+    # 2, 4, 4, 4 and 3 of the 4 test messages: the two multinomial models and the complement one tie for best
+    assert [row_cells(soup, key)[2].split(" %")[0] for key in KEYS] == ["50.00", "100.00", "100.00", "100.00", "75.00"]
     best = [row["id"] for row in table.find_all("tr", class_="best")]
-    assert best == ["model-multinomial", "model-multinomial-binary"]
-    assert all(soup.find("tr", id=f"model-{k}").find(class_="best-mark") for k in ("multinomial", "multinomial-binary"))
+    assert best == ["model-multinomial", "model-multinomial-binary", "model-complement"]
+    assert all(soup.find("tr", id=f"model-{k}").find(class_="best-mark")
+               for k in ("multinomial", "multinomial-binary", "complement"))
     assert soup.find("tr", id="model-logistic").find(class_="best-mark") is None
     logistic_iterations = reference.score("logistic").iterations
     assert f"{logistic_iterations} L-BFGS iterations" in row_cells(soup, "logistic")[0]
@@ -70,11 +71,44 @@ def test_the_json_twin_has_the_same_numbers(client):
     for ours, theirs in zip(comparison["models"], reference["models"], strict=True):
         for field in ("key", "correct", "accuracy", "undecidable", "log_loss", "iterations", "converged"):
             assert ours[field] == theirs[field], field
-    assert comparison["best"] == ["multinomial", "multinomial-binary"]
+    assert comparison["best"] == ["multinomial", "multinomial-binary", "complement"]
+    assert [pair["models"] for pair in comparison["pairs"]] == [
+        [KEYS[i], KEYS[j]] for i in range(len(KEYS)) for j in range(i + 1, len(KEYS))]
+    assert comparison["pairs"] == reference["pairs"]
     assert (comparison["n_train"], comparison["n_test"], comparison["alpha"], comparison["C"]) == (12, 4, 1, 1.0)
     assert data["held_out"] == {"source": "split", "test_size": 0.25, "seed": 0, "n_train": 12, "n_test": 4}
     assert data["error"] is None and data["errors"] == {}
     assert [row["question"] for row in data["contrasts"]][0] == "What is modelled"
+
+
+def test_each_pair_of_models_says_whether_its_difference_is_real_as_the_twin_does(client):
+    """McNemar's exact test per pair: the page's counts, p-values and verdicts are the twin's, on the page and on the
+    slide (whose sentence is about the two most accurate models)."""
+    data = client.get(PAGE, query_string={"format": "json"}).get_json()["comparison"]
+    soup = soup_of(client.get(PAGE))
+    rows = soup.find("table", class_="pair-tests").tbody.find_all("tr")
+    assert len(rows) == len(data["pairs"]) == 10
+    for row, pair in zip(rows, data["pairs"], strict=True):
+        first, second = pair["models"]
+        assert row["id"] == f"pair-{first}-{second}"
+        cells = [td.get_text(" ", strip=True) for td in row.find_all("td")]
+        assert cells[:2] == [str(pair["only_first_right"]), str(pair["only_second_right"])]
+        assert float(row["data-p"]) == pair["p_value"]
+        assert row["data-tells-apart"] == str(pair["tells_apart"]).lower()
+        assert cells[3].startswith("yes") if pair["tells_apart"] else cells[3] == "cannot tell apart on these documents"
+    # four test messages cannot tell any two models apart: Bernoulli's 2 right against multinomial's 4 is p = 1/2
+    bernoulli_multinomial = data["pairs"][0]
+    assert (bernoulli_multinomial["only_second_right"], bernoulli_multinomial["p_exact"]) == (2, "1/2")
+    assert not any(pair["tells_apart"] for pair in data["pairs"])
+    slide = soup_of(client.get(PAGE, query_string={"presenter": "1"}))
+    verdict = slide.find("p", class_="pair-verdict")
+    closest = next(p for p in data["pairs"] if p["models"] == ["multinomial", "multinomial-binary"])
+    assert verdict["data-tells-apart"] == "false" and float(verdict["data-p"]) == closest["p_value"] == 1
+    text = " ".join(verdict.get_text().split())
+    assert text == ("Top two, Multinomial Naive Bayes and Multinomial Naive Bayes, binary: 0 against 0 documents only "
+                    "one of them gets right, p = 1 (McNemar): too close to tell apart.")
+    note = verdict.find_next_sibling("p").get_text(" ", strip=True)
+    assert note == "Lower log loss is better; Complement Naive Bayes gives scores, not probabilities."
 
 
 def test_alpha_comes_from_the_lesson_state(client):
@@ -139,7 +173,7 @@ def test_a_fit_stopped_by_the_iteration_cap_is_flagged(client, monkeypatch):
     assert note.get_text(" ", strip=True) == "2 L-BFGS iterations: stopped before converging"
     assert "stopped at the 2-iteration limit" in soup.find("p", class_="warning").get_text()
     data = client.get(PAGE, query_string={"C": "1000", "format": "json"}).get_json()["comparison"]
-    assert data["models"][3]["converged"] is False and data["max_iterations"] == 2
+    assert data["models"][4]["converged"] is False and data["max_iterations"] == 2
 
 
 # -- bad input ----------------------------------------------------------------------------------------------------
@@ -232,11 +266,11 @@ def test_a_large_corpus_is_compared_in_the_background(app, client):
     if "Counting the training part" in soup_of(first, status=202).h1.get_text():  # the split is counted first
         assert follow_job(app, first).state == "done"
         first = client.get(url, query_string=query)
-    assert "Fitting four models on 1,576 documents" in soup_of(first, status=202).h1.get_text()
+    assert "Fitting 5 models on 1,576 documents" in soup_of(first, status=202).h1.get_text()
     job = follow_job(app, first)
     assert job.state == "done", job.error
     assert job.result_url.startswith(url) and "C=0.5" in job.result_url
-    assert job.total == 3 + PRECISE_STOPPING.max_iterations and job.done == job.total
+    assert job.total == 4 + PRECISE_STOPPING.max_iterations and job.done == job.total
     assert client.get(job.result_url).status_code == 200
 
     page = client.get(url, query_string=query)
@@ -246,8 +280,8 @@ def test_a_large_corpus_is_compared_in_the_background(app, client):
     # the cached comparison answers the JSON twin too, with the same timings
     data = client.get(url, query_string={**query, "format": "json"}).get_json()
     assert data["comparison"]["n_test"] == 524 and data["comparison"]["C"] == 0.5
-    assert [m["accuracy"] for m in data["comparison"]["models"]] == [1.0] * 4
-    assert row_cells(soup, "logistic")[5] == duration(data["comparison"]["models"][3]["fit_seconds"])
+    assert [m["accuracy"] for m in data["comparison"]["models"]] == [1.0] * 5
+    assert row_cells(soup, "logistic")[5] == duration(data["comparison"]["models"][4]["fit_seconds"])
     # other settings, asked as JSON, are computed there and then: no job, no progress page
     other = client.get(url, query_string={**query, "C": "3", "format": "json"})
     assert other.status_code == 200 and other.get_json()["comparison"]["C"] == 3.0

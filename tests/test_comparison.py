@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from scipy.special import logsumexp
 from sklearn.linear_model import LogisticRegression
-from sklearn.naive_bayes import BernoulliNB, MultinomialNB
+from sklearn.naive_bayes import BernoulliNB, ComplementNB, MultinomialNB
 
 from webnb.engine import Corpus, CorpusError, TrainingSet, read_corpus
 from webnb.engine.evaluation.comparison import (
@@ -26,6 +26,7 @@ from webnb.engine.evaluation.comparison import (
     MODELS,
     PRECISE_STOPPING,
     QUICK_STOPPING,
+    SIGNIFICANCE,
     StoppingRule,
     compare_models,
     duration,
@@ -111,9 +112,12 @@ def test_spam_ham_accuracies(spam_ham_held_out):
     comparison = compare_models(spam_ham_held_out, 1, 1.0)
     assert (comparison.n_train, comparison.n_test, comparison.classes) == (12, 4, ("ham", "spam"))
     assert [(s.key, s.correct) for s in comparison.models] == [
-        ("bernoulli", 2), ("multinomial", 4), ("multinomial-binary", 4), ("logistic", 3)
+        ("bernoulli", 2), ("multinomial", 4), ("multinomial-binary", 4), ("complement", 4), ("logistic", 3)
     ]
-    assert comparison.best == ("multinomial", "multinomial-binary")
+    assert comparison.best == ("multinomial", "multinomial-binary", "complement")
+    complement = comparison.score("complement")
+    assert complement.log_loss is None and complement.infinite_loss_documents is None  # scores, not probabilities
+    assert complement.family == "complement" and "Complement" in complement.name
 
 
 @pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
@@ -192,6 +196,62 @@ def test_alpha_zero_leaves_documents_undecided_and_the_loss_infinite(spam_ham_he
     assert data["alpha"] == 0
 
 
+def test_complement_naive_bayes_decides_as_scikit_learn_does(spam_ham_held_out):
+    training = spam_ham_held_out.training
+    for alpha in ("1", "0.5"):
+        theirs = ComplementNB(alpha=float(Fraction(alpha))).fit(training.matrix, training.class_index)
+        predicted = theirs.predict(spam_ham_held_out.test_matrix)
+        score = compare_models(spam_ham_held_out, alpha).score("complement")
+        assert score.correct == int((predicted == spam_ham_held_out.true_class).sum())
+
+
+def binomial_p(b: int, c: int) -> Fraction:
+    """The exact two-sided McNemar p-value, summed term by term from the binomial distribution."""
+    n = b + c
+    probabilities = [Fraction(math.comb(n, i), 2**n) for i in range(n + 1)]
+    seen = probabilities[b]
+    return min(Fraction(1), sum(p for p in probabilities if p <= seen))
+
+
+def test_each_pair_of_models_gets_mcnemars_exact_test(spam_ham_held_out):
+    comparison = compare_models(spam_ham_held_out, 1)
+    keys = [score.key for score in comparison.models]
+    assert [(pair.first, pair.second) for pair in comparison.pairs] == [
+        (keys[i], keys[j]) for i in range(len(keys)) for j in range(i + 1, len(keys))]
+    training, true = spam_ham_held_out.training, spam_ham_held_out.true_class
+    test = spam_ham_held_out.test_matrix
+    right = {
+        "bernoulli": BernoulliNB(alpha=1.0).fit(training.matrix, training.class_index).predict(test) == true,
+        "multinomial": MultinomialNB(alpha=1.0).fit(training.matrix, training.class_index).predict(test) == true,
+        "complement": ComplementNB(alpha=1.0).fit(training.matrix, training.class_index).predict(test) == true,
+    }
+    for first, second in (("bernoulli", "multinomial"), ("bernoulli", "complement"), ("multinomial", "complement")):
+        pair = comparison.pair(second, first)  # either order
+        b = int((right[first] & ~right[second]).sum())
+        c = int((~right[first] & right[second]).sum())
+        assert (pair.test.only_first, pair.test.only_second) == (b, c)
+        assert pair.test.p_exact == binomial_p(b, c)
+        assert pair.tells_apart == (pair.test.p_exact < SIGNIFICANCE)
+    # Bernoulli gets 2 of 4 right, multinomial all 4: two discordant documents, p = 2 · 1/4 = 1/2, no verdict
+    pair = comparison.pair("bernoulli", "multinomial")
+    assert (pair.test.only_first, pair.test.only_second, pair.test.p_exact) == (0, 2, Fraction(1, 2))
+    assert not pair.tells_apart
+    data = comparison.to_dict()["pairs"]
+    assert data[0] == {"models": ["bernoulli", "multinomial"], "both_right": 2, "only_first_right": 0,
+                       "only_second_right": 2, "both_wrong": 0, "p_exact": "1/2", "p_value": 0.5,
+                       "tells_apart": False, "level": "1/20"}
+    assert comparison.closest == comparison.pair("multinomial", "multinomial-binary")  # the two most accurate
+    with pytest.raises(KeyError):
+        comparison.pair("bernoulli", "svm")
+
+
+@pytest.mark.parametrize("b, c", [(0, 0), (1, 0), (9, 1), (10, 10), (3, 17), (60, 40)])
+def test_the_exact_p_value_is_the_binomial_tail(b, c):
+    from webnb.engine.evaluation.significance import exact_two_sided_p
+
+    assert exact_two_sided_p(b, c) == binomial_p(b, c)
+
+
 def test_records_and_their_json(spam_ham_held_out):
     comparison = compare_models(spam_ham_held_out, "1/2", 2.5, fit_prior=False)
     data = json.loads(json.dumps(comparison.to_dict(), allow_nan=False))
@@ -199,12 +259,13 @@ def test_records_and_their_json(spam_ham_held_out):
     assert data["tolerance"] == PRECISE_STOPPING.tolerance and data["max_iterations"] == PRECISE_STOPPING.max_iterations
     assert data["relative_tolerance"] is None  # a small problem: scikit-learn's rule only
     assert [m["key"] for m in data["models"]] == [spec.key for spec in MODELS]
-    assert [m["family"] for m in data["models"]] == ["generative"] * 3 + ["discriminative"]
+    assert [m["family"] for m in data["models"]] == ["generative"] * 3 + ["complement", "discriminative"]
     assert data["best"] == list(comparison.best)
     for model, score in zip(data["models"], comparison.models, strict=True):
         assert model["accuracy"] == score.accuracy and model["correct"] == score.correct
         assert model["fit_seconds"] > 0 and model["predict_seconds"] > 0
-    logistic = data["models"][3]
+    assert data["models"][3]["log_loss"] is None  # Complement Naive Bayes: no probabilities, so no log loss
+    logistic = data["models"][4]
     assert isinstance(logistic["iterations"], int) and logistic["converged"] is True
     with pytest.raises(AttributeError):
         comparison.models[0].correct = 0  # frozen
@@ -215,10 +276,10 @@ def test_records_and_their_json(spam_ham_held_out):
 def test_progress_counts_the_naive_bayes_models_then_the_iterations(spam_ham_held_out):
     told = []
     comparison = compare_models(spam_ham_held_out, 1, progress=lambda done, total: told.append((done, total)))
-    total = 3 + PRECISE_STOPPING.max_iterations
+    total = 4 + PRECISE_STOPPING.max_iterations
     iterations = comparison.score("logistic").iterations
-    assert told[:3] == [(1, total), (2, total), (3, total)]
-    assert told[3:-1] == [(3 + i, total) for i in range(1, iterations + 1)]
+    assert told[:4] == [(1, total), (2, total), (3, total), (4, total)]
+    assert told[4:-1] == [(4 + i, total) for i in range(1, iterations + 1)]
     assert told[-1] == (total, total)
 
 
@@ -283,6 +344,7 @@ def check_against_scikit_learn(held, alpha: float, C: float, **reference_options
         "bernoulli": BernoulliNB(alpha=alpha).fit(X_train, y_train).predict(X_test),
         "multinomial": MultinomialNB(alpha=alpha).fit(X_train, y_train).predict(X_test),
         "multinomial-binary": MultinomialNB(alpha=alpha).fit(presence_train, y_train).predict(presence_test),
+        "complement": ComplementNB(alpha=alpha).fit(X_train, y_train).predict(X_test),
     }
     for key, predicted in references.items():
         assert comparison.score(key).correct == int((predicted == true).sum()), key

@@ -3,10 +3,13 @@ from __future__ import annotations
 
 import math
 import sys
+from fractions import Fraction
 
 import pytest
+from markupsafe import Markup
 
-from webnb.lesson.formatting import joint_parameter_count, logarithm, probability
+from webnb.engine.evaluation.significance import exact_two_sided_p
+from webnb.lesson.formatting import breakable_label, joint_parameter_count, logarithm, p_value, probability
 
 
 @pytest.mark.parametrize(
@@ -38,3 +41,18 @@ def test_joint_parameter_count(n_classes, n_words):
         assert text == f"{exact:,}"
     else:
         assert text == f"a number with {digits:,} digits"
+
+
+@pytest.mark.parametrize("exact_value, text", [
+    (Fraction(1), "1"), (Fraction(1, 2), "0.5"), (Fraction(11, 512), "0.0215"),
+    (exact_two_sided_p(2, 40), "4.11 × 10⁻¹⁰"),
+    (exact_two_sided_p(100, 3000), "< 10⁻⁷⁴²"),  # about 10^−742.4: below every float64, never shown as 0
+])
+def test_p_value(exact_value, text):
+    assert p_value(exact_value) == text
+
+
+def test_breakable_label_escapes_each_part_and_breaks_after_dots():
+    assert breakable_label("soc.religion.christian") == Markup("soc.<wbr>religion.<wbr>christian")
+    assert breakable_label("a.<b>") == Markup("a.<wbr>&lt;b&gt;")
+    assert breakable_label("a.<b>") is breakable_label("a.<b>")  # made once per label

@@ -254,8 +254,10 @@ def test_twenty_classes_stay_on_a_phones_screen(served_app, page, server_url, sh
     assert off_screen == {}
     # The models compared are cards as well: each one's accuracy and log loss under their names.
     page.goto(f"{server_url}/corpora/twenty-groups/compare")
-    expect(page.locator("table.comparison.cards tbody tr")).to_have_count(4)
-    assert page.locator('table.comparison td[data-label="Log loss"]').count() == 4
+    expect(page.locator("table.comparison.cards tbody tr")).to_have_count(5)
+    assert page.locator('table.comparison td[data-label="Log loss"]').count() == 5
+    # and so are the pairs of models, each with its McNemar p-value
+    assert page.locator('table.pair-tests td[data-label="p (McNemar, exact)"]').count() == 10
     page.goto(f"{server_url}/corpora/twenty-groups/inference?step=decision")
     posteriors = page.locator('td[data-label="P(class | review)"]')
     assert posteriors.count() == 20

@@ -65,6 +65,17 @@ def ratio(value) -> str:
     return ratio_text(value) if value is not None else "—"
 
 
+def p_value(exact_value: Fraction) -> str:
+    """A p-value from its exact fraction: three significant digits, or "< 10⁻ⁿ" when it is too small for a float64
+    (thousands of test documents all on one side), never a 0 that the exact value is not."""
+    approximate = exact_value.numerator / exact_value.denominator
+    if approximate == 0 and exact_value > 0:
+        # log10 of the fraction from its digits' counts, rounded towards 0 so that "<" stays true
+        exponent = math.floor(math.log10(exact_value.numerator) - math.log10(exact_value.denominator)) + 1
+        return f"< 10{str(exponent).translate(_SUPERSCRIPT)}".replace("-", "−")
+    return real(approximate, 3)
+
+
 def big_count(value: int) -> str:
     return f"{value:,}"
 
@@ -160,6 +171,7 @@ FILTERS = {
     "exact": exact,
     "ratio": ratio,
     "big_count": big_count,
+    "p_value": p_value,
     "joint_parameter_count": joint_parameter_count,
     "power_of_ten": power_of_ten,
 }

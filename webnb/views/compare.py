@@ -1,5 +1,5 @@
-"""Several models side by side on the same training and test documents: three Naive Bayes models and
-logistic regression, with what each family models."""
+"""Several models side by side on the same training and test documents: four Naive Bayes models and
+logistic regression, with what each family models and whether each pair's difference is more than chance."""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -11,6 +11,8 @@ from webnb.answers import wants_json
 from webnb.engine import CorpusError
 from webnb.engine.evaluation.comparison import (
     FAMILY_CONTRASTS,
+    MODELS,
+    SIGNIFICANCE,
     Comparison,
     StoppingRule,
     compare_models,
@@ -97,8 +99,9 @@ def _comparison(lesson, held, C: float) -> Comparison:
                                        progress=job.report))
             return return_to
 
-        title = f"Fitting four models on {len(held.training.corpus):,} documents (logistic regression takes longest)"
-        # Progress counts the three Naive Bayes fits, then the iterations of the logistic regression.
+        title = (f"Fitting {len(MODELS)} models on {len(held.training.corpus):,} documents "
+                 "(logistic regression takes longest)")
+        # Progress counts the Naive Bayes fits, then the iterations of the logistic regression.
         raise WorkInProgress(start_job(title, work, key=("compare", key), unit="fitting steps"))
 
     def fit() -> Comparison:
@@ -159,4 +162,5 @@ def show(corpus_id):
         c_used=_c_text(C),
         c_error=c_error,
         contrasts=FAMILY_CONTRASTS,
+        significance=SIGNIFICANCE,
     )

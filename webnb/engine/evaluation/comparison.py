@@ -1,18 +1,20 @@
-"""Naive Bayes beside logistic regression: four models fitted and scored on the same documents and features.
+"""Naive Bayes beside logistic regression: five models fitted and scored on the same documents and features.
 
-All four start from the same training counts (``HeldOut.training.matrix``, (n_docs, n_words)) and are scored on
+All five start from the same training counts (``HeldOut.training.matrix``, (n_docs, n_words)) and are scored on
 the same test counts (``HeldOut.test_matrix``):
 
 - Bernoulli Naive Bayes (whether each word occurs),
 - multinomial Naive Bayes on the counts,
 - multinomial Naive Bayes on binary features (each word counted once per document),
+- Complement Naive Bayes on the counts (weights from every other class's counts, scores that are not probabilities),
 - softmax (multinomial logistic) regression with an L2 penalty, fitted by L-BFGS on the counts.
 
 For each: the accuracy (documents it cannot decide count as wrong), how many documents it cannot decide, the
-log loss (mean −log P(true class | x), +inf as soon as one test document gives its class probability 0),
-and the wall time to fit and to score the test documents. A Naive Bayes fit is timed from the training
-matrix: counting the class statistics, then deriving φ and ψ or θ from them, so that both families start
-from the same input.
+log loss (mean −log P(true class | x), +inf as soon as one test document gives its class probability 0; none for
+Complement Naive Bayes, which gives no probabilities), and the wall time to fit and to score the test documents. A
+Naive Bayes fit is timed from the training matrix: counting the class statistics, then deriving the parameters from
+them, so that both families start from the same input. Each pair of models is compared by McNemar's exact test on
+the documents one gets right and the other wrong (``webnb.engine.evaluation.significance``).
 """
 from __future__ import annotations
 
@@ -25,9 +27,11 @@ from fractions import Fraction
 import numpy as np
 
 from webnb.engine.evaluation.heldout import HeldOut
+from webnb.engine.evaluation.significance import McNemar, mcnemar
 from webnb.engine.shared.corpus import CorpusError
 from webnb.engine.shared.numbers import is_plain_decimal
 from webnb.engine.shared.plain import number, plain
+from webnb.engine.text.complement import fit_complement_naive_bayes
 from webnb.engine.text.discriminative import fit_softmax_regression
 from webnb.engine.text.models import fit_naive_bayes, normalise_log_joint, parse_alpha
 from webnb.engine.text.statistics import ClassStatistics
@@ -174,11 +178,11 @@ MAX_C = 1e6
 @dataclass(frozen=True)
 class ModelSpec:
     """One contender: its key (used in URLs and JSON), its name, its family, the features it reads, and for
-    Naive Bayes the ``kind`` and ``binary`` options of ``fit_naive_bayes``."""
+    Naive Bayes the ``kind`` (a key of ``MODEL_KINDS``, or "complement") and the ``binary`` option."""
 
     key: str
     name: str
-    family: str  # "generative" or "discriminative"
+    family: str  # "generative", "complement" (weights, no probabilities) or "discriminative"
     features: str
     kind: str | None = None
     binary: bool = False
@@ -190,6 +194,7 @@ NAIVE_BAYES_MODELS = (
     ModelSpec(
         "multinomial-binary", "Multinomial Naive Bayes, binary", "generative", "once per document", "multinomial", True
     ),
+    ModelSpec("complement", "Complement Naive Bayes", "complement", "counts", "complement", False),
 )
 LOGISTIC_MODEL = ModelSpec("logistic", "Logistic regression (softmax)", "discriminative", "counts")
 MODELS = (*NAIVE_BAYES_MODELS, LOGISTIC_MODEL)
@@ -217,8 +222,9 @@ class ModelScore:
     correct: int
     accuracy: float  # correct / n_test; undecidable documents are not correct
     undecidable: int  # every class at probability 0 (Naive Bayes with α = 0); never for logistic regression
-    log_loss: float  # mean −log P(true class | x); +inf when some true class has probability 0
-    infinite_loss_documents: int  # test documents whose true class has probability 0
+    log_loss: float | None  # mean −log P(true class | x); +inf when some true class has probability 0; None: no
+    # probabilities (Complement Naive Bayes)
+    infinite_loss_documents: int | None  # test documents whose true class has probability 0
     fit_seconds: float
     predict_seconds: float
     iterations: int | None = None
@@ -236,9 +242,79 @@ class ModelScore:
         return plain(self)
 
 
+SIGNIFICANCE = Fraction(1, 20)  # the usual 5 % level: below it, a difference this uneven is unlikely to be chance
+
+
+@dataclass(frozen=True)
+class PairTest:
+    """Two of the compared models on the same test documents: McNemar's exact test of their difference.
+
+    Parameters
+    ----------
+    first, second : str
+        The models' keys, in the order of ``MODELS``.
+    test : McNemar
+        The documents only the first gets right (b), only the second (c), and the exact two-sided p-value.
+    """
+
+    first: str
+    second: str
+    test: McNemar
+
+    @property
+    def p_value(self) -> float:
+        return self.test.p_value
+
+    @property
+    def tells_apart(self) -> bool:
+        """Whether the split of the discordant documents is too uneven for chance: p below ``SIGNIFICANCE``."""
+        return self.test.p_exact < SIGNIFICANCE
+
+    def to_dict(self) -> dict:
+        test = self.test
+        return {
+            "models": [self.first, self.second],
+            "both_right": test.both_right,
+            "only_first_right": test.only_first,
+            "only_second_right": test.only_second,
+            "both_wrong": test.both_wrong,
+            "p_exact": str(test.p_exact) if test.p_exact.denominator != 1 else int(test.p_exact),
+            "p_value": number(test.p_value),
+            "tells_apart": self.tells_apart,
+            "level": str(SIGNIFICANCE),
+        }
+
+
+def pair_tests(keys, correct) -> tuple[PairTest, ...]:
+    """McNemar's exact test for every pair of models.
+
+    Parameters
+    ----------
+    keys : sequence of str
+        The models, in order.
+    correct : sequence of array-like of bool
+        For each model, whether it classified each test document right (the same documents, in the same order).
+
+    Returns
+    -------
+    tuple of PairTest
+        One per pair (i < j), in the order of ``keys``.
+
+    Examples
+    --------
+    >>> [p.to_dict()["p_exact"] for p in pair_tests(("a", "b"), ([True] * 9 + [False], [False] * 9 + [True]))]
+    ['11/512']
+    """
+    keys = tuple(keys)
+    return tuple(
+        PairTest(keys[i], keys[j], mcnemar(correct[i], correct[j]))
+        for i in range(len(keys)) for j in range(i + 1, len(keys))
+    )
+
+
 @dataclass(frozen=True)
 class Comparison:
-    """The four models on one split. ``best`` holds the keys of the models with the highest accuracy (ties
+    """The five models on one split. ``best`` holds the keys of the models with the highest accuracy (ties
     keep them all).
 
     Parameters
@@ -257,6 +333,8 @@ class Comparison:
         The stopping rule the logistic regression was fitted with.
     models : tuple of ModelScore
         One per model of ``MODELS``, in that order: accuracy, undecidable documents, log loss and wall times.
+    pairs : tuple of PairTest
+        McNemar's exact test for each pair of models (``pair_tests``).
 
     Attributes
     ----------
@@ -275,6 +353,7 @@ class Comparison:
     max_iterations: int
     models: tuple[ModelScore, ...]
     relative_tolerance: float | None = None
+    pairs: tuple[PairTest, ...] = ()
 
     @property
     def best(self) -> tuple[str, ...]:
@@ -287,7 +366,7 @@ class Comparison:
         Parameters
         ----------
         key : str
-            "bernoulli", "multinomial", "multinomial-binary" or "logistic".
+            "bernoulli", "multinomial", "multinomial-binary", "complement" or "logistic".
 
         Returns
         -------
@@ -319,7 +398,30 @@ class Comparison:
             "relative_tolerance": None if self.relative_tolerance is None else number(self.relative_tolerance),
             "models": [score.to_dict() for score in self.models],
             "best": list(self.best),
+            "pairs": [pair.to_dict() for pair in self.pairs],
         }
+
+    @property
+    def closest(self) -> PairTest | None:
+        """The test of the most accurate model against the next (the first of each when accuracies tie): whether the
+        winner's lead is more than chance. None with fewer than two models."""
+        ranked = sorted(self.models, key=lambda score: -score.correct)  # stable: ties keep the order of MODELS
+        if len(ranked) < 2 or not self.pairs:
+            return None
+        return self.pair(ranked[0].key, ranked[1].key)
+
+    def pair(self, first: str, second: str) -> PairTest:
+        """McNemar's test of the models ``first`` and ``second`` (in either order).
+
+        Raises
+        ------
+        KeyError
+            If no pair holds those two keys.
+        """
+        for pair in self.pairs:
+            if {pair.first, pair.second} == {first, second}:
+                return pair
+        raise KeyError((first, second))
 
 
 def parse_C(value) -> float:
@@ -367,11 +469,16 @@ def parse_C(value) -> float:
 
 
 def _scores(
-    spec: ModelSpec, log_posterior: np.ndarray, predicted: np.ndarray, true: np.ndarray, **timing
+    spec: ModelSpec, log_posterior: np.ndarray | None, predicted: np.ndarray, true: np.ndarray, **timing
 ) -> ModelScore:
-    """Accuracy and log loss from the log posteriors (n_test, n_classes) and the predictions (−1: undecided)."""
-    losses = -log_posterior[np.arange(len(true)), true]  # +inf where the true class has probability 0; never NaN
+    """Accuracy and log loss from the log posteriors (n_test, n_classes; None for a model without probabilities)
+    and the predictions (−1: undecided)."""
     correct = int((predicted == true).sum())
+    if log_posterior is None:
+        log_loss = infinite = None
+    else:
+        losses = -log_posterior[np.arange(len(true)), true]  # +inf where the true class has probability 0; never NaN
+        log_loss, infinite = float(losses.mean()), int(np.isinf(losses).sum())
     return ModelScore(
         key=spec.key,
         name=spec.name,
@@ -381,8 +488,8 @@ def _scores(
         correct=correct,
         accuracy=correct / len(true),
         undecidable=int((predicted < 0).sum()),
-        log_loss=float(losses.mean()),
-        infinite_loss_documents=int(np.isinf(losses).sum()),
+        log_loss=log_loss,
+        infinite_loss_documents=infinite,
         **timing,
     )
 
@@ -396,7 +503,7 @@ def compare_models(
     stopping: StoppingRule | None = None,
     progress=None,
 ) -> Comparison:
-    """Fit the four models of ``MODELS`` on ``held.training`` and score them on ``held.test_matrix``.
+    """Fit the five models of ``MODELS`` on ``held.training`` and score them on ``held.test_matrix``.
 
     Bernoulli Naive Bayes, multinomial Naive Bayes on counts and on binary features, and softmax regression with an
     L2 penalty all start from the same training counts and are scored on the same test counts. A Naive Bayes fit is
@@ -421,7 +528,7 @@ def compare_models(
     Returns
     -------
     Comparison
-        The four scores, and the settings they were made with.
+        The five scores, McNemar's test of each pair, and the settings they were made with.
 
     Raises
     ------
@@ -445,19 +552,25 @@ def compare_models(
             progress(done, total)
 
     matrix, test_matrix = training.matrix, held.test_matrix
-    results = []
+    results, correct = [], []
     for done, spec in enumerate(NAIVE_BAYES_MODELS, start=1):
         started = time.perf_counter()
         statistics = ClassStatistics.from_matrix(matrix, training.class_index, training.classes, training.vocabulary)
-        model = fit_naive_bayes(statistics, spec.kind, alpha, binary=spec.binary, fit_prior=fit_prior)
-        fitted = time.perf_counter()
-        jll = model.joint_log_likelihood(test_matrix)
-        log_posterior, decidable = normalise_log_joint(jll)
-        predicted = jll.argmax(axis=1)  # as NaiveBayes.predict_index: the first of tied classes, −1 if none is possible
-        predicted[~decidable] = -1
+        if spec.kind == "complement":
+            model = fit_complement_naive_bayes(statistics, alpha, binary=spec.binary, fit_prior=fit_prior)
+            fitted = time.perf_counter()
+            log_posterior, predicted = None, model.predict_index(test_matrix)  # scores, not log-probabilities
+        else:
+            model = fit_naive_bayes(statistics, spec.kind, alpha, binary=spec.binary, fit_prior=fit_prior)
+            fitted = time.perf_counter()
+            jll = model.joint_log_likelihood(test_matrix)
+            log_posterior, decidable = normalise_log_joint(jll)
+            predicted = jll.argmax(axis=1)  # as NaiveBayes.predict_index: the first of tied classes, −1 if none is
+            predicted[~decidable] = -1  # possible
         scored = time.perf_counter()
         timing = {"fit_seconds": fitted - started, "predict_seconds": scored - fitted}
         results.append(_scores(spec, log_posterior, predicted, true, **timing))
+        correct.append(predicted == true)
         tell(done)
 
     logistic = fit_softmax_regression(
@@ -486,6 +599,7 @@ def compare_models(
             converged=logistic.converged,
         )
     )
+    correct.append(predicted == true)
     tell(total)
     return Comparison(
         classes=training.classes,
@@ -499,6 +613,7 @@ def compare_models(
         max_iterations=int(stopping.max_iterations),
         models=tuple(results),
         relative_tolerance=None if stopping.relative_tolerance is None else float(stopping.relative_tolerance),
+        pairs=pair_tests([score.key for score in results], correct),
     )
 
 
