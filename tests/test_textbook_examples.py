@@ -6,8 +6,10 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from conftest import soup_of
 
 from webnb.engine import Corpus, TrainingSet, explain
+from webnb.lesson.seed_lessons import TEXTBOOK_LESSONS
 
 D5 = "Chinese Chinese Chinese Tokyo Japan"
 SLP3_SENTENCES = (
@@ -68,3 +70,74 @@ def test_slp3_binary_counts_each_word_once_per_document(slp3):
     assert negative.joint_exact == Fraction(3, 49130)  # no negative sentence repeats a word
     assert positive.joint_exact == Fraction(2, 5) * Fraction(2 * 1 * 1, 28**3)  # "the" once: 8 presences + 20
     assert trace.decision == "negative"
+
+
+# -- one click each from the home page: the same fractions on the pages and in their JSON twins -----------------------
+
+
+def textbook_links(client) -> dict[str, str]:
+    """Textbook lesson id → the address its home-page link opens."""
+    soup = soup_of(client.get("/"))
+    return {item["id"].removeprefix("lesson-"): item.find("a")["href"]
+            for item in soup.select(".textbook-lessons .seed-lesson-list > li")}
+
+
+def twin_of(client, href: str, **extra) -> dict:
+    from urllib.parse import urlencode
+
+    response = client.get(f"{href}&{urlencode({'format': 'json', **extra})}")
+    assert response.status_code == 200
+    return response.get_json()
+
+
+def exact_joints(trace: dict) -> dict[str, str]:
+    return {entry["class"]: entry["joint_exact"] for entry in trace["per_class"]}
+
+
+def test_the_home_page_links_each_textbook_example_with_its_source(client):
+    links = textbook_links(client)
+    assert list(links) == [lesson.id for lesson in TEXTBOOK_LESSONS]
+    listed = client.get("/?format=json").get_json()["textbook_lessons"]
+    assert [(entry["id"], entry["href"]) for entry in listed] == list(links.items())
+    assert listed[0]["book"].endswith("Introduction to Information Retrieval (2008), Example 13.2")
+    assert all("Speech and Language Processing" in entry["book"] for entry in listed[1:])
+    # what each summary states is what its page computes (the fractions, below, are the page's own)
+    for lesson in TEXTBOOK_LESSONS:
+        trace = twin_of(client, links[lesson.id])["trace"]
+        for fraction in exact_joints(trace).values():
+            if fraction != "0":
+                assert fraction in lesson.summary, (lesson.id, fraction)
+
+
+def test_iir_example_13_2_one_click_gives_the_books_fractions_and_not_china(client):
+    trace = twin_of(client, textbook_links(client)["iir-13-2"])["trace"]
+    assert trace["model"]["model"] == "bernoulli" and trace["model"]["alpha"] == 1
+    assert exact_joints(trace) == {"China": "81/15625", "not China": "16/729"}
+    assert trace["decision"] == "not China"
+    china = trace["per_class"][0]
+    # the book's factors: 4/5 (Chinese), 1/5 (Japan), 1/5 (Tokyo), then 1 − 2/5 for each absent city
+    factors = {(f["word"], f["present"]): f["exact"] for f in china["factors"]}
+    assert factors == {("chinese", True): "4/5", ("japan", True): "1/5", ("tokyo", True): "1/5",
+                       ("beijing", False): "3/5", ("macao", False): "3/5", ("shanghai", False): "3/5"}
+    # and the multinomial model, one setting away, says China: the flip
+    multinomial = twin_of(client, textbook_links(client)["iir-13-2"], model="multinomial")["trace"]
+    assert multinomial["decision"] == "China"
+
+
+def test_slp3_one_click_is_a_built_in_corpus_with_the_books_numbers(client):
+    links = textbook_links(client)
+    page = twin_of(client, links["slp3-sentiment"])
+    trace = page["trace"]
+    assert trace["unseen"] == ["with"]
+    assert exact_joints(trace) == {"negative": "3/49130", "positive": "4/121945"}
+    assert trace["decision"] == "negative"
+    binary = twin_of(client, links["slp3-binary"])["trace"]
+    assert exact_joints(binary) == {"negative": "3/49130", "positive": "1/27440"} and binary["decision"] == "negative"
+    unsmoothed = twin_of(client, links["slp3-no-smoothing"])
+    assert exact_joints(unsmoothed["trace"]) == {"negative": "0", "positive": "0"}
+    assert unsmoothed["trace"]["cannot_decide"] and unsmoothed["trace"]["decision"] is None
+    # the corpus is built in: on the home page of a fresh database, with its five sentences, nothing published
+    examples = {entry["id"]: entry for entry in client.get("/?format=json").get_json()["examples"]}
+    film = examples["film-sentiment"]
+    assert [(d["label"], d["text"]) for d in film["documents"]] == list(SLP3_SENTENCES)
+    assert film["sample_review"] == SLP3_REVIEW

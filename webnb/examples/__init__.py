@@ -58,6 +58,18 @@ EXAMPLES = (
         sample_review="Fill your cup, great students",
     ),
     Example(
+        id="film-sentiment",
+        title="Predictable with no fun",
+        description=(
+            "Five one-line film reviews, three negative and two positive: the sentiment example of Jurafsky and "
+            "Martin's Speech and Language Processing (3rd edition, chapter 4). A review with a word the training never "
+            "saw drops it; without smoothing, each class meets a word it never saw and neither survives."
+        ),
+        suggested_model="multinomial",
+        suggested_alpha="1",
+        sample_review="predictable with no fun",
+    ),
+    Example(
         id="spam-ham",
         title="Spam or ham",
         description=(

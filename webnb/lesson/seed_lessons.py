@@ -160,6 +160,7 @@ class SeedLesson:
     parameters: tuple[tuple[str, str | tuple[str, ...]], ...]
     endpoint: str = "inference.show"
     recipe: str | None = None
+    book: str = ""  # the textbook and section a textbook's example comes from (TEXTBOOK_LESSONS)
 
     @property
     def origin(self) -> ArchiveSource | None:
@@ -265,5 +266,53 @@ SEED_LESSONS = (
         corpus_id="newsgroups-4",
         parameters=_presets_of("newsgroups-4"),
         recipe="newsgroups-4",
+    ),
+)
+
+
+IIR = "Manning, Raghavan and Schütze, Introduction to Information Retrieval (2008)"
+SLP3 = "Jurafsky and Martin, Speech and Language Processing (3rd edition draft)"
+
+# The textbooks' own worked examples on built-in corpora: what the courses that teach from them show next.
+TEXTBOOK_LESSONS = (
+    SeedLesson(
+        id="iir-13-2",
+        title="The Bernoulli model flips d5",
+        summary="The same d5 with the Bernoulli model and add-one smoothing: only presence counts, and every city "
+                "the document lacks is a factor too. China gets 3/4 · 4/5 · 1/5 · 1/5 · (1 − 2/5)³ = 81/15625 ≈ 0.005, "
+                "not China 1/4 · 2/3 · 2/3 · 2/3 · (1 − 1/3)³ = 16/729 ≈ 0.022: not China, the opposite of the "
+                "multinomial model's answer.",
+        corpus_id="china-japan",
+        parameters=(("model", "bernoulli"), ("alpha", "1"), ("text", "Chinese Chinese Chinese Tokyo Japan")),
+        book=f"{IIR}, Example 13.2",
+    ),
+    SeedLesson(
+        id="slp3-sentiment",
+        title="Predictable with no fun",
+        summary="Five film reviews, the multinomial model with add-one smoothing, and “predictable with no fun”: "
+                "“with” was never seen and is dropped; negative gets 3/5 · (2 · 2 · 1)/34³ = 3/49130 and positive "
+                "2/5 · (1 · 1 · 2)/29³ = 4/121945, so negative.",
+        corpus_id="film-sentiment",
+        parameters=(("model", "multinomial"), ("alpha", "1"), ("text", "predictable with no fun")),
+        book=f"{SLP3}, section 4.3",
+    ),
+    SeedLesson(
+        id="slp3-binary",
+        title="Predictable with no fun, each word once",
+        summary="The chapter's binary variant: a word counts once per review however often it occurs. “the” occurs "
+                "twice in one positive review, so the positive class has 8 words instead of 9 and gets "
+                "2/5 · (1 · 1 · 2)/28³ = 1/27440; negative keeps 3/49130 and still wins.",
+        corpus_id="film-sentiment",
+        parameters=(("model", "multinomial"), ("alpha", "1"), ("binary", "1"), ("text", "predictable with no fun")),
+        book=f"{SLP3}, section 4.4",
+    ),
+    SeedLesson(
+        id="slp3-no-smoothing",
+        title="Predictable with no fun, no smoothing",
+        summary="α = 0: “fun” never occurs in a negative review, “predictable” and “no” never in a positive one, so "
+                "both products are exactly 0 and the classifier cannot decide.",
+        corpus_id="film-sentiment",
+        parameters=(("model", "multinomial"), ("alpha", "0"), ("text", "predictable with no fun")),
+        book=f"{SLP3}, section 4.3",
     ),
 )

@@ -12,7 +12,7 @@ from webnb.examples import EXAMPLES, TABLE_EXAMPLES, Example, TableExample, load
 from webnb.hosting.catalog import CorpusEntry
 from webnb.hosting.outages import STORAGE_ERRORS
 from webnb.hosting.workspaces import may_start, offers_start
-from webnb.lesson.seed_lessons import SEED_LESSONS, SeedLesson, get_recipe
+from webnb.lesson.seed_lessons import SEED_LESSONS, TEXTBOOK_LESSONS, SeedLesson, get_recipe
 from webnb.views.common import catalog, class_corpora_with_tests, respond
 
 bp = Blueprint("home", __name__)
@@ -29,7 +29,8 @@ class LessonLink:
 
     def to_dict(self) -> dict:
         return {"id": self.lesson.id, "title": self.lesson.title, "summary": self.lesson.summary,
-                "corpus": self.lesson.corpus_id, "href": self.href, "publish_command": self.publish_command}
+                "corpus": self.lesson.corpus_id, "href": self.href, "publish_command": self.publish_command,
+                **({"book": self.lesson.book} if self.lesson.book else {})}
 
 
 @dataclass(frozen=True)
@@ -42,10 +43,12 @@ class HomePage:
     tables: tuple[tuple[TableExample, NumericTable], ...]
     class_corpora: tuple[tuple[CorpusEntry, CorpusEntry | None], ...] = ()
     lessons: tuple[LessonLink, ...] = ()
+    textbook_lessons: tuple[LessonLink, ...] = ()
 
     def to_dict(self) -> dict:
         return {
             "lessons": [link.to_dict() for link in self.lessons],
+            "textbook_lessons": [link.to_dict() for link in self.textbook_lessons],
             "examples": [
                 {"id": example.id, "title": example.title, "description": example.description,
                  "sample_review": example.sample_review, "class_counts": corpus.class_counts(),
@@ -91,9 +94,14 @@ def _lesson_links(class_corpora: tuple[CorpusEntry, ...]) -> tuple[LessonLink, .
             told.add(recipe.id)
             links.append(LessonLink(lesson, None, command))
             continue
-        parameters = {name: list(value) if isinstance(value, tuple) else value for name, value in lesson.parameters}
-        links.append(LessonLink(lesson, url_for(lesson.endpoint, corpus_id=lesson.corpus_id, **parameters)))
+        links.append(_link(lesson))
     return tuple(links)
+
+
+def _link(lesson: SeedLesson) -> LessonLink:
+    """The lesson's page with its settings in the address."""
+    parameters = {name: list(value) if isinstance(value, tuple) else value for name, value in lesson.parameters}
+    return LessonLink(lesson, url_for(lesson.endpoint, corpus_id=lesson.corpus_id, **parameters))
 
 
 @bp.get("/")
@@ -104,6 +112,7 @@ def index():
         tuple((example, load_example_table(example.id)) for example in TABLE_EXAMPLES),
         class_corpora_with_tests(class_corpora),
         _lesson_links(class_corpora),
+        tuple(_link(lesson) for lesson in TEXTBOOK_LESSONS),  # every one on a built-in corpus
     )
     return respond("home/index.html", "content", page, class_start=_class_start())
 
