@@ -159,3 +159,29 @@ def test_word_totals_are_read_from_the_observed_pairs(china_japan_training):
         assert totals.dtype == np.int64
         assert totals.tolist() == statistics.feature_count(binary).sum(axis=0).tolist()
     assert statistics.word_total[False][china_japan_training.bag.index["chinese"]] == 6  # 5 in China, 1 in Japan
+
+
+def test_the_training_set_makes_and_keeps_the_complement_model_and_refuses_a_floor(china_japan_training):
+    model = china_japan_training.model("complement", 1)
+    assert model.kind == "complement" and model is china_japan_training.model("complement", "1")
+    with pytest.raises(ValueError, match="Complement Naive Bayes has weights, not probabilities"):
+        china_japan_training.model("complement", 1, epsilon=1e-14)
+
+
+@pytest.mark.parametrize("alpha, binary, norm", [("1", False, False), ("1/2", True, False), ("0", False, False),
+                                                 ("1", False, True)])
+def test_a_page_of_the_complement_table_holds_the_models_own_weights(china_japan_training, alpha, binary, norm):
+    from webnb.engine.records.complement_table import complement_table
+
+    model = fit_complement_naive_bayes(china_japan_training.statistics, alpha, binary=binary, norm=norm)
+    table = complement_table(model, np.arange(len(model.vocabulary)))
+    weights = model.feature_log_prob_
+    for j, row in enumerate(table.rows):
+        assert row.word == model.vocabulary[j]
+        for k, cell in enumerate(row.cells):
+            assert Fraction(cell.ratio[0]) / Fraction(cell.ratio[1]) == (
+                Fraction(model.complement_ratio(k, j)[0]) / Fraction(model.complement_ratio(k, j)[1]))
+            assert cell.weight == pytest.approx(weights[k, j], rel=1e-12) if math.isfinite(cell.weight) else (
+                weights[k, j] == math.inf)
+    data = table.to_dict()
+    assert data["model"] == "complement" and data["words"][1]["word"] == "chinese" and data["pages"] == 1

@@ -13,6 +13,7 @@ from webnb.engine.shared.classes import class_numbers
 from webnb.engine.shared.corpus import Corpus
 from webnb.engine.text.analysis import AnalysisOptions, Analyzer
 from webnb.engine.text.bag import BagOfWords, VocabularyOptions
+from webnb.engine.text.complement import ComplementNaiveBayes, fit_complement_naive_bayes
 from webnb.engine.text.models import ModelOptions, NaiveBayes, fit_naive_bayes, parse_alpha
 from webnb.engine.text.statistics import ClassStatistics
 
@@ -209,28 +210,30 @@ class TrainingSet:
         """
         return self.model(**options)
 
-    def model(self, kind: str = "bernoulli", alpha=1, **options) -> NaiveBayes:
+    def model(self, kind: str = "bernoulli", alpha=1, **options) -> NaiveBayes | ComplementNaiveBayes:
         """The model of these counts for ``kind``, α and ``options``, derived once and kept among the ``KEPT_MODELS``
         most recently asked for.
 
         Parameters
         ----------
-        kind : {"bernoulli", "multinomial"}, default "bernoulli"
+        kind : {"bernoulli", "multinomial", "complement"}, default "bernoulli"
             The model.
         alpha : str, int, float or Fraction, default 1
             The pseudo-count (see ``parse_alpha``); 0 is maximum likelihood, with exact zeros.
         **options
-            ``binary``, ``fit_prior``, ``class_prior`` and ``epsilon``, as ``fit_naive_bayes`` takes them.
+            ``binary``, ``fit_prior``, ``class_prior`` and ``epsilon``, as ``fit_naive_bayes`` takes them
+            (``fit_complement_naive_bayes`` for "complement", which takes no ``epsilon``).
 
         Returns
         -------
-        NaiveBayes
+        NaiveBayes or ComplementNaiveBayes
             The same object for the same settings while it is kept.
 
         Raises
         ------
         ValueError, CorpusError
-            As ``fit_naive_bayes`` raises them.
+            As ``fit_naive_bayes`` (or ``fit_complement_naive_bayes``) raises them; ValueError for a floor asked of
+            Complement Naive Bayes.
 
         Examples
         --------
@@ -246,7 +249,7 @@ class TrainingSet:
             if model is not None:
                 self._models.move_to_end(key)
                 return model
-        model = fit_naive_bayes(self.statistics, kind, alpha, **options)
+        model = _fit(self.statistics, kind, alpha, options)
         with self._models_lock:
             self._models[key] = model
             while len(self._models) > KEPT_MODELS:
@@ -271,6 +274,20 @@ class TrainingSet:
 
 # Models kept per training set: the lesson's own α with its α = 0, smoothed and floored variants, for both kinds.
 KEPT_MODELS = 8
+
+# Why a floor is refused for Complement Naive Bayes: said on the page that asked for it.
+NO_FLOOR_FOR_WEIGHTS = ("The ε-floor keeps probabilities away from 0 and 1; Complement Naive Bayes has weights, not "
+                        "probabilities, so it has nothing to floor. Turn the floor off to see its weights.")
+
+
+def _fit(statistics: ClassStatistics, kind: str, alpha, options: dict) -> NaiveBayes | ComplementNaiveBayes:
+    """``fit_naive_bayes``, or ``fit_complement_naive_bayes`` for "complement" (which takes no floor)."""
+    if kind != ComplementNaiveBayes.kind:
+        return fit_naive_bayes(statistics, kind, alpha, **options)
+    options = dict(options)
+    if options.pop("epsilon", None) is not None:
+        raise ValueError(NO_FLOOR_FOR_WEIGHTS)
+    return fit_complement_naive_bayes(statistics, alpha, **options)
 
 
 def _hashable(options: dict) -> tuple:
