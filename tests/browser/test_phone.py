@@ -21,7 +21,8 @@ HEADER_HEIGHT = 200
 TAP_HEIGHT = 44
 
 # A word of each built-in text's vocabulary, for the page of one ψ or θ.
-WORDS = {"match-reviews": "match", "china-japan": "chinese", "folgers-students": "cup", "spam-ham": "call"}
+WORDS = {"match-reviews": "match", "china-japan": "chinese", "folgers-students": "cup", "spam-ham": "call",
+         "film-sentiment": "fun"}
 TEXT_PAGES = ("matrix", "parameters", "evaluation", "compare", "words", "sample", "confidence", "add", "parity")
 
 
