@@ -148,7 +148,7 @@ def test_every_workspace_sees_it_with_its_description_and_presets(hosted_app, we
 
 def test_a_server_without_class_corpora_answers_as_before(hosted_app):
     client = student(hosted_app())
-    assert set(client.get("/?format=json").get_json()) == {"lessons", "examples", "tables"}
+    assert set(client.get("/?format=json").get_json()) == {"lessons", "textbook_lessons", "examples", "tables"}
     assert soup_of(client.get("/")).find(id="class-corpora-title") is None
     assert soup_of(client.get("/corpora")).find(id="class-corpora-title") is None
 
@@ -284,7 +284,7 @@ def test_a_two_part_archive_publishes_its_test_part_as_the_test_set(hosted_app, 
     (["--id", "upload"], "/corpora/upload is the address of another page"),
     (["--alpha", "-1"], "--alpha: "),
     (["--alpha", "5000"], "--alpha: α above 1000 drowns every count; use a value between 0 and 1000."),
-    (["--model", "gaussian"], "--model: The model is Bernoulli or multinomial."),
+    (["--model", "gaussian"], "--model: The model is Bernoulli, multinomial or Complement."),
     (["--ngram-range", "1,3"], "--ngram-range: Words can be single words (1-1), words and pairs (1-2) or pairs (2-2)."),
     (["--max-features", "-4"], "--max-features: max_features is a whole number of words, from 1 to 10,000,000, or all "
                                "for no limit."),
