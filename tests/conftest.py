@@ -340,6 +340,16 @@ def postgres_admin():
     engine.dispose()
 
 
+def stored_workspace_ids(storage) -> set[str]:
+    """The ids of every workspace ``storage`` keeps, read on a connection closed before it returns: a connection
+    left open holds its transaction's locks, and a PostgreSQL schema's teardown (DROP SCHEMA) would wait for it
+    forever in the same process."""
+    from webnb.store.database import workspaces
+
+    with storage.engine.connect() as connection:
+        return set(connection.execute(sa.select(workspaces.c.id)).scalars())
+
+
 @pytest.fixture()
 def postgres_schema_url(postgres_admin):
     """The address of a PostgreSQL schema of its own, dropped after the test."""

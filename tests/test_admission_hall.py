@@ -12,7 +12,7 @@ import json
 import pytest
 import sqlalchemy as sa
 from bs4 import BeautifulSoup
-from conftest import browser_from, paste
+from conftest import browser_from, paste, stored_workspace_ids
 
 from webnb.engine import CorpusError
 from webnb.engine.io.uploads import parse_pasted
@@ -332,8 +332,7 @@ def test_cleanup_created_by_removes_exactly_that_address_s_workspaces_and_corpor
     assert (code, err) == (0, "")
     assert out.splitlines()[3].startswith(f"Removed 3 workspaces first stored in from {HOSTILE} (3 corpora, ")
     assert sorted(s.name for s in storage.list_corpora()) == ["own", "same as a flood"]
-    assert {row for row in storage.engine.connect().execute(sa.select(workspaces.c.id)).scalars()} == {
-        workspace_of(client) for client in neighbours}
+    assert stored_workspace_ids(storage) == {workspace_of(client) for client in neighbours}
     assert (count_rows(app, shares), count_rows(app, jobs)) == (0, 0)
     # The records a neighbour stores too stay; the others are gone.
     assert count_rows(app, documents) == 8

@@ -11,7 +11,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 import sqlalchemy as sa
 from bs4 import BeautifulSoup
-from conftest import browser_from, paste
+from conftest import browser_from, paste, stored_workspace_ids
 
 from webnb import create_app
 from webnb.cli import main
@@ -311,7 +311,7 @@ def test_cleanup_removes_exactly_the_idle_workspaces(hosted_app, monkeypatch):
     assert count_rows(app, documents, documents.c.content.in_(idle_contents)) == 0
     assert count_rows(app, documents) == 8
     assert count_rows(app, shares) == 1 and count_rows(app, jobs) == 1
-    assert {row for row in storage.engine.connect().execute(sa.select(workspaces.c.id)).scalars()} == {active_id}
+    assert stored_workspace_ids(storage) == {active_id}
     assert storage.stored_bytes() == 2 * PASTE_BYTES
     # The active student still has everything; the idle one's corpora are gone for them too.
     assert active.get(f"/corpora/{stored_id(app, 'active')}").status_code == 200
