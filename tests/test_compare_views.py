@@ -314,3 +314,24 @@ def test_the_sweep_of_a_large_corpus_is_scored_in_the_background(app, client):
     # another model's sweep, asked as JSON, is scored there and then: no job
     other = client.get(url, query_string={"model": "bernoulli", "format": "json"})
     assert other.status_code == 200 and other.get_json()["kind"] == "bernoulli"
+
+
+def test_a_difference_beyond_chance_is_called_real_on_the_page_and_in_the_twin(client):
+    """Ten documents of each class with the same two words, told apart only by how often each occurs: every model of
+    presence (Bernoulli, binary multinomial) sees twenty identical documents and gets half right, the models of counts
+    get all twenty. Ten documents only one side gets right: p = 2/2¹⁰ = 1/512, below 1/20."""
+    from conftest import pasted_id
+
+    lines = ["alpha\tred red red blue"] * 10 + ["beta\tred blue blue blue"] * 10
+    corpus_id = pasted_id(client, "\n".join(lines), "counts matter")
+    query = {"test": "training"}
+    data = client.get(f"/corpora/{corpus_id}/compare", query_string={**query, "format": "json"}).get_json()
+    pairs = {tuple(pair["models"]): pair for pair in data["comparison"]["pairs"]}
+    real = pairs[("bernoulli", "multinomial")]
+    assert (real["only_first_right"], real["only_second_right"], real["p_exact"]) == (0, 10, "1/512")
+    assert real["tells_apart"] is True and real["level"] == "1/20"
+    soup = soup_of(client.get(f"/corpora/{corpus_id}/compare", query_string=query))
+    row = soup.find("tr", id="pair-bernoulli-multinomial")
+    assert row["data-tells-apart"] == "true"
+    assert row.find_all("td")[3].get_text(" ", strip=True) == "yes : p below 1/20"
+    assert row.find_all("td")[2].get_text(strip=True) == "0.00195"

@@ -40,11 +40,11 @@ def test_the_slides_are_the_pages_in_the_lessons_order_and_the_steps_are_one_lis
             assert keys and len(set(keys)) == len(keys), page
     assert [s.page.key for s in pages.walk("text")][:7] == [
         "corpus", "corpus", "matrix", "parameters", "parameters", "cell", "prior"]
-    assert len(pages.walk("text")) == 25 and len(pages.walk("table")) == 9
+    assert len(pages.walk("text")) == 29 and len(pages.walk("table")) == 9
 
 
 @pytest.mark.parametrize("start, kind, carried", [
-    # The text lesson's 25 slides take over a second: the table's stay in the fast run.
+    # The text lesson's 29 slides take over a second: the table's stay in the fast run.
     pytest.param(f"/corpora/match-reviews?{SETTINGS}&presenter=1", "text",
                  {"alpha": ["0"], "text": ["was match sharp"]}, marks=pytest.mark.slow),
     ("/corpora/iris/gaussian?var_smoothing=0.01&presenter=1", "table", {"var_smoothing": ["0.01"]}),

@@ -6,10 +6,9 @@ import sys
 from fractions import Fraction
 
 import pytest
-from markupsafe import Markup
 
 from webnb.engine.evaluation.significance import exact_two_sided_p
-from webnb.lesson.formatting import breakable_label, joint_parameter_count, logarithm, p_value, probability
+from webnb.lesson.formatting import joint_parameter_count, logarithm, p_value, probability
 
 
 @pytest.mark.parametrize(
@@ -50,9 +49,3 @@ def test_joint_parameter_count(n_classes, n_words):
 ])
 def test_p_value(exact_value, text):
     assert p_value(exact_value) == text
-
-
-def test_breakable_label_escapes_each_part_and_breaks_after_dots():
-    assert breakable_label("soc.religion.christian") == Markup("soc.<wbr>religion.<wbr>christian")
-    assert breakable_label("a.<b>") == Markup("a.<wbr>&lt;b&gt;")
-    assert breakable_label("a.<b>") is breakable_label("a.<b>")  # made once per label

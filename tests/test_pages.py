@@ -21,8 +21,8 @@ def test_the_menus_are_numbered_in_teaching_order():
         ("corpus", "1 · Documents", "corpus.show"), ("matrix", "2 · Bag of words", "matrix.show"),
         ("parameters", "3 · Parameters", "parameters.show"), ("inference", "4 · Bayes' rule", "inference.show"))
     assert [title for _, title, _ in lesson_menu("text")][4:] == [
-        "5 · Evaluation", "6 · Models side by side", "7 · Telling words", "8 · Overconfidence", "9 · Sampling",
-        "10 · Add a document"]
+        "5 · Evaluation", "6 · Models side by side", "7 · Telling words", "8 · Feature selection", "9 · Overconfidence",
+        "10 · Calibration", "11 · Sampling", "12 · Add a document"]
     assert [title for _, title, _ in lesson_menu("table")] == [
         "1 · Rows", "2 · Bell curves", "3 · Bayes' rule", "4 · Evaluation"]
 

@@ -76,7 +76,7 @@ HELD_OUT_SHARE = "The held-out share is a fraction between 0 and 1, such as 0.25
 SEED = "The seed is a whole number from 0 to 4,294,967,295."
 # A value each parameter cannot use, and today's message for it, word for word.
 LESSON_REFUSED = {
-    "model": ("gaussian", "The model is Bernoulli or multinomial."),
+    "model": ("gaussian", "The model is Bernoulli, multinomial or Complement."),
     "prior": ("flat", "The prior is learned from the class frequencies, or uniform."),
     "step": ("jump", "There is no such step."),
     "slide": ("last", SLIDE),
@@ -161,7 +161,8 @@ def test_messages_are_listed_in_the_tables_order():
 
 @pytest.mark.parametrize("args, expected, errors", [
     ({"model": ""}, {}, {}),  # an empty field is not given
-    ({"model": " multinomial"}, {}, {"model": "The model is Bernoulli or multinomial."}),  # a choice is exact
+    # a choice is exact
+    ({"model": " multinomial"}, {}, {"model": "The model is Bernoulli, multinomial or Complement."}),
     ({"accents": "none", "stemmer": "none", "stop_words": "none"}, {}, {}),
     ({"alpha": "   "}, {}, {}),
     ({"alpha": " 0.5 "}, {"alpha": ExactNumber("0.5")}, {}),

@@ -154,7 +154,7 @@ def test_state_survives_in_links(client):
     slow_but_the_first(3, [
         ({"alpha": "abc"}, "alpha", "must be a number"),
         ({"alpha": "-1"}, "alpha", "0 or more"),
-        ({"model": "gaussian"}, "model", "Bernoulli or multinomial"),
+        ({"model": "gaussian"}, "model", "Bernoulli, multinomial or Complement"),
         ({"step": "nope"}, "step", "no such step"),
         ({"text": "x" * 6000}, "text", "the limit is 5,000"),
         ({"repeats": "0"}, "repeats", "between 1 and 5,000"),

@@ -28,11 +28,12 @@ def create_app(test_config=None, *, instance_path=None):
     from webnb.hosting.cache import DEFAULT_CACHE_MB, Cache
     from webnb.hosting.catalog import Catalog
     from webnb.hosting.jobs import Jobs
-    from webnb.lesson import charts, formatting, pages, slides
+    from webnb.lesson import charts, formatting, notation, pages, slides
     from webnb.lesson.json_twins import JSONTwinProvider
     from webnb.store.database import Storage, default_url
     from webnb.views import (
         additions,
+        calibration,
         compare,
         corpus,
         evaluation,
@@ -47,6 +48,7 @@ def create_app(test_config=None, *, instance_path=None):
         parameters,
         parity,
         prior,
+        selection,
         sharing,
         words,
     )
@@ -105,7 +107,8 @@ def create_app(test_config=None, *, instance_path=None):
     errors.init_app(app)  # every error a request meets, in webnb's own words (webnb/errors.py)
     app.jinja_env.filters.update(formatting.FILTERS)
     app.jinja_env.globals["lesson_menu"] = pages.lesson_menu
-    app.jinja_env.globals.update(themes=pages.THEMES, zooms=pages.ZOOMS, next_choice=pages.next_choice)
+    app.jinja_env.globals.update(themes=pages.THEMES, zooms=pages.ZOOMS, next_choice=pages.next_choice,
+                                 model_name=notation.model_name, model_names=notation.MODEL_NAMES)
     # What a slide or page keeps of a long list, by the rules of webnb/lesson/slides.py, and when a part is drawn
     # the compact way: the numbers are there, never in a template.
     app.jinja_env.globals.update(kept=kept_on_page, many=slides.many, few=slides.few,
@@ -116,7 +119,8 @@ def create_app(test_config=None, *, instance_path=None):
     app.register_blueprint(home.bp)
     for blueprint in (
         corpus.bp, matrix.bp, parameters.bp, inference.bp, evaluation.bp, compare.bp, words.bp, generative.bp,
-        additions.bp, parity.bp, sharing.bp, jobs.bp, export.bp, gaussian.bp, prior.bp, handouts.bp,
+        additions.bp, parity.bp, sharing.bp, jobs.bp, export.bp, gaussian.bp, prior.bp, handouts.bp, calibration.bp,
+        selection.bp,
     ):
         app.register_blueprint(blueprint)
     # The class in the room: its views, broker and caches, and its one seam into the lesson pages registered above

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from webnb.examples import EXAMPLES, load_example_corpus
-from webnb.lesson.seed_lessons import SEED_LESSONS
+from webnb.lesson.seed_lessons import SEED_LESSONS, TEXTBOOK_LESSONS
 
 from .conftest import PROJECTOR, scroll_width
 
@@ -42,8 +42,9 @@ def test_the_lecture_lessons_are_one_click_each_and_accessible(browsing, page, s
     from playwright.sync_api import expect
 
     page.goto(server_url + "/")
-    lessons = page.locator(".seed-lesson-list > li")
+    lessons = page.locator(".seed-lessons:not(.textbook-lessons) .seed-lesson-list > li")
     expect(lessons).to_have_count(len(SEED_LESSONS))
+    expect(page.locator(".textbook-lessons .seed-lesson-list > li a")).to_have_count(len(TEXTBOOK_LESSONS))
     expect(page.get_by_role("link", name="Match reviews without smoothing")).to_be_visible()
     # The lessons on the lectures' real corpora are not links until the instructor publishes them.
     expect(page.locator("#lesson-newsgroups-4 a")).to_have_count(0)

@@ -12,13 +12,14 @@ from urllib.parse import urlsplit
 import pytest
 from accessibility import axe_violations
 
+from webnb.lesson.pages import INFERENCE_STEPS
 from webnb.lesson.state import STEPS
-from webnb.views.inference import STEP_TITLES
 
 from .conftest import PROJECTOR, htmx_settled, query_of, response_to, scroll_width, url_with
 
 pytestmark = pytest.mark.browser
 
+STEP_TITLES = dict(INFERENCE_STEPS)
 STEP_HEADINGS = [f"{i}. {STEP_TITLES[step]}" for i, step in enumerate(STEPS, start=1)]
 REVIEW = "not sharp match"
 

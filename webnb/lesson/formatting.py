@@ -1,12 +1,9 @@
 """Jinja filters that turn the engine's numbers into what a student reads. Only formatting here."""
 from __future__ import annotations
 
-import functools
 import math
 import re
 from fractions import Fraction
-
-from markupsafe import Markup
 
 from webnb.engine.shared.plain import fraction_text, ratio_text
 from webnb.lesson.charts import power_of_ten
@@ -147,19 +144,8 @@ def label_parts(label: str) -> list[str]:
     return re.split(r"(?<=[._-])", str(label))
 
 
-_WORD_BREAK = Markup("<wbr>")
-
-
-@functools.lru_cache(maxsize=4096)
-def breakable_label(label) -> Markup:
-    """The label's parts, each escaped, joined by <wbr>: a narrow column breaks it only there. Kept per label (a
-    pure function of it): a page on twenty classes breaks the same twenty labels in a hundred rows."""
-    return _WORD_BREAK.join(label_parts(label))
-
-
 FILTERS = {
     "label_parts": label_parts,
-    "breakable_label": breakable_label,
     "slide_value": slide_value,
     "slide_exact": slide_exact,
     "real": real,

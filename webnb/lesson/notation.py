@@ -18,6 +18,17 @@ class Notation:
         return self.bernoulli if model == "bernoulli" else self.multinomial
 
 
+# Each text model's name in a sentence ("the multinomial model"); capitalised where a line starts with it.
+MODEL_NAMES = {"bernoulli": "Bernoulli", "multinomial": "multinomial", "complement": "Complement"}
+
+
+def model_name(kind: str, capital: bool = False) -> str:
+    """The name a page writes for the model ``kind``: "Bernoulli", "multinomial" (or "Multinomial") or
+    "Complement"."""
+    name = MODEL_NAMES[kind]
+    return name[0].upper() + name[1:] if capital else name
+
+
 NOTATIONS = {
     "phi-psi": Notation("phi-psi", "φ and ψ", "φ", "ψ", "θ", "α"),
     "pi-theta": Notation("pi-theta", "π and θ", "π", "θ", "θ", "α"),

@@ -32,6 +32,12 @@ GAUSSIAN_INFERENCE_STEPS = (
 )
 
 
+# The models a page can show: every page shows Naive Bayes; Complement Naive Bayes, whose weights are not
+# probabilities, only on the pages that say what it does (the others say where to look instead).
+NAIVE_BAYES = ("bernoulli", "multinomial")
+EVERY_MODEL = (*NAIVE_BAYES, "complement")
+
+
 @dataclass(frozen=True)
 class LessonPage:
     key: str  # the page's name in templates (its section) and tests
@@ -42,39 +48,66 @@ class LessonPage:
     in_menu: bool = True  # False: a part of the page before it (the α sweep of the evaluation, one parameter)
     fragment: str = ""  # the id of the element its htmx fragment replaces (default: the key)
     slide_parameter: str = "slide"  # the address's name for the slide ("step" where the slides are steps)
+    models: tuple[str, ...] = NAIVE_BAYES  # the text models it can show (EVERY_MODEL, or Naive Bayes only)
 
     def __post_init__(self):
         if not self.fragment:
             object.__setattr__(self, "fragment", self.key)
+
+    def title_of(self, key: str, model: str = "") -> str:
+        """The title of the slide ``key`` for the text model ``model``: Complement Naive Bayes has weights where the
+        others have probabilities, so some of its slides say so in their titles (``MODEL_SLIDE_TITLES``)."""
+        return MODEL_SLIDE_TITLES.get(model, {}).get((self.key, key)) or dict(self.slides)[key]
 
     def slide(self, key: str) -> str:
         """``key`` if it is one of this page's slides, else the first slide (an address may name another page's)."""
         return key if key in dict(self.slides) else self.slides[0][0]
 
 
+# Slide titles that differ for a model: Complement Naive Bayes learns weights, sums them, and never multiplies.
+MODEL_SLIDE_TITLES = {
+    "complement": {
+        ("parameters", "priors"): "No priors: the other classes' words",
+        ("parameters", "table"): "One weight per word and class",
+        ("inference", "factors"): "Every weight",
+        ("inference", "product"): "The score: a sum of weights",
+        ("inference", "zeros"): "When a weight is infinite",
+        ("inference", "smoothing"): "The fix: smoothing",
+        ("inference", "underflow"): "Nothing to underflow",
+        ("inference", "logspace"): "Log space from the start",
+    },
+}
+
 TEXT_PAGES = (
-    LessonPage("corpus", "Documents", "corpus.show", "", fragment="documents",
+    LessonPage("corpus", "Documents", "corpus.show", "", fragment="documents", models=EVERY_MODEL,
                slides=(("classes", "The documents and their classes"), ("documents", "A few documents"))),
-    LessonPage("matrix", "Bag of words", "matrix.show", "/matrix",
+    LessonPage("matrix", "Bag of words", "matrix.show", "/matrix", models=EVERY_MODEL,
                slides=(("matrix", "Documents become counts"),)),
-    LessonPage("parameters", "Parameters", "parameters.show", "/parameters",
+    LessonPage("parameters", "Parameters", "parameters.show", "/parameters", models=EVERY_MODEL,
                slides=(("priors", "Class priors"), ("table", "One probability per word and class"))),
     LessonPage("cell", "One parameter", "parameters.cell", "/parameters/cell", in_menu=False,
                slides=(("cell", "Where one parameter comes from"),)),
     LessonPage("prior", "Smoothing as a prior", "prior.show", "/parameters/prior", in_menu=False,
                slides=(("prior", "Smoothing as a Beta prior"),)),
     LessonPage("inference", "Bayes' rule", "inference.show", "/inference", slides=INFERENCE_STEPS,
-               slide_parameter="step"),
+               slide_parameter="step", models=EVERY_MODEL),
     LessonPage("evaluation", "Evaluation", "evaluation.show", "/evaluation",
                slides=(("scores", "How often it is right"), ("mistakes", "What it got wrong"))),
     LessonPage("sweep", "α sweep", "evaluation.sweep", "/evaluation/sweep", in_menu=False,
                slides=(("sweep", "Other values of α"),)),
-    LessonPage("compare", "Models side by side", "compare.show", "/compare",
+    LessonPage("compare", "Models side by side", "compare.show", "/compare", models=EVERY_MODEL,
                slides=(("compare", "Models side by side"),)),
     LessonPage("words", "Telling words", "words.show", "/words",
                slides=(("words", "The words that tell classes apart"),)),
+    LessonPage("selection", "Feature selection", "selection.show", "/selection", models=EVERY_MODEL,
+               slides=(("selection", "Mutual information and χ² of each word"),
+                       ("curves", "Accuracy against the words kept"))),
+    LessonPage("selection-cell", "One word and one class", "selection.cell", "/selection/cell", in_menu=False,
+               models=EVERY_MODEL, slides=(("contingency", "One word, one class: the 2 × 2 table"),)),
     LessonPage("confidence", "Overconfidence", "generative.confidence", "/confidence",
                slides=(("confidence", "How sure, and how right"),)),
+    LessonPage("calibration", "Calibration", "calibration.show", "/calibration",
+               slides=(("calibration", "Is it as sure as it is right?"),)),
     LessonPage("sample", "Sampling", "generative.sample", "/sample",
                slides=(("sample", "A document the model writes"),)),
     LessonPage("additions", "Add a document", "additions.show", "/add",
@@ -164,3 +197,8 @@ def position(kind: str, endpoint: str, slide_key: str) -> DeckPosition | None:
         page_slides=len(keys), previous=slides[at - 1] if at > 0 else None,
         next=slides[at + 1] if at + 1 < len(slides) else None, first=slides[0], last=slides[-1],
     )
+
+
+def pages_showing(kind: str, model: str) -> tuple[LessonPage, ...]:
+    """The pages of a ``kind`` lesson's menu that can show ``model``."""
+    return tuple(page for page in PAGES[kind] if page.in_menu and model in page.models)

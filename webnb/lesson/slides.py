@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from webnb.lesson.notation import model_name
+
 
 def kept_at_zoom(count: int, zoom: str, least: int = 2) -> int:
     """How many of the ``count`` rows or words a slide keeps at 100 % it keeps at the projector's ``zoom`` (a key of
@@ -67,6 +69,11 @@ CUTS = {cut.part: cut for cut in (
     # The classes of a step of Bayes' rule: those with the largest joint probability (log space), in their order.
     _folded("inference.classes", SLIDE_CLASSES, "the classes with the largest joint probability", zoomed=True,
             least=3),
+    # Complement Naive Bayes' steps: the classes with the largest score, and the review's first words.
+    _folded("inference.complement.classes", SLIDE_CLASSES, "the classes with the largest score", zoomed=True,
+            least=3),
+    _first("inference.complement.words", 6, "the review's first words", zoomed=True),
+    _first("inference.complement.sum.terms", 4, "the first four terms of each sum"),
     _first("inference.product.factors", 12, "the first twelve factors of each product"),
     _first("inference.zeros.left", 3, "the first three classes still above 0"),
     _first("inference.zeros.labels", 3, "the first three classes a word is unseen in"),
@@ -92,6 +99,11 @@ CUTS = {cut.part: cut for cut in (
     # Telling words: the classes' columns and the words of each.
     _folded("words.classes", 6, "the first classes' columns"),
     _first("words.per.class", 5, "five words of each class"),
+    # Feature selection (webnb/views/selection.py chooses which): the class's first words in the table's order, the
+    # first page of them one key away, and each measure's curve.
+    _first("selection.slide.words", 6, "the class's first words in the table's order", zoomed=True),
+    _first("selection.slide.full", 50, "the class's first fifty words in the table's order"),
+    _first("selection.slide.curves", 3, "each measure's curve, a point for each number of words kept"),
     # Tables of numbers.
     _first("gaussian.rows.classes", 5, "the first five classes"),
     Cut("gaussian.rows.counts", 8, 6, "every class's count up to eight classes, else the first six"),
@@ -287,7 +299,7 @@ def context_line(lesson) -> ContextLine:
     uniform = ", uniform prior" if state.prior == "uniform" else ""
     if lesson.kind == "table":
         return ContextLine(lesson.entry.name, f"Gaussian, var_smoothing = {state.var_smoothing}{uniform}", None, False)
-    model = "Bernoulli" if state.model == "bernoulli" else "Multinomial"
+    model = model_name(state.model, capital=True)
     binary = " (binary)" if state.binary and state.model != "bernoulli" else ""
     floor = ", ε-floor" if state.floor else ""
     settings = f"{model}{binary}, {lesson.notation.pseudo_count} = {state.alpha}{floor}{uniform}"

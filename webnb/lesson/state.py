@@ -25,7 +25,7 @@ from webnb.engine.shared.numbers import ExactNumber, is_plain_decimal, is_whole,
 from webnb.engine.text.analysis import PLACEHOLDERS, STEMMERS, STRIP_ACCENTS, TOKEN_PATTERNS
 from webnb.lesson import notation, pages
 
-MODELS = ("bernoulli", "multinomial")
+MODELS = ("bernoulli", "multinomial", "complement")
 PRIORS = ("learned", "uniform")
 NGRAMS = {"1-1": (1, 1), "1-2": (1, 2), "2-2": (2, 2)}
 NOTATIONS = tuple(notation.NOTATIONS)  # their keys, in the order of the lecture notes
@@ -481,7 +481,8 @@ def _setting(name: str, parse, message: str = "{error}", **how) -> Parameter:
 
 # In the order the messages are listed.
 LESSON_PARAMETERS = ParameterTable(LessonState, (
-    _setting("model", one_of(MODELS), "The model is Bernoulli or multinomial.", spaces="keep", in_every_link=True),
+    _setting("model", one_of(MODELS), "The model is Bernoulli, multinomial or Complement.", spaces="keep",
+             in_every_link=True),
     _setting("prior", one_of(PRIORS), "The prior is learned from the class frequencies, or uniform.", spaces="keep"),
     _setting("step", one_of(STEPS), "There is no such step.", spaces="keep"),
     _setting("slide", one_of(pages.SLIDE_KEYS["text"]), "There is no such slide.", spaces="keep"),

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from urllib.parse import quote, urlencode
 
+from webnb.lesson.notation import model_name
 from webnb.store.database import ClassRecord, Storage
 
 LOOK_ALIKES = frozenset("0O1IL5S2Z8B")
@@ -123,7 +124,7 @@ class Setting:
 
     @property
     def model_name(self) -> str:
-        return "Bernoulli" if self.model == "bernoulli" else "multinomial"
+        return model_name(self.model)
 
     @property
     def measure(self) -> str:

@@ -122,6 +122,10 @@ class Linking:
         """What a page of the deck needs in its address beyond the state (the cell's word, say)."""
         return None
 
+    def slide_title(self, slide: pages.DeckSlide) -> str:
+        """The title of a slide of the deck, for this lesson's model (see ``LessonPage.title_of``)."""
+        return slide.page.title_of(slide.key, getattr(self.state, "model", ""))
+
 
 @dataclass(frozen=True)
 class TextLesson(Linking):
@@ -263,12 +267,38 @@ def load_lesson(corpus_id: str, args=None) -> TextLesson:
     except ValueError as problem:
         training, error = None, str(problem)
     lesson = TextLesson(entry, state, training, error)
+    if training is not None and not _shows(state.model, request.endpoint if args is request.args else None):
+        # A page about probabilities, asked for Complement Naive Bayes: it says where that model's numbers are.
+        return replace(lesson, training=None, error=elsewhere(state.model, request.endpoint))
     if state.train == "split" and training is not None:
         # A misclassified test document opens in the lesson with the model that misclassified it.
         held, problem = load_held_out(replace(lesson, state=replace(state, test="split")))
         lesson = replace(lesson, training=held.training if held is not None else None, trained_on_split=held,
                          error=problem or lesson.error)
     return lesson
+
+
+# Answers that read no model (the documents' counts), so they serve every model alike.
+MODEL_FREE_ENDPOINTS = ("export.matrix",)
+
+
+def _shows(model: str, endpoint: str | None) -> bool:
+    """Whether the page (or download) ``endpoint`` can show the text model ``model``."""
+    if model in pages.NAIVE_BAYES or endpoint in MODEL_FREE_ENDPOINTS:
+        return True
+    page = pages.page_of("text", endpoint) if endpoint else None
+    return page is not None and model in page.models
+
+
+def elsewhere(model: str, endpoint: str | None) -> str:
+    """Why a page cannot show ``model`` (Complement Naive Bayes) and which pages do."""
+    page = pages.page_of("text", endpoint) if endpoint else None
+    what = f"The page “{page.title}”" if page is not None else "This answer"
+    showing = [f"“{p.title}”" for p in pages.pages_showing("text", model)
+               if p.key not in ("corpus", "matrix", "selection")]  # the model-free ones show nothing of it
+    return (f"{what} is about Naive Bayes' probabilities, and Complement Naive Bayes has weights, not probabilities. "
+            f"Its weights, its scores and its accuracy beside the other models are on {', '.join(showing[:-1])} and "
+            f"{showing[-1]}; choose Bernoulli or multinomial to see this page.")
 
 
 def load_held_out(lesson: TextLesson):

@@ -5,6 +5,7 @@ from dataclasses import dataclass, replace
 
 from flask import Blueprint, request
 
+from webnb.engine.records.complement_steps import ComplementExplanation, explain_complement
 from webnb.engine.records.explanation import PRODUCT_DEMONSTRATION, Explanation, explain_review
 from webnb.lesson import pages
 from webnb.lesson.notation import NOTATIONS
@@ -27,7 +28,7 @@ PARAMETERS = page_parameters(
     Parameter("from", one_of(("test",)), "", spaces="keep"),
 )
 
-STEP_TITLES = dict(pages.INFERENCE_STEPS)
+INFERENCE_PAGE = pages.page_of("text", "inference.show")
 
 
 def _open_document(lesson) -> tuple[str | None, TextLesson]:
@@ -59,7 +60,7 @@ class InferencePage:
 
     step: str
     error: str | None
-    explained: Explanation | None
+    explained: Explanation | ComplementExplanation | None
 
     def to_dict(self) -> dict:
         data = {"step": self.step, "error": self.error}
@@ -76,7 +77,14 @@ def lesson_explained(lesson) -> tuple[Explanation | None, str | None]:
     state = lesson.state
     repeats = int(state.repeats) if state.repeats else None
     try:
-        explained = explain_review(lesson.training, state.text, repeats=repeats, **state.model_options())
+        if state.model == "complement":
+            options = state.model_options()
+            if options.epsilon is not None:
+                lesson.training.model_with(options)  # refused, with the reason the page says
+            explained = explain_complement(lesson.training, state.text, options.alpha, binary=options.binary,
+                                           fit_prior=options.fit_prior)
+        else:
+            explained = explain_review(lesson.training, state.text, repeats=repeats, **state.model_options())
     except ValueError as error:
         return None, str(error)
     return explained, None
@@ -96,8 +104,10 @@ def show(corpus_id):
         document_note=document_note,
         section="inference",
         notation=NOTATIONS[state.notation],
-        steps=[(step, STEP_TITLES[step]) for step in STEPS],
+        steps=[(step, INFERENCE_PAGE.title_of(step, state.model)) for step in STEPS],
         step_index=state.step_index,
         explained=explained,
         product_demonstration=PRODUCT_DEMONSTRATION,
+        # Complement Naive Bayes' steps say what its weights do at each step of the lesson
+        step_templates="inference/complement/" if state.model == "complement" else "inference/steps/",
     )

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 from flask import Blueprint, current_app, request
 
+from webnb.engine.records.complement_table import complement_table
 from webnb.engine.records.estimate import Estimate, estimate
 from webnb.engine.records.parameter_table import WholeTable, parameter_pages, parameter_table
 from webnb.engine.text.models import NaiveBayes
@@ -41,11 +42,25 @@ def _whole_table(lesson, model: NaiveBayes) -> WholeTable:
 SLIDE_LEAST_WORDS = 3  # fewer of the review's words are joined by the vocabulary's first ones
 
 
+def _slide_words(lesson, model) -> tuple[np.ndarray, int]:
+    """The presenter's table's words: the review's, joined by the vocabulary's first when it has few; and how many
+    of them are the review's. What the slide keeps is noted for its JSON twin."""
+    shown = lesson.review_words(slides.how_many("parameters.slide.words", lesson.state.zoom))
+    from_review = len(shown)
+    shown += [j for j in range(min(len(model.vocabulary), SLIDE_LEAST_WORDS + len(shown)))
+              if j not in shown][: max(0, SLIDE_LEAST_WORDS - len(shown))]
+    note_kept(Kept("parameters.slide.words", tuple(shown), len(model.vocabulary),
+                   slides.CUTS["parameters.slide.words"].why, tuple(model.vocabulary[j] for j in shown)))
+    return np.array(shown, dtype=np.int64), from_review
+
+
 @bp.get("/corpora/<corpus_id>/parameters")
 def show(corpus_id):
     lesson = load_lesson(corpus_id)
     model, problem = lesson.model()
     lesson, table, slide_table, from_review = lesson.with_error(problem), None, None, 0
+    if model is not None and model.kind == "complement":
+        return _complement(lesson, model)
     if model is not None:
         query = word_filter()
         words = words_containing(model.vocabulary, query)
@@ -54,17 +69,25 @@ def show(corpus_id):
         whole = _whole_table(lesson, model)
         table = parameter_table(whole, words, query=query, sort=sort, page=page)
         if lesson.deck() is not None:
-            # The presenter's table: the review's words, joined by the vocabulary's first when it has few.
-            shown = lesson.review_words(slides.how_many("parameters.slide.words", lesson.state.zoom))
-            from_review = len(shown)
-            shown += [j for j in range(min(len(model.vocabulary), SLIDE_LEAST_WORDS + len(shown)))
-                      if j not in shown][: max(0, SLIDE_LEAST_WORDS - len(shown))]
-            slide_table = parameter_table(whole, np.array(shown, dtype=np.int64))
-            note_kept(Kept("parameters.slide.words", tuple(shown), len(model.vocabulary),
-                           slides.CUTS["parameters.slide.words"].why, tuple(model.vocabulary[j] for j in shown)))
+            shown, from_review = _slide_words(lesson, model)
+            slide_table = parameter_table(whole, shown)
     return respond("parameters/show.html", "parameters", table, lesson=lesson, section="parameters",
                    notation=NOTATIONS[lesson.state.notation], slide_table=slide_table,
                    slide_from_review=from_review)
+
+
+def _complement(lesson, model):
+    """Complement Naive Bayes' page: its weights, a page of words at a time (no priors, no probabilities)."""
+    query = word_filter()
+    words = words_containing(model.vocabulary, query)
+    page = page_number("page", parameter_pages(len(model.classes), len(words)))
+    table = complement_table(model, words, query=query, page=page)
+    slide_table, from_review = None, 0
+    if lesson.deck() is not None:
+        shown, from_review = _slide_words(lesson, model)
+        slide_table = complement_table(model, shown)
+    return respond("parameters/complement.html", "parameters", table, lesson=lesson, section="parameters",
+                   notation=NOTATIONS[lesson.state.notation], slide_table=slide_table, slide_from_review=from_review)
 
 
 @dataclass(frozen=True)

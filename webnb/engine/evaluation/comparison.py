@@ -266,6 +266,11 @@ class PairTest:
         return self.test.p_value
 
     @property
+    def level(self) -> Fraction:
+        """The p-value below which the difference is called real (``SIGNIFICANCE``)."""
+        return SIGNIFICANCE
+
+    @property
     def tells_apart(self) -> bool:
         """Whether the split of the discordant documents is too uneven for chance: p below ``SIGNIFICANCE``."""
         return self.test.p_exact < SIGNIFICANCE
@@ -281,7 +286,7 @@ class PairTest:
             "p_exact": str(test.p_exact) if test.p_exact.denominator != 1 else int(test.p_exact),
             "p_value": number(test.p_value),
             "tells_apart": self.tells_apart,
-            "level": str(SIGNIFICANCE),
+            "level": str(self.level),
         }
 
 

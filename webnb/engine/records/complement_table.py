@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from webnb.engine.records.parameter_table import parameter_pages, words_per_page
-from webnb.engine.shared.plain import number, ratio_text
+from webnb.engine.shared.plain import number, plain, ratio_text
 from webnb.engine.text.complement import ComplementNaiveBayes
 
 
@@ -41,7 +41,7 @@ class ComplementRow(NamedTuple):
     cells: tuple[ComplementCell, ...]  # one per class, in the model's class order
 
     def to_dict(self) -> dict:
-        return {"word": self.word, "total": self.total, "cells": [cell.to_dict() for cell in self.cells]}
+        return plain(self)
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,9 @@ class ComplementTable:
         The substring the words shown contain ("" for all).
     n_matching : int
         How many words contain ``query``.
+    infinite_cells : int
+        Cells of the whole table (every word, every class) whose weight is +∞: with α = 0, each word that occurs in
+        one class only, in that class.
     """
 
     classes: tuple[str, ...]
@@ -83,6 +86,7 @@ class ComplementTable:
     pages: int
     query: str
     n_matching: int
+    infinite_cells: int = 0
 
     def to_dict(self) -> dict:
         alpha = self.alpha
@@ -100,6 +104,7 @@ class ComplementTable:
             "pages": self.pages,
             "query": self.query,
             "matching_words": self.n_matching,
+            "infinite_cells": self.infinite_cells,
         }
 
 
@@ -174,4 +179,6 @@ def complement_table(model: ComplementNaiveBayes, words: np.ndarray, *, query: s
         pages=pages,
         query=query,
         n_matching=len(words),
+        # θ̃ = 0 needs α = 0 and no other class with the word: a word whose observed pairs are a single class's
+        infinite_cells=int((np.diff(pairs.word_indptr) == 1).sum()) if model.alpha == 0 else 0,
     )
