@@ -8,7 +8,7 @@ import re
 import pytest
 from bs4 import BeautifulSoup
 
-from tests.conftest import REPO_ROOT, pasted_id
+from tests.conftest import REPO_ROOT, pasted_id, soup_of
 from webnb.lesson import slides
 
 TEMPLATES = REPO_ROOT / "templates"
@@ -180,3 +180,18 @@ def test_a_label_broken_after_its_dots_is_still_escaped_text(client):
         raw = page.get_data(as_text=True)
         assert page.status_code == 200 and "<script>alert(1)" not in raw
         assert "sci.<wbr>&lt;script&gt;alert(1)&lt;/script&gt;" in raw  # a culprit's row and the slide's columns
+
+
+def test_the_smoothing_page_lists_a_long_screenful_of_zero_factors_and_the_twin_every_one(client):
+    """Twenty-one classes, each with its own words: a review of three of them meets sixty zero factors at α = 0. The
+    page lists the first forty (the rule inference.smoothing.page.culprits) and says how many more; the twin has all
+    sixty."""
+    lines = "\n".join(f"c{k:02d}\tword{k} other{k}" for k in range(21))
+    corpus_id = pasted_id(client, lines, "own words")
+    query = {"model": "multinomial", "alpha": "0", "text": "word1 word2 word3", "step": "smoothing"}
+    data = client.get(f"/corpora/{corpus_id}/inference", query_string={**query, "format": "json"}).get_json()
+    assert len(data["culprits"]) == 60
+    soup = soup_of(client.get(f"/corpora/{corpus_id}/inference", query_string=query))
+    rows = soup.select("table.culprits tbody tr")
+    assert len(rows) == 41 and rows[-1].get_text(" ", strip=True) == "+ 20 more zero factors, each lifted the same way"
+    assert slides.how_many("inference.smoothing.page.culprits") == 40

@@ -78,6 +78,8 @@ CUTS = {cut.part: cut for cut in (
     _first("inference.zeros.left", 3, "the first three classes still above 0"),
     _first("inference.zeros.labels", 3, "the first three classes a word is unseen in"),
     _first("inference.smoothing.culprits", 1, "the first word that drives a class to 0"),
+    # The page (not a slide) lists the zero factors up to a long screenful; the JSON twin has every one.
+    _first("inference.smoothing.page.culprits", 40, "the first forty zero factors, each lifted the same way"),
     # The corpus: each document's words, and on the slide a few documents, one of each class first.
     _first("corpus.features", 60, "each document's first sixty words"),
     _first("corpus.dropped", 30, "the first thirty words each document drops"),
