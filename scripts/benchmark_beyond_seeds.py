@@ -31,6 +31,7 @@ from webnb.engine.evaluation.comparison import pair_tests  # noqa: E402
 from webnb.engine.evaluation.heldout import on_test_corpus  # noqa: E402
 from webnb.engine.text.complement import fit_complement_naive_bayes  # noqa: E402
 from webnb.engine.text.models import fit_naive_bayes  # noqa: E402
+from webnb.engine.text.statistics import ClassStatistics  # noqa: E402
 
 TARGETS = {"complement_fit_ratio": 1.2, "mcnemar_s": 0.2, "selection_s": 0.5, "cell_s": 0.5, "calibration_s": 0.5}
 HTMX = {"HX-Request": "true"}
@@ -67,6 +68,9 @@ def engine_figures(repeat: int) -> dict:
     multinomial = median_seconds(lambda: fit_naive_bayes(stats, "multinomial", 1), repeat)
     matrix, y = training.matrix, training.class_index
     theirs = median_seconds(lambda: ComplementNB(alpha=1.0).fit(matrix, y), repeat)
+    # like for like with scikit-learn, which starts from the count matrix: counting the class statistics, then fitting
+    from_matrix = median_seconds(lambda: fit_complement_naive_bayes(
+        ClassStatistics.from_matrix(matrix, y, training.classes, training.vocabulary), 1), repeat)
     models = {
         "bernoulli": training.model("bernoulli", 1),
         "multinomial": training.model("multinomial", 1),
@@ -79,7 +83,8 @@ def engine_figures(repeat: int) -> dict:
     accuracy = {key: float(right.mean()) for key, right in zip(models, correct, strict=True)}
     return {
         "complement_fit_s": complement, "multinomial_fit_s": multinomial, "sklearn_complement_fit_s": theirs,
-        "complement_fit_ratio": complement / multinomial, "complement_vs_sklearn": complement / theirs,
+        "complement_from_matrix_s": from_matrix,
+        "complement_fit_ratio": complement / multinomial, "complement_vs_sklearn": from_matrix / theirs,
         "mcnemar_s": mcnemar, "accuracy": accuracy,
         "pairs": [pair.to_dict() for pair in pair_tests(tuple(models), correct)],
     }
@@ -115,9 +120,10 @@ def main(argv=None) -> int:
     print(f"20 Newsgroups, medians of {args.repeat}")
     print(f"Complement NB fit {figures['complement_fit_s'] * 1000:.2f} ms, multinomial NB fit "
           f"{figures['multinomial_fit_s'] * 1000:.2f} ms: ratio {figures['complement_fit_ratio']:.2f} "
-          f"(target ≤ {TARGETS['complement_fit_ratio']}); scikit-learn's ComplementNB.fit "
-          f"{figures['sklearn_complement_fit_s'] * 1000:.2f} ms (webnb / scikit-learn "
-          f"{figures['complement_vs_sklearn']:.2f})")
+          f"(target ≤ {TARGETS['complement_fit_ratio']})")
+    print(f"From the count matrix (counting, then fitting): webnb {figures['complement_from_matrix_s'] * 1000:.2f} ms, "
+          f"scikit-learn's ComplementNB.fit {figures['sklearn_complement_fit_s'] * 1000:.2f} ms "
+          f"(webnb / scikit-learn {figures['complement_vs_sklearn']:.2f})")
     print("accuracy on the test posts: " + ", ".join(f"{k} {v:.4f}" for k, v in figures["accuracy"].items()))
     print(f"McNemar, every pair of four models: {figures['mcnemar_s'] * 1000:.2f} ms "
           f"(target ≤ {TARGETS['mcnemar_s'] * 1000:.0f} ms)")
