@@ -230,3 +230,60 @@ def test_the_slides_twin_says_which_classes_and_words_it_kept(client):
     soup = soup_of(client.get(f"/corpora/{corpus_id}/inference", query_string=query))
     heads = [th.get_text("", strip=True) for th in soup.select("main table.complement-weights thead th")]
     assert heads[2:5] == classes["shown"] and heads[5] == "+ 18 more"
+
+
+# -- evaluation, the α sweep, the check against scikit-learn and the command line ----------------------------------
+
+
+def test_the_evaluation_scores_complement_as_scikit_learn_does_and_gives_no_log_loss(client):
+    """The spam-ham split the lesson uses (a quarter of each class held out, seed 0): the same predictions as
+    ComplementNB; no log loss and no posterior, since the scores are not probabilities."""
+    from webnb.engine.evaluation.heldout import hold_out
+
+    held = hold_out(load_example_corpus("spam-ham"), test_size=0.25, seed=0)
+    training = held.training
+    theirs_model = ComplementNB(alpha=1.0).fit(training.matrix, training.class_index)
+    expected = int((theirs_model.predict(held.test_matrix) == held.true_class).sum())
+    data = twin(client, "/corpora/spam-ham/evaluation", model="complement", test="split")
+    assert data["correct"] == expected and data["n_test"] == len(held.true_class)
+    assert data["log_loss"] is None and data["infinite_loss_documents"] is None and data["mean_confidence"] is None
+    soup = soup_of(client.get("/corpora/spam-ham/evaluation", query_string={"model": "complement", "test": "split"}))
+    log_loss = soup.find(id="log-loss").parent.get_text(" ", strip=True)
+    assert log_loss == "– none: its scores are not probabilities"
+
+
+def test_the_alpha_sweep_of_complement_has_accuracy_only(client):
+    data = twin(client, "/corpora/spam-ham/evaluation/sweep", model="complement")
+    points = data["sweep"]["points"] if "sweep" in data else data["points"]
+    assert all(point["log_loss"] is None and point["infinite_loss_documents"] is None for point in points)
+    soup = soup_of(client.get("/corpora/spam-ham/evaluation/sweep", query_string={"model": "complement"}))
+    assert [t.get_text() for t in soup.select("svg.sweep-chart g.panel .axis-title")] == ["accuracy"]
+    assert "Its scores are not probabilities, so there is no log loss to draw." in soup.get_text(" ")
+
+
+@pytest.mark.parametrize("of", ["parameters", "evaluation"])
+@pytest.mark.parametrize("query", [{"alpha": "1"}, {"alpha": "0"}, {"alpha": "0.5", "binary": "1"}])
+def test_the_check_against_scikit_learn_agrees_for_complement(client, of, query):
+    data = twin(client, "/corpora/spam-ham/parity", model="complement", of=of, **query)
+    assert data["status"] == "agrees", data
+    if of == "parameters":
+        assert "weights w = −log θ̃" in [check["name"] for check in data["checks"]]
+        assert any(call.startswith("ComplementNB(") for call in data["calls"])
+
+
+def test_the_command_line_explains_and_evaluates_complement(tmp_path, app, webnb):
+    path = tmp_path / "film.jsonl"
+    corpus = load_example_corpus("film-sentiment")
+    path.write_text("".join(f'{{"label": "{label}", "text": "{text}"}}\n'
+                            for label, text in zip(corpus.labels, corpus.texts, strict=True)), encoding="utf-8")
+    code, out, err = webnb(app, "explain", "--train", path, "--model", "complement", "--text", FILM)
+    assert (code, err) == (0, "")
+    assert "  predictable: x = 1, θ̃ = 2/34, w = −log θ̃ = 2.83321" in out
+    assert "Decision: negative: the largest score. The scores are not probabilities." in out
+    code, out, err = webnb(app, "explain", "--train", path, "--model", "complement", "--alpha", "0", "--text", FILM,
+                           "--json")
+    assert code == 0 and '"cannot_decide": true' in out
+    code, out, err = webnb(app, "evaluate", "--train", path, "--model", "complement")
+    assert code == 0 and "Log loss: none (the scores are sums of weights, not probabilities)" in out
+    code, out, err = webnb(app, "evaluate", "--train", path, "--model", "complement", "--epsilon", "1e-14")
+    assert code != 0 and "nothing to floor" in err

@@ -27,9 +27,11 @@ from webnb.engine.gaussian.model import DEFAULT_VAR_SMOOTHING, GaussianExplanati
 from webnb.engine.gaussian.model import explain as explain_values
 from webnb.engine.gaussian.table import NumericTable
 from webnb.engine.io.uploads import inspect_table, read_numeric_table
+from webnb.engine.records.complement_steps import ComplementExplanation, explain_complement
 from webnb.engine.shared.numbers import is_plain_decimal, is_whole, parse_decimal, parse_whole
 from webnb.engine.shared.plain import fraction_text, ratio_text
 from webnb.engine.text.analysis import PLACEHOLDERS, STEMMERS, STRIP_ACCENTS, TOKEN_PATTERNS
+from webnb.lesson.notation import model_name
 from webnb.lesson.seed_lessons import ARCHIVES, RECIPES, ClassCorpusRecipe, get_recipe
 from webnb.lesson.state import MAX_FEATURES, MAX_SEED, MAX_VAR_SMOOTHING, counting_options, document_bound, preset_state
 
@@ -111,7 +113,7 @@ def _add_model_options(parser: argparse.ArgumentParser, text_only: list, table_o
     quietly ignored."""
     model = parser.add_argument_group("model")
     model.add_argument(
-        "--model", choices=("bernoulli", "multinomial", "gaussian"), default="multinomial",
+        "--model", choices=("bernoulli", "multinomial", "complement", "gaussian"), default="multinomial",
         help="bernoulli or multinomial for texts, gaussian for a table of numbers (default: multinomial)",
     )
     prior = model.add_mutually_exclusive_group()
@@ -895,7 +897,7 @@ def run_evaluate(args, out) -> int:
             "n_test": result.n_test,
             "test": source,
             "classes": list(model.classes),
-            "class_prior": [float(p) for p in model.class_prior_],
+            "class_prior": [float(p) for p in model.class_prior_exact],
             "vocabulary_size": len(training.vocabulary),
             "settings": {
                 **model.to_dict(), **_analysis_options(args).to_dict(), **_vocabulary_options(args).to_dict()
@@ -933,7 +935,11 @@ def _refuse_options_of_the_other_model(args) -> None:
 def _print_scores(result, out) -> None:
     """Accuracy, the confusion matrix and each class's precision, recall and F1 of an ``Evaluation``."""
     print(f"Accuracy: {result.accuracy:.4f} ({result.correct} of {result.n_test} correct)", file=out)
-    print(f"Cannot decide (every class at probability 0): {result.undecidable}", file=out)
+    if result.log_loss is None:  # Complement Naive Bayes: scores, not probabilities
+        print(f"Cannot decide (two or more classes scoring +∞): {result.undecidable}", file=out)
+        print("Log loss: none (the scores are sums of weights, not probabilities)", file=out)
+    else:
+        print(f"Cannot decide (every class at probability 0): {result.undecidable}", file=out)
     classes = result.classes
     width = max(len(c) for c in classes)
     print("\nConfusion matrix (rows: true class; columns: predicted class, then undecided):", file=out)
@@ -1054,12 +1060,40 @@ def run_explain(args, out) -> int:
     corpus = _read(args, args.train)
     training = TrainingSet.build(corpus, _analysis_options(args), _vocabulary_options(args))
     model = _model(training, args)
+    if model.kind == "complement":
+        explained = explain_complement(training, args.text, model.alpha, binary=model.binary,
+                                       fit_prior=not args.uniform_prior)
+        if args.json:
+            _print_json(explained.to_dict(), out)
+        else:
+            _print_complement(explained, out)
+        return 0
     trace = explain(model, training.bag, args.text)
     if args.json:
         _print_json(trace.to_dict(), out)
         return 0
     _print_trace(trace, model, out)
     return 0
+
+
+def _print_complement(explained: ComplementExplanation, out) -> None:
+    """Complement Naive Bayes' steps for one review: each word's weight in each class, the scores, the decision."""
+    reading, decided = explained.reading, explained.decided
+    print(f"Review: {explained.text}", file=out)
+    print(f"Words counted: {' '.join(reading.tokens) or '(none)'}", file=out)
+    if reading.unseen:
+        print(f"Not in the vocabulary (no weight, ignored): {', '.join(reading.unseen)}", file=out)
+    print(f"Model: {_model_line(explained.model)}", file=out)
+    for entry in decided.per_class:
+        print(f"\nClass {entry.label}: score = Σ x_j · w_jk = {_log(entry.score)}", file=out)
+        for term in entry.terms:
+            print(f"  {term.word}: x = {term.count}, θ̃ = {ratio_text(term.ratio)}, w = −log θ̃ = {_log(term.weight)}",
+                  file=out)
+    if decided.cannot_decide:
+        print(f"\nCannot decide: {', '.join(decided.infinite_classes)} all score +∞.", file=out)
+    else:
+        tie = f" (tied with {', '.join(c for c in decided.tied if c != decided.decision)})" if decided.tied else ""
+        print(f"\nDecision: {decided.decision}{tie}: the largest score. The scores are not probabilities.", file=out)
 
 
 def run_explain_table(args, out) -> int:
@@ -1165,12 +1199,15 @@ def _print_log_space(explained: GaussianExplanation, out) -> None:
 
 
 def _model_line(model) -> str:
-    parts = [f"{model.kind} Naive Bayes", f"α = {fraction_text(model.alpha)}"]
-    if model.epsilon is not None:
+    parts = [f"{model_name(model.kind)} Naive Bayes", f"α = {fraction_text(model.alpha)}"]
+    if getattr(model, "epsilon", None) is not None:
         parts.append(f"ε-floor {model.epsilon:g}")
-    if model.kind == "multinomial" and model.binary:
+    if model.kind != "bernoulli" and model.binary:
         parts.append("binary features")
-    parts.append(f"{model.prior_mode} prior")
+    if model.kind == "complement":
+        parts.append("weights from the other classes' counts")
+    else:
+        parts.append(f"{model.prior_mode} prior")
     return ", ".join(parts)
 
 

@@ -86,7 +86,7 @@ def test_a_folded_table_opens_from_the_keyboard(page, server_url):
     expect(summary).to_be_focused()
     page.keyboard.press("Enter")
     expect(page.locator(".deck-slide details.full-table").first).to_have_attribute("open", "")
-    expect(page.locator(".deck-slide details.full-table").first.locator("table")).to_be_visible()
+    expect(page.locator(".deck-slide details.full-table").first.locator("table").first).to_be_visible()
 
 
 # -- twenty classes --------------------------------------------------------------------------------------------------

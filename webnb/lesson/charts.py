@@ -178,14 +178,13 @@ def sweep_chart(sweep: AlphaSweep, current_alpha: float | None = None, current_a
         shown = tuple(Point(x_of(alpha), y_of(v), alpha, v, not math.isfinite(v)) for alpha, v in marked)
         return Panel(title, top, PANEL_HEIGHT, tuple(ticks), line, points, best, current, shown)
 
-    panels = (
-        panel(0, "accuracy", [p.accuracy for p in sweep.points], current_accuracy, True, marks),
-        panel(1, "log loss", [p.log_loss for p in sweep.points], current_log_loss, False),
-    )
+    panels = (panel(0, "accuracy", [p.accuracy for p in sweep.points], current_accuracy, True, marks),)
+    if all(p.log_loss is not None for p in sweep.points):  # scores that are not probabilities have no log loss
+        panels += (panel(1, "log loss", [p.log_loss for p in sweep.points], current_log_loss, False),)
     return SweepChart(
         width=WIDTH,
         axis_left=LEFT,
-        height=TOP + 2 * (PANEL_HEIGHT + BOTTOM) + 28,
+        height=TOP + len(panels) * (PANEL_HEIGHT + BOTTOM) + 28,
         plot_left=plot_left,
         plot_right=plot_right,
         zero_x=zero_x,

@@ -278,8 +278,10 @@ def load_lesson(corpus_id: str, args=None) -> TextLesson:
     return lesson
 
 
-# Answers that read no model (the documents' counts), so they serve every model alike.
-MODEL_FREE_ENDPOINTS = ("export.matrix",)
+# Answers that are not pages of the lesson and serve every model alike: the documents' counts, the evaluation's
+# scores (which say, like the evaluation page, that Complement Naive Bayes' scores give no log loss or confidence),
+# and the check against scikit-learn.
+MODEL_FREE_ENDPOINTS = ("export.matrix", "export.evaluation", "export.confusion", "export.predictions", "parity.show")
 
 
 def _shows(model: str, endpoint: str | None) -> bool:

@@ -258,23 +258,26 @@ def _quietly(function, *args, **kwargs):
 
 
 def _sklearn_model(options: dict):
-    """An unfitted BernoulliNB or MultinomialNB with the app's α (never raised to a minimum) and prior,
-    and the call that makes it, written out."""
-    from sklearn.naive_bayes import BernoulliNB, MultinomialNB
+    """An unfitted BernoulliNB, MultinomialNB or ComplementNB with the app's α (never raised to a minimum) and
+    prior, and the call that makes it, written out."""
+    from sklearn.naive_bayes import BernoulliNB, ComplementNB, MultinomialNB
 
     alpha = parse_alpha(options.get("alpha", 1))
     settings = {"alpha": alpha.numerator / alpha.denominator, "force_alpha": True,
                 "fit_prior": bool(options.get("fit_prior", True))}
     arguments = ", ".join(f"{name}={value!r}" for name, value in settings.items())
-    if options.get("kind", "bernoulli") == "bernoulli":
+    kind = options.get("kind", "bernoulli")
+    if kind == "bernoulli":
         return BernoulliNB(binarize=0.0, **settings), f"BernoulliNB({arguments}, binarize=0.0)"
+    if kind == "complement":
+        return ComplementNB(norm=False, **settings), f"ComplementNB({arguments}, norm=False)"
     return MultinomialNB(**settings), f"MultinomialNB({arguments})"
 
 
 def _features(matrix: sp.csr_matrix, options: dict) -> sp.csr_matrix:
-    """The matrix scikit-learn is given: presence (0/1) for the binary multinomial model, as the app
-    counts it; BernoulliNB binarises by itself."""
-    if options.get("kind") == "multinomial" and options.get("binary"):
+    """The matrix scikit-learn is given: presence (0/1) for the binary multinomial and complement models, as the
+    app counts them; BernoulliNB binarises by itself."""
+    if options.get("kind") in ("multinomial", "complement") and options.get("binary"):
         presence = sp.csr_matrix(matrix, copy=True)
         presence.data = np.ones_like(presence.data)
         return presence
@@ -389,14 +392,15 @@ def parameters_parity(
         _compare(count_name, counts, theirs.feature_count_, _at_word("count", classes, vocabulary)),
         _compare("log priors", model.class_log_prior_, theirs.class_log_prior_, _in_class("log prior", classes)),
     ]
-    symbol = "ψ" if model.kind == "bernoulli" else "θ"
+    # what feature_log_prob_ holds: log ψ, log θ, or Complement Naive Bayes' weights (scikit-learn's name for both)
+    compared = {"bernoulli": "log ψ", "complement": "weights w = −log θ̃"}.get(model.kind, "log θ")
     floor = _floor_note(model_options)
     if floor:
         notes.append(floor)
     else:
         checks.append(
-            _compare(f"log {symbol}", model.feature_log_prob_, theirs.feature_log_prob_,
-                     _at_word(f"log {symbol}", classes, vocabulary))
+            _compare(compared, model.feature_log_prob_, theirs.feature_log_prob_,
+                     _at_word(compared, classes, vocabulary))
         )
         if model.alpha == 0:
             notes.append("With α = 0 a probability can be exactly 0: its log is −∞ in both, and −∞ counts as "
@@ -459,7 +463,7 @@ def _vectorizer_call(options: dict) -> str:
 
 
 def _binarised(options: dict) -> str:
-    return ", as 0/1" if options.get("kind") == "multinomial" and options.get("binary") else ""
+    return ", as 0/1" if options.get("kind") in ("multinomial", "complement") and options.get("binary") else ""
 
 
 def _recount(training: TrainingSet, options: dict) -> tuple[list[Check], list[str]]:

@@ -139,12 +139,14 @@ class Evaluation:
         Support, precision, recall and F1 per class (None where undefined).
     predictions : tuple of str or None
         The predicted class per test document; None where undecidable.
-    log_loss : float
-        Mean −log P(true class | x): +inf as soon as one document gives its true class probability 0.
-    infinite_loss_documents : int
-        Documents whose true class has probability 0.
-    confidence : tuple of float
-        P(predicted class | x) per test document; 0.0 where undecidable.
+    log_loss : float or None
+        Mean −log P(true class | x): +inf as soon as one document gives its true class probability 0; None for a
+        model whose scores are not probabilities (Complement Naive Bayes).
+    infinite_loss_documents : int or None
+        Documents whose true class has probability 0 (None as for ``log_loss``).
+    confidence : tuple of float (or of None)
+        P(predicted class | x) per test document; 0.0 where undecidable; None for each document of a model whose
+        scores are not probabilities.
 
     Attributes
     ----------
@@ -167,14 +169,16 @@ class Evaluation:
     per_class: tuple[ClassScores, ...]
     predictions: tuple[str | None, ...]
     # mean −log P(true class | x) over the test documents: +inf as soon as one gives its class probability 0
-    log_loss: float = float("nan")
-    infinite_loss_documents: int = 0
-    # P(predicted class | x) per test document (0.0 where the model cannot decide): how sure it was
-    confidence: tuple[float, ...] = ()
+    log_loss: float | None = float("nan")
+    infinite_loss_documents: int | None = 0
+    # P(predicted class | x) per test document (0.0 where the model cannot decide): how sure it was; None each for a
+    # model whose scores are not probabilities
+    confidence: tuple[float | None, ...] = ()
 
     @property
     def mean_confidence(self) -> float | None:
-        decided = [c for c, p in zip(self.confidence, self.predictions, strict=False) if p is not None]
+        decided = [c for c, p in zip(self.confidence, self.predictions, strict=False)
+                   if p is not None and c is not None]
         return sum(decided) / len(decided) if decided else None
 
     @property
@@ -342,6 +346,8 @@ def evaluate(model: "NaiveBayes | SoftmaxRegression", matrix: sp.csr_matrix, lab
     rows = np.arange(len(true))
     losses = -log_posterior[rows, true]  # +inf where the true class has probability 0; never NaN
     confidence = np.where(decidable, np.exp(log_posterior.max(axis=1)), 0.0)
+    # Scores that are not probabilities (Complement Naive Bayes) give no log loss and no confidence.
+    probabilities = getattr(model, "gives_probabilities", True)
     n_classes = len(classes)
     decided = predicted >= 0
     confusion = np.zeros((n_classes, n_classes), dtype=np.int64)
@@ -370,7 +376,7 @@ def evaluate(model: "NaiveBayes | SoftmaxRegression", matrix: sp.csr_matrix, lab
         confusion=tuple(tuple(int(v) for v in row) for row in confusion),
         per_class=tuple(per_class),
         predictions=tuple(classes[i] if i >= 0 else None for i in predicted),
-        log_loss=float(losses.mean()) if len(true) else float("nan"),
-        infinite_loss_documents=int(np.isinf(losses).sum()),
-        confidence=tuple(confidence.tolist()),
+        log_loss=(float(losses.mean()) if len(true) else float("nan")) if probabilities else None,
+        infinite_loss_documents=int(np.isinf(losses).sum()) if probabilities else None,
+        confidence=tuple(confidence.tolist()) if probabilities else (None,) * len(true),
     )

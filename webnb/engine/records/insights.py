@@ -50,9 +50,10 @@ class SweepPoint:
     alpha: float
     accuracy: float  # correct / n_test; undecidable documents are not correct
     correct: int
-    log_loss: float  # mean −log P(true class | x): +inf as soon as one document gives its class probability 0
+    log_loss: float | None  # mean −log P(true class | x): +inf as soon as one document gives its class
+    # probability 0; None for scores that are not probabilities (Complement Naive Bayes)
     undecidable: int  # documents where every class has probability 0 (possible only with zero factors)
-    infinite_loss_documents: int  # documents whose true class has probability 0, the undecidable ones included
+    infinite_loss_documents: int | None  # documents whose true class has probability 0, the undecidable ones included
 
     def to_dict(self) -> dict:
         return plain(self)
@@ -249,19 +250,20 @@ def alpha_sweep(
         predicted[~decidable] = -1
         correct = int((predicted == true).sum())
         losses = -log_posterior[rows, true]  # +inf where the true class has probability 0; never NaN
+        probabilities = model.gives_probabilities  # Complement Naive Bayes' scores give no log loss
         points.append(
             SweepPoint(
                 alpha=alpha.numerator / alpha.denominator,
                 accuracy=correct / len(true),
                 correct=correct,
-                log_loss=float(losses.mean()),
+                log_loss=float(losses.mean()) if probabilities else None,
                 undecidable=int((~decidable).sum()),
-                infinite_loss_documents=int(np.isinf(losses).sum()),
+                infinite_loss_documents=int(np.isinf(losses).sum()) if probabilities else None,
             )
         )
         if progress is not None:
             progress(len(points), len(exact_alphas))
-    best = min(points, key=lambda p: (-p.correct, p.log_loss, p.alpha))
+    best = min(points, key=lambda p: (-p.correct, 0.0 if p.log_loss is None else p.log_loss, p.alpha))
     return AlphaSweep(
         kind=kind,
         binary=model.binary,

@@ -81,6 +81,7 @@ class ComplementNaiveBayes(Classifier):
     """
 
     kind: ClassVar[str] = "complement"
+    gives_probabilities: ClassVar[bool] = False  # sums of weights: normalised, they are the probability of nothing
     statistics: ClassStatistics
     alpha: Fraction
     norm: bool

@@ -111,6 +111,9 @@ class Classifier(ABC):
 
     statistics: ClassStatistics
     binary: bool
+    # Whether the normalised scores are probabilities of the classes (Naive Bayes' posteriors). Complement Naive
+    # Bayes' are not: no log loss or confidence is made of them.
+    gives_probabilities: ClassVar[bool] = True
 
     @property
     def classes(self) -> tuple[str, ...]:
