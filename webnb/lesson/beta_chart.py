@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from webnb.engine.records.beta_prior import BetaPrior
-from webnb.lesson.charts import LegendEntry, Tick
+from webnb.lesson.charts import LegendEntry, PlotFrame, Tick
 
 WIDTH, HEIGHT = 760, 330
 LEFT, RIGHT, TOP, BOTTOM = 40, 40, 86, 46
@@ -38,14 +38,7 @@ class Marker:
 
 
 @dataclass(frozen=True)
-class BetaChart:
-    width: int
-    height: int
-    left: float
-    right: float
-    top: float
-    bottom: float
-    x_ticks: tuple[Tick, ...]
+class BetaChart(PlotFrame):
     lines: tuple[CurveLine, ...]
     markers: tuple[Marker, ...]
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from webnb.lesson.charts import DASHES, LegendEntry
+from webnb.lesson.charts import DASHES, LegendEntry, PlotFrame
 
 WIDTH, HEIGHT = 960, 340
 TEXT = 30  # the largest size the labels are drawn at, in units (the slide's)
@@ -61,14 +61,7 @@ class ReliabilitySeries:
 
 
 @dataclass(frozen=True)
-class ReliabilityChart:
-    width: int
-    height: int
-    left: float
-    right: float
-    top: float
-    bottom: float
-    x_ticks: tuple[Tick, ...]  # every bin's edge, labelled where there is room
+class ReliabilityChart(PlotFrame):
     y_ticks: tuple[Tick, ...]
     diagonal: tuple[float, float, float, float]  # x1, y1, x2, y2
     series: tuple[ReliabilitySeries, ...]
@@ -174,14 +167,7 @@ class LengthSeries:
 
 
 @dataclass(frozen=True)
-class LengthChart:
-    width: int
-    height: int
-    left: float
-    right: float
-    top: float
-    bottom: float
-    x_ticks: tuple[Tick, ...]
+class LengthChart(PlotFrame):
     y_ticks: tuple[Tick, ...]
     series: tuple[LengthSeries, ...]
     legend: tuple[LegendEntry, ...]

@@ -37,6 +37,20 @@ class Tick:
 
 
 @dataclass(frozen=True)
+class PlotFrame:
+    """What every chart drawn on a page and a slide starts with: the drawing's size, its plot area's edges and the
+    ticks of its x axis (the charts add their own y ticks, lines and markers)."""
+
+    width: int
+    height: int
+    left: float
+    right: float
+    top: float
+    bottom: float
+    x_ticks: tuple
+
+
+@dataclass(frozen=True)
 class Point:
     x: float
     y: float

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from webnb.lesson.charts import DASHES, LegendEntry, Tick
+from webnb.lesson.charts import DASHES, LegendEntry, PlotFrame, Tick
 
 # What the page and the JSON twin call each measure of webnb/engine/text/selection.py (MEASURES).
 MEASURE_NAMES = {"mutual_information": "mutual information", "chi_square": "χ²", "frequency": "frequency"}
@@ -51,14 +51,7 @@ class CurveLine:
 
 
 @dataclass(frozen=True)
-class CurvesChart:
-    width: int
-    height: int
-    left: float
-    right: float
-    top: float
-    bottom: float
-    x_ticks: tuple[Tick, ...]
+class CurvesChart(PlotFrame):
     y_ticks: tuple[Tick, ...]
     lines: tuple[CurveLine, ...]
     marker_size: float = MARKER_SIZE

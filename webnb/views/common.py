@@ -278,6 +278,23 @@ def load_lesson(corpus_id: str, args=None) -> TextLesson:
     return lesson
 
 
+@dataclass(frozen=True)
+class Unfinished:
+    """A part of a page that a background job computes: "running", with its job and the address a JSON client asks
+    again (``poll``), or "failed", with the reason."""
+
+    state: str
+    error: str | None = None
+    job: object = None
+    poll: str | None = None
+
+    def to_dict(self) -> dict:
+        data = {"state": self.state, "error": self.error}
+        if self.job is not None:  # a JSON client asks ``poll`` again until the state is "done"
+            data.update(job=self.job.id, progress=self.job.fraction, poll=self.poll)
+        return data
+
+
 # Answers that are not pages of the lesson and serve every model alike: the documents' counts, the evaluation's
 # scores (which say, like the evaluation page, that Complement Naive Bayes' scores give no log loss or confidence),
 # and the check against scikit-learn.

@@ -29,6 +29,7 @@ from webnb.lesson.slides import Kept
 from webnb.lesson.state import Parameter, class_of_the_corpus, one_of, page_parameters
 from webnb.views.common import (
     LARGE_CORPUS,
+    Unfinished,
     WorkInProgress,
     catalog,
     find_job,
@@ -321,22 +322,6 @@ class SelectionCurves:
         }
 
 
-@dataclass(frozen=True)
-class UnfinishedCurves:
-    """The curves while a background job computes them ("running", with the job and the address to ask again),
-    or why they could not be made ("failed")."""
-
-    state: str
-    error: str | None = None
-    job: object = None
-    poll: str | None = None
-
-    def to_dict(self) -> dict:
-        data = {"state": self.state, "error": self.error}
-        if self.job is not None:  # a JSON client asks ``poll`` again until the state is "done"
-            data.update(job=self.job.id, progress=self.job.fraction, poll=self.poll)
-        return data
-
 
 CURVES_BYTES = 16_384  # a finished record: three curves of a dozen points
 
@@ -355,7 +340,7 @@ def _score_curves(held, asked: str, alpha) -> SelectionCurves:
                            statistics.n_words, curves, asked)
 
 
-def lesson_curves(lesson, own: dict, slide: bool = False) -> SelectionCurves | UnfinishedCurves:
+def lesson_curves(lesson, own: dict, slide: bool = False) -> SelectionCurves | Unfinished:
     """The curves of the lesson's model on its test documents, from the catalog's cache or computed now. A large
     corpus computes them in the background (20 Newsgroups: about two seconds, the held-out count first when it is
     not kept): the page shows a note that asks again, its twin says "running", and a slide shows the progress page
@@ -377,23 +362,23 @@ def lesson_curves(lesson, own: dict, slide: bool = False) -> SelectionCurves | U
         shared.cache.put(key, curves, CURVES_BYTES)
         return curves
     except ValueError as problem:
-        return UnfinishedCurves("failed", str(problem))
+        return Unfinished("failed", str(problem))
     except Busy:
         if slide:  # the slide is the curves: the app's own "busy" answer (503, try again)
             raise
-        return UnfinishedCurves("failed", BUSY)
+        return Unfinished("failed", BUSY)
 
 
 # What the page says of its curves when the server has no room for the work now (the table shows all the same).
 BUSY = "The server is busy with other work just now, so the curves were not computed; reload the page in a moment."
 
 
-def _background_curves(lesson, own: dict, key: tuple, slide: bool) -> UnfinishedCurves:
+def _background_curves(lesson, own: dict, key: tuple, slide: bool) -> Unfinished:
     entry, state = lesson.entry, lesson.state
     job_id = PARAMETERS["curves_job"].read(request.args).value
     job = find_job(job_id) if job_id else None
     if job is not None and job.state == "failed" and getattr(job, "key", None) == key:
-        return UnfinishedCurves("failed", job.error)
+        return Unfinished("failed", job.error)
     shared, return_to = catalog(), request.full_path
     analysis, vocabulary = state.analysis_options(), state.vocabulary_options()
     test_size, seed = state.split
@@ -410,7 +395,7 @@ def _background_curves(lesson, own: dict, key: tuple, slide: bool) -> Unfinished
     if slide and not wants_json():
         raise WorkInProgress(job)
     poll = lesson.link(request.path, extra={**own, "curves_job": job.id, "format": "json"})
-    return UnfinishedCurves("running", job=job, poll=poll)
+    return Unfinished("running", job=job, poll=poll)
 
 
 # -- the page -------------------------------------------------------------------------------------------------------
@@ -422,7 +407,7 @@ class SelectionPage:
     page says about the parameters it could not use."""
 
     table: SelectionTable
-    curves: SelectionCurves | UnfinishedCurves | None
+    curves: SelectionCurves | Unfinished | None
     errors: dict
 
     def to_dict(self) -> dict:

@@ -27,7 +27,7 @@ from webnb.lesson.state import (
     page_parameters,
     whole_number,
 )
-from webnb.views.common import LARGE_CORPUS, catalog, find_job, load_lesson, respond, start_job
+from webnb.views.common import LARGE_CORPUS, Unfinished, catalog, find_job, load_lesson, respond, start_job
 
 bp = Blueprint("words", __name__)
 
@@ -73,22 +73,6 @@ def page_settings(classes: tuple[str, ...], n_words: int) -> tuple[dict, dict]:
 # -- 4. word pairs on and off ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class UnfinishedComparison:
-    """The word-pair comparison while it is being counted in the background ("running", with its job and the address
-    that shows it once done), or when it could not be made ("failed", with the reason)."""
-
-    state: str
-    error: str | None = None
-    job: object = None
-    poll: str | None = None
-
-    def to_dict(self) -> dict:
-        data = {"state": self.state, "error": self.error}
-        if self.job is not None:  # a JSON client asks ``poll`` again until the state is "done"
-            data.update(job=self.job.id, progress=self.job.fraction, poll=self.poll)
-        return data
-
 
 def _feature_settings(lesson):
     state = lesson.state
@@ -125,7 +109,7 @@ def _compare(lesson, settings: dict, held) -> PairComparison:
     )
 
 
-def bigram_comparison(lesson, settings: dict) -> PairComparison | UnfinishedComparison:
+def bigram_comparison(lesson, settings: dict) -> PairComparison | Unfinished:
     """Single words against words and pairs on the state's held-out documents (see ``compare_pairs``). Counting a
     large corpus twice takes seconds (20 Newsgroups: about a minute), so unless both counts wait in the catalog's
     cache it runs as a background job and this says so (state "running"), for the page and its JSON twin alike: the
@@ -150,15 +134,15 @@ def bigram_comparison(lesson, settings: dict) -> PairComparison | UnfinishedComp
         shared.cache.put(key, comparison, COMPARISON_BYTES)
         return comparison
     except ValueError as problem:
-        return UnfinishedComparison("failed", str(problem))
+        return Unfinished("failed", str(problem))
 
 
-def _background_comparison(lesson, settings, key, analyses, vocabulary, test, test_size, seed) -> UnfinishedComparison:
+def _background_comparison(lesson, settings, key, analyses, vocabulary, test, test_size, seed) -> Unfinished:
     entry = lesson.entry
     job_id = PARAMETERS["bigram_job"].read(request.args).value
     job = find_job(job_id) if job_id else None
     if job is not None and job.state == "failed":
-        return UnfinishedComparison("failed", job.error)
+        return Unfinished("failed", job.error)
     # Done, yet not in the cache (something else pushed it out), or another job: count again. A job with the same
     # key still running is the one returned, so reloading or polling never starts the same work twice.
     if job is None or job.state == "done" or getattr(job, "key", None) != key:
@@ -176,7 +160,7 @@ def _background_comparison(lesson, settings, key, analyses, vocabulary, test, te
         job = start_job(title, count_both, key=key)
     extra = {name: settings[name] for name in ("k", "top", "by", "positive", "negative")}
     poll = lesson.link(request.path, extra={**extra, "bigram_job": job.id, "format": "json"})
-    return UnfinishedComparison("running", job=job, poll=poll)
+    return Unfinished("running", job=job, poll=poll)
 
 
 @dataclass(frozen=True)
@@ -185,7 +169,7 @@ class WordsPage:
     parameters it could not use (the lesson's and its own)."""
 
     telling: TellingWords
-    comparison: PairComparison | UnfinishedComparison
+    comparison: PairComparison | Unfinished
     errors: Mapping[str, str]
 
     def to_dict(self) -> dict:

@@ -23,6 +23,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
+from webnb.engine.records.complement_table import complement_totals, word_cells
 from webnb.engine.shared.plain import number, plain, ratio_text
 from webnb.engine.text.complement import ComplementNaiveBayes
 from webnb.engine.text.models import parse_alpha
@@ -153,28 +154,17 @@ class Contribution:
 
 def _decision(model: ComplementNaiveBayes, reading: Reading) -> ComplementDecision:
     """Every class's terms and score for the review's features."""
-    stats, binary = model.statistics, model.binary
-    alpha = model._alpha_term
-    class_totals = [int(total) for total in stats.feature_total[binary]]
-    everything = sum(class_totals)
-    complement_totals = [everything - total + stats.n_words * alpha for total in class_totals]
-    pairs, word_totals, pair_counts = stats.observed, stats.word_total[binary], stats.observed.count(binary)
+    stats = model.statistics
+    _, totals = complement_totals(model)
     columns = np.array([f.index for f in reading.features], dtype=np.int64)
     values = np.array([f.value for f in reading.features], dtype=np.int64)
     row = sp.csr_matrix((values, columns, [0, len(columns)]), shape=(1, stats.n_words))
     scores = model.joint_log_likelihood(row)[0].tolist()  # what evaluation and scikit-learn compute
     per_class_terms = [[] for _ in range(stats.n_classes)]
     for feature in reading.features:
-        j = feature.index
-        counts = [0] * stats.n_classes
-        for position in range(pairs.word_indptr[j], pairs.word_indptr[j + 1]):
-            counts[int(pairs.classes[position])] = int(pair_counts[position])
-        total = int(word_totals[j])
-        for k, count in enumerate(counts):
-            ratio = (total - count + alpha, complement_totals[k])
-            log_theta = -math.inf if ratio[0] == 0 else math.log(float(ratio[0]) / float(ratio[1]))
-            weight = log_theta / float(model.log_normaliser_[k]) if model.norm else -log_theta
-            per_class_terms[k].append(WeightTerm(feature.word, feature.value, ratio, weight))
+        _, cells = word_cells(model, feature.index, totals)
+        for terms, cell in zip(per_class_terms, cells, strict=True):
+            terms.append(WeightTerm(feature.word, feature.value, cell.ratio, cell.weight))
     per_class = tuple(ClassScore(label, tuple(terms), float(score))
                       for label, terms, score in zip(stats.classes, per_class_terms, scores, strict=True))
     return ComplementDecision(model.alpha, per_class)

@@ -108,6 +108,34 @@ class ComplementTable:
         }
 
 
+def complement_totals(model: ComplementNaiveBayes) -> tuple[tuple[int, ...], tuple]:
+    """Each class's words (Σ_j c_jk) and the denominator of its θ̃: Σ_j (T_j − c_jk) + |V|·α."""
+    stats = model.statistics
+    class_totals = tuple(int(total) for total in stats.feature_total[model.binary])
+    everything = sum(class_totals)
+    return class_totals, tuple(everything - total + stats.n_words * model._alpha_term for total in class_totals)
+
+
+def word_cells(model: ComplementNaiveBayes, word_index: int, totals) -> tuple[int, tuple[ComplementCell, ...]]:
+    """Word j's count over every class (T_j) and its cell in each class: c_jk, θ̃_jk unreduced and w_jk, read from
+    the word's observed pairs (``totals``: ``complement_totals(model)[1]``)."""
+    stats, alpha = model.statistics, model._alpha_term
+    pairs = stats.observed
+    counts = [0] * stats.n_classes
+    pair_counts = pairs.count(model.binary)
+    for position in range(pairs.word_indptr[word_index], pairs.word_indptr[word_index + 1]):
+        counts[int(pairs.classes[position])] = int(pair_counts[position])
+    total = int(stats.word_total[model.binary][word_index])
+    cells = []
+    for k, count in enumerate(counts):
+        ratio = (total - count + alpha, totals[k])
+        log_theta = -math.inf if ratio[0] == 0 else math.log(float(ratio[0]) / float(ratio[1]))
+        # normalised weights (scikit-learn's norm) divide by the class's Σ_j log θ̃; plain ones are −log θ̃
+        weight = log_theta / float(model.log_normaliser_[k]) if model.norm else -log_theta
+        cells.append(ComplementCell(count, ratio, weight))
+    return total, tuple(cells)
+
+
 def complement_table(model: ComplementNaiveBayes, words: np.ndarray, *, query: str = "",
                      page: int = 1) -> ComplementTable:
     """The page ``page`` of the rows of ``words`` (vocabulary numbers, in the order shown).
@@ -143,42 +171,25 @@ def complement_table(model: ComplementNaiveBayes, words: np.ndarray, *, query: s
     1.504077
     """
     stats, binary = model.statistics, model.binary
-    n_classes, alpha = stats.n_classes, model._alpha_term
+    n_classes = stats.n_classes
     per_page = words_per_page(n_classes)
     pages = parameter_pages(n_classes, len(words))
     page = min(max(page, 1), pages)
     shown = np.asarray(words, dtype=np.int64)[(page - 1) * per_page: page * per_page]
-    class_totals = [int(total) for total in stats.feature_total[binary]]
-    everything = sum(class_totals)
-    complement_totals = tuple(everything - total + stats.n_words * alpha for total in class_totals)
-    pairs, word_totals = stats.observed, stats.word_total[binary]
-    counts_of_pairs = pairs.count(binary)
-    rows = []
-    for j in shown.tolist():
-        counts = [0] * n_classes
-        for position in range(pairs.word_indptr[j], pairs.word_indptr[j + 1]):
-            counts[int(pairs.classes[position])] = int(counts_of_pairs[position])
-        total = int(word_totals[j])
-        cells = []
-        for k, count in enumerate(counts):
-            ratio = (total - count + alpha, complement_totals[k])
-            log_theta = -math.inf if ratio[0] == 0 else math.log(float(ratio[0]) / float(ratio[1]))
-            # normalised weights (scikit-learn's norm) divide by the class's Σ_j log θ̃; plain ones are −log θ̃
-            weight = log_theta / float(model.log_normaliser_[k]) if model.norm else -log_theta
-            cells.append(ComplementCell(count, ratio, weight))
-        rows.append(ComplementRow(stats.vocabulary[j], total, tuple(cells)))
+    class_totals, totals = complement_totals(model)
+    rows = tuple(ComplementRow(stats.vocabulary[j], *word_cells(model, j, totals)) for j in shown.tolist())
     return ComplementTable(
         classes=stats.classes,
         alpha=model.alpha,
         binary=binary,
         vocabulary_size=stats.n_words,
-        class_totals=tuple(class_totals),
-        complement_totals=complement_totals,
-        rows=tuple(rows),
+        class_totals=class_totals,
+        complement_totals=totals,
+        rows=rows,
         page=page,
         pages=pages,
         query=query,
         n_matching=len(words),
         # θ̃ = 0 needs α = 0 and no other class with the word: a word whose observed pairs are a single class's
-        infinite_cells=int((np.diff(pairs.word_indptr) == 1).sum()) if model.alpha == 0 else 0,
+        infinite_cells=int((np.diff(stats.observed.word_indptr) == 1).sum()) if model.alpha == 0 else 0,
     )
