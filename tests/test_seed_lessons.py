@@ -15,11 +15,12 @@ BUILT_IN = [lesson.id for lesson in SEED_LESSONS if lesson.recipe is None]
 NEEDS_A_CLASS_CORPUS = [lesson.id for lesson in SEED_LESSONS if lesson.recipe is not None]
 
 
-def lesson_links(client) -> dict[str, str | None]:
-    """Seed lesson id → the address its link opens (None: not linked), read from the home page's HTML."""
+def lesson_links(client, section: str = ".seed-lessons:not(.textbook-lessons)") -> dict[str, str | None]:
+    """Lesson id → the address its link opens (None: not linked), read from the home page's HTML: the lectures'
+    lessons, or those of another ``section`` (the textbooks': ".textbook-lessons")."""
     soup = soup_of(client.get("/"))
     links = {}
-    for item in soup.select(".seed-lessons:not(.textbook-lessons) .seed-lesson-list > li"):
+    for item in soup.select(f"{section} .seed-lesson-list > li"):
         anchor = item.find("a")
         links[item["id"].removeprefix("lesson-")] = anchor["href"] if anchor else None
     return links

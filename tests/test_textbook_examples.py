@@ -6,7 +6,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from conftest import soup_of
+from test_seed_lessons import lesson_links
 
 from webnb.engine import Corpus, TrainingSet, explain
 from webnb.lesson.seed_lessons import TEXTBOOK_LESSONS
@@ -77,9 +77,7 @@ def test_slp3_binary_counts_each_word_once_per_document(slp3):
 
 def textbook_links(client) -> dict[str, str]:
     """Textbook lesson id → the address its home-page link opens."""
-    soup = soup_of(client.get("/"))
-    return {item["id"].removeprefix("lesson-"): item.find("a")["href"]
-            for item in soup.select(".textbook-lessons .seed-lesson-list > li")}
+    return lesson_links(client, ".textbook-lessons")
 
 
 def twin_of(client, href: str, **extra) -> dict:
