@@ -178,6 +178,12 @@ def test_every_page_answers_complement_and_the_ones_about_probabilities_say_wher
         response = client.get(f"/corpora/china-japan/export/{download}", query_string={"model": "complement"})
         assert response.status_code < 500, download
     assert client.get("/corpora/china-japan/export/matrix.csv?model=complement").status_code == 200
+    # and a download that cannot serve it is not offered: no notebook link on Bayes' rule or the evaluation
+    for path in ("inference", "evaluation"):
+        page = soup_of(client.get(f"/corpora/china-japan/{path}", query_string={"model": "complement"}))
+        assert not page.select('a[href*="/export/notebook.ipynb"]'), path
+        page = soup_of(client.get(f"/corpora/china-japan/{path}", query_string={"model": "multinomial"}))
+        assert page.select('a[href*="/export/notebook.ipynb"]'), path
 
 
 def test_a_floor_asked_of_complement_is_refused_on_the_page(client):

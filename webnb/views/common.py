@@ -174,6 +174,11 @@ class TextLesson(Linking):
         bag = self.training.bag
         return list(dict.fromkeys(bag.index[t] for t in bag.analyzer(self.state.text) if t in bag.index))[:limit]
 
+    def serves(self, endpoint: str) -> bool:
+        """Whether the page or download ``endpoint`` can show this lesson's model (a link to one that cannot is not
+        offered: Complement Naive Bayes has no notebook yet)."""
+        return _shows(self.state.model, endpoint)
+
     def model(self) -> tuple[NaiveBayes | None, str | None]:
         """The model the state asks for, and None; or None and why the settings cannot make one (None and None when
         the lesson has no words: its ``error`` says why)."""
