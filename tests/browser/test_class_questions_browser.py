@@ -86,7 +86,10 @@ def test_a_page_drawn_after_the_lecturer_moved_still_follows_the_move(browsing, 
     student.goto(server_url + "/corpora/match-reviews/matrix")
     assert student.locator(".class-bar").get_attribute("data-follow-version") == str(version)
     expect(student).to_have_url(server_url + FOLLOWED, timeout=FOLLOWING)
-    assert student.evaluate("() => sessionStorage.getItem('webnb-followed-version')") is None
+    # The address changes when the lecturer's page starts to load; its script, which reads and clears the version
+    # it was opened at, runs once the page is parsed: wait for that, not for the address alone.
+    student.wait_for_function("() => sessionStorage.getItem('webnb-followed-version') === null", timeout=FOLLOWING)
+    assert student.locator(".class-bar").get_attribute("data-follow-version") == str(version)
     assert browsing.errors == []
 
 
