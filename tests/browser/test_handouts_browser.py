@@ -150,6 +150,18 @@ def lecture_corpora(served_app, shared_corpora, tmp_path_factory) -> dict[str, d
             TWENTY: {"model": "multinomial", "alpha": "1", "text": "OpenGL on the GPU is fast"}}
 
 
+def finished_lecture(page, slides: int) -> None:
+    """Waits until the lecture shows every slide and its stylesheets have loaded.
+
+    Counting and the comparison's models run in the background and the page reloads itself until every slide is there;
+    the document that has them all is the last one (it asks for no reload), but it may still be loading its
+    stylesheets, and a layout measured then is the unstyled page's.
+    """
+    expect(page.locator("article .handout-body")).to_have_count(slides, timeout=240_000)
+    expect(page.locator('meta[http-equiv="refresh"]')).to_have_count(0)
+    page.wait_for_load_state("load")
+
+
 @pytest.mark.corpora
 @pytest.mark.slow
 @pytest.mark.parametrize("corpus", ["sms-spam", "newsgroups-4", TWENTY])
@@ -158,15 +170,13 @@ def test_the_published_lectures_print_one_page_per_slide(page, server_url, lectu
 
     slides = len(pages.walk("text"))
     page.goto(f"{server_url}/corpora/{corpus}/lecture?{urlencode(lecture_corpora[corpus])}")
-    # Counting and the comparison's models run in the background: the page reloads itself until every slide is there.
-    expect(page.locator("article .handout-body")).to_have_count(slides, timeout=240_000)
-    expect(page.locator('meta[http-equiv="refresh"]')).to_have_count(0)
+    finished_lecture(page, slides)
     page.emulate_media(media="print")
     assert page.evaluate(WIDER_THAN_THE_PAGE) == []
     assert page.evaluate(BROKEN_NUMBERS) == [] and page.evaluate(PRINTED_CONTROLS) == []
     shot(page, f"handout-print-{corpus}", full_page=False)
     assert pdf_pages(page.pdf(format="A4", landscape=True)) == slides
     page.goto(f"{server_url}/corpora/{corpus}/lecture?{urlencode(lecture_corpora[corpus])}&per_page=2")
-    expect(page.locator("article .handout-body")).to_have_count(slides, timeout=240_000)
+    finished_lecture(page, slides)
     assert page.evaluate(WIDER_THAN_THE_PAGE) == []
     assert pdf_pages(page.pdf(format="A4", prefer_css_page_size=True)) == math.ceil(slides / 2)
