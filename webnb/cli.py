@@ -202,6 +202,12 @@ EXPLAIN_EXAMPLES = """examples:
   webnb explain --train iris.csv --model gaussian --value 5.1 --value 3.5 --value 1.4 --value 0.2"""
 
 
+def _add_command(commands, name: str, *, help: str, description: str, examples: str) -> argparse.ArgumentParser:
+    """A command whose help ends with ``examples`` and keeps their line breaks, and those of its ``description``."""
+    return commands.add_parser(name, help=help, description=description, epilog=examples,
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="webnb", description="Naive Bayes on texts and tables of numbers, every number shown."
@@ -229,11 +235,11 @@ def build_parser() -> argparse.ArgumentParser:
     events.add_argument("--host", default="127.0.0.1")
     events.add_argument("--port", type=_whole(0, 65535), default=8001)
 
-    evaluate_parser = commands.add_parser(
-        "evaluate", help="accuracy, confusion matrix, precision/recall/F1 (and the bell curves of a table)",
+    evaluate_parser = _add_command(
+        commands, "evaluate", help="accuracy, confusion matrix, precision/recall/F1 (and the bell curves of a table)",
         description="Train on a corpus of texts or a table of numbers and score the model: on a separate test\n"
                     "file, on a held-out share of each class, or (by default) on the training rows themselves.",
-        epilog=EVALUATE_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        examples=EVALUATE_EXAMPLES,
     )
     text_only: list[argparse.Action] = []
     _add_corpus_options(evaluate_parser, text_only)
@@ -247,11 +253,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_model_options(evaluate_parser, text_only, [])
 
-    explain_parser = commands.add_parser(
-        "explain", help="Bayes' rule step by step for one review or one row of numbers",
+    explain_parser = _add_command(
+        commands, "explain", help="Bayes' rule step by step for one review or one row of numbers",
         description="Bayes' rule step by step for one review (text models) or one row of numbers\n"
                     "(--model gaussian), with the model trained on the whole training file.",
-        epilog=EXPLAIN_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        examples=EXPLAIN_EXAMPLES,
     )
     text_only = []
     _add_corpus_options(explain_parser, text_only)
@@ -306,17 +312,26 @@ PRESETS = (
 FLAG_PRESETS = ("--binary", "--floor")
 
 
+def _add_preset_options(parser: argparse.ArgumentParser, title: str) -> None:
+    """The options of ``PRESETS``, in a group of their own: each sets its address parameter, or leaves it unset."""
+    presets = parser.add_argument_group(title)
+    for option, parameter, text in PRESETS:
+        if option in FLAG_PRESETS:
+            presets.add_argument(option, dest=parameter, action="store_const", const="1", default=None, help=text)
+        else:
+            presets.add_argument(option, dest=parameter, default=None, help=text)
+
+
 def _add_corpora_commands(commands) -> None:
-    corpora = commands.add_parser(
-        "corpora", help="publish corpora to every workspace, read-only like the built-ins (class corpora)",
+    corpora = _add_command(
+        commands, "corpora", help="publish corpora to every workspace, read-only like the built-ins (class corpora)",
         description="Class corpora: corpora the operator publishes to every workspace, in local and hosted mode.\n"
                     "Listed with the built-ins, opened with their presets, read-only, stored and counted once.",
-        epilog=CORPORA_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        examples=CORPORA_EXAMPLES,
     )
     actions = corpora.add_subparsers(dest="action", required=True)
-    add = actions.add_parser(
-        "add", help="publish a corpus", epilog=CORPORA_EXAMPLES + "\n\n" + ARCHIVE_SOURCES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    add = _add_command(
+        actions, "add", help="publish a corpus", examples=CORPORA_EXAMPLES + "\n\n" + ARCHIVE_SOURCES,
         description="Publish the corpus in PATH, read as an upload is (CSV, TSV, JSON Lines, label<TAB>text lines,\n"
                     "gzipped too, or an archive with one folder per class). An archive with a training part and a\n"
                     "test part (20 Newsgroups by date) publishes its training part as ID; give --test-id to publish\n"
@@ -337,12 +352,7 @@ def _add_corpora_commands(commands) -> None:
     add.add_argument("--replace", action="store_true",
                      help="replace the class corpus already published under this id (and under the test part's id) "
                           "in one step: students see the old one or the new one, never a part of either")
-    presets = add.add_argument_group("lesson presets (what its pages open with, as in their addresses)")
-    for option, parameter, text in PRESETS:
-        if option in FLAG_PRESETS:
-            presets.add_argument(option, dest=parameter, action="store_const", const="1", default=None, help=text)
-        else:
-            presets.add_argument(option, dest=parameter, default=None, help=text)
+    _add_preset_options(add, "lesson presets (what its pages open with, as in their addresses)")
     listing = actions.add_parser("list", help="the published class corpora")
     listing.add_argument("--json", action="store_true", help="print JSON instead of text")
     remove = actions.add_parser("remove", help="withdraw a class corpus (its stored records stay while others "
@@ -360,16 +370,16 @@ CLASS_EXAMPLES = """examples:
 def _add_class_commands(commands) -> None:
     from webnb.room.lecture import DEFAULT_HOURS
 
-    lecture = commands.add_parser(
-        "class", help="start or end a class in the room: students join by a short code or a QR code",
+    lecture = _add_command(
+        commands, "class", help="start or end a class in the room: students join by a short code or a QR code",
         description="A class in the room: students join by its code at /join (or the QR code of its join address)\n"
                     "and land on the lecturer's lesson page. It ends when the lecturer ends it or after --hours.",
-        epilog=CLASS_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        examples=CLASS_EXAMPLES,
     )
     actions = lecture.add_subparsers(dest="action", required=True)
-    start = actions.add_parser(
-        "start", help="start a class and print its join code, join address and the lecturer's link",
-        epilog=CLASS_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+    start = _add_command(
+        actions, "start", help="start a class and print its join code, join address and the lecturer's link",
+        examples=CLASS_EXAMPLES,
         description="Start a class on the database the app serves. Prints its join code, its join address\n"
                     "(/join/CODE) and the lecturer's link: opening that link makes the browser the class's lecturer,\n"
                     "so keep it to yourself. Only a hash of its secret is stored; it is shown this once.")
@@ -382,12 +392,7 @@ def _add_class_commands(commands) -> None:
                        help="the address students reach the app at, for the absolute join and lecturer links "
                             "(default http://127.0.0.1:5000, that of `webnb serve`)")
     start.add_argument("--json", action="store_true", help="print JSON (code, join_url, lecturer_url, ends_at)")
-    presets = start.add_argument_group("lesson presets (what the class's pages open with, as for `corpora add`)")
-    for option, parameter, text in PRESETS:
-        if option in FLAG_PRESETS:
-            presets.add_argument(option, dest=parameter, action="store_const", const="1", default=None, help=text)
-        else:
-            presets.add_argument(option, dest=parameter, default=None, help=text)
+    _add_preset_options(start, "lesson presets (what the class's pages open with, as for `corpora add`)")
     end = actions.add_parser("end", help="end a class now: nobody can join it any more")
     end.add_argument("code", metavar="CODE")
 

@@ -187,29 +187,9 @@ class ComplementNaiveBayes(Classifier):
             jll += self.class_log_prior_
         return jll
 
-    def predict_index(self, matrix) -> np.ndarray:
-        """The class with the largest score per row (the first of equal scores); −1 where two or more classes score
-        +∞ (α = 0), which cannot be compared.
-
-        Parameters
-        ----------
-        matrix : scipy.sparse matrix or array-like of shape (n_documents, n_words)
-            As in ``joint_log_likelihood``.
-
-        Returns
-        -------
-        numpy.ndarray of shape (n_documents,)
-            Class numbers, or −1.
-
-        Raises
-        ------
-        ValueError
-            As ``joint_log_likelihood``.
-        """
-        jll = self.joint_log_likelihood(matrix)
-        predicted = jll.argmax(axis=1)
-        predicted[(jll == np.inf).sum(axis=1) > 1] = -1
-        return predicted
+    def undecided_rows(self, jll: np.ndarray) -> np.ndarray:
+        """The rows where two or more classes score +∞ (α = 0), which cannot be compared."""
+        return (jll == np.inf).sum(axis=1) > 1
 
     def to_dict(self) -> dict:
         return {"model": self.kind, "alpha": float(self.alpha), "norm": self.norm, "binary": self.binary}

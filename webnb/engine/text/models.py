@@ -133,8 +133,32 @@ class Classifier(ABC):
         """The score of each class for each row of ``matrix``, shape (n_documents, n_classes)."""
 
     @abstractmethod
+    def undecided_rows(self, jll: np.ndarray) -> np.ndarray:
+        """Which rows of scores ``jll`` (from ``joint_log_likelihood``) decide no class, shape (n_documents,)."""
+
     def predict_index(self, matrix) -> np.ndarray:
-        """The class number decided for each row of ``matrix``, or −1 where none can be."""
+        """The class with the largest score per row (of classes tied exactly, the first), or −1 where none can be
+        decided (``undecided_rows``).
+
+        Parameters
+        ----------
+        matrix : scipy.sparse matrix or array-like of shape (n_documents, n_words)
+            The documents to classify, as in ``joint_log_likelihood``.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_documents,)
+            Class numbers, or −1.
+
+        Raises
+        ------
+        ValueError
+            As ``joint_log_likelihood``.
+        """
+        jll = self.joint_log_likelihood(matrix)
+        predicted = jll.argmax(axis=1)
+        predicted[self.undecided_rows(jll)] = -1
+        return predicted
 
     def predict(self, matrix: sp.csr_matrix) -> list[str | None]:
         """The class of each row, or None where none can be decided (with α = 0: every class impossible, or, for
@@ -541,28 +565,9 @@ class NaiveBayes(Classifier):
         size = int(stats.class_count_.max()) + 1
         return np.stack([np.bincount(stats.document_count_[k], minlength=size) for k in range(stats.n_classes)])
 
-    def predict_index(self, matrix: sp.csr_matrix) -> np.ndarray:
-        """Index of the most probable class per row, or −1 where every class has probability 0.
-
-        Parameters
-        ----------
-        matrix : scipy.sparse matrix or array-like of shape (n_documents, n_words)
-            The documents to classify, as in ``joint_log_likelihood``.
-
-        Returns
-        -------
-        numpy.ndarray of shape (n_documents,)
-            Class numbers; of classes tied exactly, the first.
-
-        Raises
-        ------
-        ValueError
-            As ``joint_log_likelihood``.
-        """
-        jll = self.joint_log_likelihood(matrix)
-        predicted = jll.argmax(axis=1)
-        predicted[np.all(jll == -np.inf, axis=1)] = -1
-        return predicted
+    def undecided_rows(self, jll: np.ndarray) -> np.ndarray:
+        """The rows where every class has probability 0 (α = 0)."""
+        return np.all(jll == -np.inf, axis=1)
 
     # -- exact values, for small corpora -----------------------------------------------------------
 
