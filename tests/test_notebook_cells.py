@@ -27,8 +27,14 @@ from webnb.engine.gaussian.model import explain as explain_gaussian
 from webnb.examples import load_example_corpus, load_example_table
 
 CELLS = "webnb.engine.export.cells"
-TEXT_CELLS = ("imports", "settings", "corpus", "analysis", "vocabulary", "model", "trace", "posterior", "accuracy",
-              "summary")
+TEXT_CELLS = ("imports", "settings", "corpus", "analysis", "vocabulary", "ratios", "model", "trace", "posterior",
+              "split", "accuracy", "summary")
+COMPLEMENT_CELLS = ("complement_model", "complement_trace", "complement_accuracy", "complement_summary")
+# The code cells of each text notebook after its corpus cell: a tuple is one cell made of several files, in order.
+NAIVE_BAYES_CODE = ("analysis", "vocabulary", ("ratios", "model"), "trace", "posterior", ("split", "accuracy"),
+                    "summary")
+COMPLEMENT_CODE = ("analysis", "vocabulary", ("ratios", "complement_model"), "complement_trace",
+                   ("split", "complement_accuracy"), "complement_summary")
 GAUSSIAN_CELLS = ("imports", "settings", "data", "fit", "naive", "log_space", "evaluation", "summary")
 
 # The settings that cells/settings.py and cells/gaussian/settings.py stand for.
@@ -47,6 +53,11 @@ def text_cells():
 
 
 @pytest.fixture(scope="module")
+def complement_cells(text_cells):
+    return imported(CELLS, COMPLEMENT_CELLS)
+
+
+@pytest.fixture(scope="module")
 def gaussian_cells():
     return imported(f"{CELLS}.gaussian", GAUSSIAN_CELLS)
 
@@ -58,17 +69,24 @@ def code_of(notebook: dict) -> list[str]:
 # -- the files are the notebooks' cells ------------------------------------------------------------------------
 
 
-def test_the_text_notebook_is_made_of_the_cell_files(text_cells):
-    cells = text_cells
-    code = code_of(lesson_notebook(load_example_corpus("match-reviews"), **TEXT_EXAMPLE))
-    # The settings file is exactly what the builder writes for the example it stands for.
-    assert code[:2] == [cell_source("imports"), cell_source("settings")]
+def joined_source(entry) -> str:
+    """The source of one code cell: a cell file, or several joined by two blank lines."""
+    return "\n\n\n".join(cell_source(name) for name in ((entry,) if isinstance(entry, str) else entry))
+
+
+@pytest.mark.parametrize("kind, cells", [("bernoulli", NAIVE_BAYES_CODE), ("complement", COMPLEMENT_CODE)])
+def test_the_text_notebook_is_made_of_the_cell_files(text_cells, kind, cells):
+    example = {**TEXT_EXAMPLE, "kind": kind}
+    code = code_of(lesson_notebook(load_example_corpus("match-reviews"), **example))
+    # The settings file is exactly what the builder writes for the example it stands for (bar the model's name).
+    settings = cell_source("settings").replace('MODEL = "bernoulli"', f'MODEL = "{kind}"')
+    assert code[:2] == [cell_source("imports"), settings]
     corpus_json, cell = code[2].split("\n\n", 1)
     namespace: dict = {}
     exec(corpus_json, namespace)
-    assert namespace["CORPUS_JSON"] == cells.corpus.CORPUS_JSON
+    assert namespace["CORPUS_JSON"] == text_cells.corpus.CORPUS_JSON
     assert cell == cell_source("corpus")
-    assert code[3:] == [cell_source(name) for name in TEXT_CELLS[3:]]
+    assert code[3:] == [joined_source(entry) for entry in cells]
 
 
 def test_the_gaussian_notebook_is_made_of_the_cell_files(gaussian_cells):
@@ -83,7 +101,7 @@ def test_the_gaussian_notebook_is_made_of_the_cell_files(gaussian_cells):
     assert code[2:] == [cell_source(f"gaussian/{name}") for name in GAUSSIAN_CELLS[3:]]
 
 
-@pytest.mark.parametrize("name", [*TEXT_CELLS, *(f"gaussian/{name}" for name in GAUSSIAN_CELLS)])
+@pytest.mark.parametrize("name", [*TEXT_CELLS, *COMPLEMENT_CELLS, *(f"gaussian/{name}" for name in GAUSSIAN_CELLS)])
 def test_each_cell_file_has_one_marker_and_runs_on_python_3_9(name):
     path = resources.files(CELLS).joinpath(f"{name}.py")
     text = path.read_text(encoding="utf-8")
@@ -158,7 +176,7 @@ def test_fit_and_ratio_give_the_lecture_s_32_over_3645(text_cells, match_reviews
 
 
 def test_show_writes_a_fractional_part_in_brackets(text_cells):
-    assert text_cells.model.show((Fraction(3, 2), 3)) == "(3/2)/3"
+    assert text_cells.ratios.show((Fraction(3, 2), 3)) == "(3/2)/3"
 
 
 def test_fit_of_a_smoothed_multinomial_model(text_cells, china_japan, monkeypatch):
@@ -196,7 +214,7 @@ def test_predict_cannot_decide_where_every_class_is_ruled_out(text_cells):
 @pytest.mark.parametrize("seed", range(6))
 def test_stratified_split_holds_out_the_engine_s_documents(text_cells, seed):
     cells = text_cells
-    train, test = cells.accuracy.stratified_split(cells.corpus.y, 0.4, seed)
+    train, test = cells.split.stratified_split(cells.corpus.y, 0.4, seed)
     engine_train, engine_test = stratified_split(cells.corpus.labels, 0.4, seed)
     assert (train.tolist(), test.tolist()) == (engine_train.tolist(), engine_test.tolist())
 

@@ -176,7 +176,7 @@ class TextLesson(Linking):
 
     def serves(self, endpoint: str) -> bool:
         """Whether the page or download ``endpoint`` can show this lesson's model (a link to one that cannot is not
-        offered: Complement Naive Bayes has no notebook yet)."""
+        offered)."""
         return _shows(self.state.model, endpoint)
 
     def model(self) -> tuple[NaiveBayes | None, str | None]:
@@ -300,15 +300,16 @@ class Unfinished:
         return data
 
 
-# Answers that are not pages of the lesson and serve every model alike: the documents' counts, the evaluation's
-# scores (which say, like the evaluation page, that Complement Naive Bayes' scores give no log loss or confidence),
-# and the check against scikit-learn.
-MODEL_FREE_ENDPOINTS = ("export.matrix", "export.evaluation", "export.confusion", "export.predictions", "parity.show")
+# Answers that are not pages of the lesson and serve every model: the downloads (Complement Naive Bayes' parameters
+# are its counts and weights, its notebook recomputes its scores; its evaluation says, like the page, that its scores
+# give no log loss or confidence) and the check against scikit-learn.
+EVERY_MODEL_ENDPOINTS = ("export.matrix", "export.parameters", "export.priors", "export.evaluation",
+                         "export.confusion", "export.predictions", "export.notebook", "parity.show")
 
 
 def _shows(model: str, endpoint: str | None) -> bool:
     """Whether the page (or download) ``endpoint`` can show the text model ``model``."""
-    if model in pages.NAIVE_BAYES or endpoint in MODEL_FREE_ENDPOINTS:
+    if model in pages.NAIVE_BAYES or endpoint in EVERY_MODEL_ENDPOINTS:
         return True
     page = pages.page_of("text", endpoint) if endpoint else None
     return page is not None and model in page.models

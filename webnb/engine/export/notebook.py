@@ -26,8 +26,12 @@ from webnb.engine.export.jupyter import (
 from webnb.engine.shared.corpus import Corpus
 from webnb.engine.text.analysis import NORMALISATION_PATTERNS, PLACEHOLDERS, AnalysisOptions
 from webnb.engine.text.bag import VocabularyOptions
+from webnb.engine.text.complement import ComplementNaiveBayes
 from webnb.engine.text.models import MODEL_KINDS, parse_alpha
 from webnb.engine.text.training import TrainingSet
+
+# The models a notebook can recompute: Naive Bayes' two, and Complement Naive Bayes.
+NOTEBOOK_MODELS = (*MODEL_KINDS, ComplementNaiveBayes.kind)
 
 # The notebook keeps the bag of words dense (documents × words) because numpy reads best that way.
 NOTEBOOK_CELL_LIMIT = 10_000_000
@@ -67,8 +71,9 @@ def lesson_notebook(
         How texts become features (defaults when None); stemming is refused.
     vocabulary_options : VocabularyOptions, optional
         Which words are kept (all when None).
-    kind : {"bernoulli", "multinomial"}
-        The model.
+    kind : {"bernoulli", "multinomial", "complement"}
+        The model. Complement Naive Bayes' notebook has its own sections after the vocabulary: the complement
+        counts and weights, the review's scores and the accuracy.
     alpha : str, int, float or Fraction
         The pseudo-count; 0 gives exact zeros, as on the pages.
     binary : bool, default False
@@ -108,8 +113,8 @@ def lesson_notebook(
     """
     analysis_options = analysis_options or AnalysisOptions()
     vocabulary_options = vocabulary_options or VocabularyOptions()
-    if kind not in MODEL_KINDS:
-        raise ValueError(f"model must be one of {tuple(MODEL_KINDS)}, not {kind!r}")
+    if kind not in NOTEBOOK_MODELS:
+        raise ValueError(f"model must be one of {NOTEBOOK_MODELS}, not {kind!r}")
     alpha = parse_alpha(alpha)
     cannot = [f"{name} ({why})" for name, why in NOTEBOOK_CANNOT.items() if getattr(analysis_options, name)]
     if cannot:
@@ -139,7 +144,6 @@ def lesson_notebook(
         "analysis": analysis_options.to_dict(),
         "vocabulary": vocabulary_options.to_dict(),
     }
-    symbol = "ψ" if kind == "bernoulli" else "θ"
     cells = [
         markdown_cell(_title(corpus, kind, alpha, epsilon, fit_prior, binary, review, test_size, seed)),
         code_cell(cell_source("imports")),
@@ -149,11 +153,38 @@ def lesson_notebook(
         markdown_cell(_CORPUS_TEXT),
         code_cell(_corpus_code(corpus)),
         *explained_cells((_ANALYSIS_TEXT, "analysis"), (_VOCABULARY_TEXT, "vocabulary")),
-        markdown_cell(_PRIOR_TEXT),
-        *explained_cells((_parameters_text(kind, symbol), "model"), (_TRACE_TEXT, "trace"),
-                         (_POSTERIOR_TEXT, "posterior"), (_ACCURACY_TEXT, "accuracy"), (_SUMMARY_TEXT, "summary")),
+        *(_complement_cells() if kind == ComplementNaiveBayes.kind else _naive_bayes_cells(kind)),
     ]
     return notebook_document(cells, settings, "webnb")
+
+
+def _naive_bayes_cells(kind: str) -> list[dict]:
+    symbol = "ψ" if kind == "bernoulli" else "θ"
+    return [
+        markdown_cell(_PRIOR_TEXT),
+        markdown_cell(_parameters_text(kind, symbol)),
+        code_cell(_joined("ratios", "model")),
+        *explained_cells((_TRACE_TEXT, "trace"), (_POSTERIOR_TEXT, "posterior")),
+        markdown_cell(_ACCURACY_TEXT),
+        code_cell(_joined("split", "accuracy")),
+        *explained_cells((_SUMMARY_TEXT, "summary")),
+    ]
+
+
+def _complement_cells() -> list[dict]:
+    return [
+        markdown_cell(_COMPLEMENT_TEXT),
+        code_cell(_joined("ratios", "complement_model")),
+        *explained_cells((_SCORES_TEXT, "complement_trace")),
+        markdown_cell(_COMPLEMENT_ACCURACY_TEXT),
+        code_cell(_joined("split", "complement_accuracy")),
+        *explained_cells((_SUMMARY_TEXT, "complement_summary")),
+    ]
+
+
+def _joined(*names: str) -> str:
+    """One code cell made of several cell files, in order: a helper that both notebooks use, then the step."""
+    return "\n\n\n".join(cell_source(name) for name in names)
 
 
 def _check_size(training: TrainingSet) -> None:
@@ -213,20 +244,37 @@ def _corpus_code(corpus: Corpus) -> str:
 
 def _title(corpus, kind, alpha, epsilon, fit_prior, binary, review, test_size, seed) -> str:
     name = corpus.name or "a corpus"
+    if kind == ComplementNaiveBayes.kind:
+        return _complement_title(name, len(corpus), alpha, binary, review, _tested(test_size, seed))
     model = "Bernoulli" if kind == "bernoulli" else "multinomial" + (" (binary features)" if binary else "")
     floor = f", ε-floor {epsilon:g}" if epsilon is not None else ""
     prior = "learned from the class sizes" if fit_prior else "uniform"
-    tested = (
-        "the training documents themselves"
-        if test_size is None
-        else f"{test_size:g} of each class held out (seed {seed})"
-    )
+    tested = _tested(test_size, seed)
     return f"""
 # Naive Bayes, every number: {markdown_escape(name)}
 
 This notebook recomputes, with nothing but Python and numpy, the numbers of a webnb lesson:
 {len(corpus)} documents, a {model} model with α = {alpha}{floor}, priors {prior}.
 It classifies the review *{markdown_escape(review)}* and measures accuracy on {tested}.
+
+Run it from top to bottom (*Run All*). To try something else, change the settings cell and run it again.
+"""
+
+
+def _tested(test_size, seed) -> str:
+    if test_size is None:
+        return "the training documents themselves"
+    return f"{test_size:g} of each class held out (seed {seed})"
+
+
+def _complement_title(name, n_documents, alpha, binary, review, tested) -> str:
+    counted = ", each word counted once per document" if binary else ""
+    return f"""
+# Complement Naive Bayes, every number: {markdown_escape(name)}
+
+This notebook recomputes, with nothing but Python and numpy, the numbers of a webnb lesson:
+{n_documents} documents, Complement Naive Bayes with α = {alpha}{counted}.
+It scores the review *{markdown_escape(review)}* for each class and measures accuracy on {tested}.
 
 Run it from top to bottom (*Run All*). To try something else, change the settings cell and run it again.
 """
@@ -245,10 +293,10 @@ def _settings_code(analysis, vocabulary, kind, alpha, binary, fit_prior, epsilon
     )
     lines = [
         "# The model",
-        f'MODEL = {_literal(kind)}  # "bernoulli" (does the word occur?) or "multinomial" (how often?)',
+        f'MODEL = {_literal(kind)}  # "bernoulli" (does the word occur?), "multinomial" (how often?) or "complement"',
         f"ALPHA = Fraction({_literal(str(alpha))})  # α, the pseudo-count added to every count (0: no smoothing)",
         f"EPSILON = {number_literal(epsilon)}  # the ε-floor: probabilities clipped to [ε, 1 − ε], or None",
-        f"BINARY = {bool(binary)!r}  # multinomial only: count a word once per document",
+        f"BINARY = {bool(binary)!r}  # multinomial and complement only: count a word once per document",
         f"FIT_PRIOR = {bool(fit_prior)!r}  # True: φ from the class sizes; False: every class equally likely",
         "",
         "# The review to classify, and how accuracy is measured",
@@ -412,4 +460,42 @@ _SUMMARY_TEXT = """
 
 Everything computed above, as JSON (a log joint of −∞ is written `"-inf"`, which JSON cannot hold as a
 number). webnb's tests run this notebook and compare these numbers with its own.
+"""
+
+
+_COMPLEMENT_TEXT = """
+## 3. The complement of each class, and its weights
+
+Complement Naive Bayes (Rennie and others, 2003) estimates, for each class k, how words are used by every
+*other* class: word j's count in the complement of k is T_j − c_jk, its count over all classes minus its count
+in k. With many classes the complement holds far more documents than the class does, so its estimates are
+steadier. From those counts, with the pseudo-count α:
+
+$$\\tilde\\theta_{jk} = \\frac{T_j - c_{jk} + \\alpha}{\\sum_{j'} (T_{j'} - c_{j'k}) + |V|\\,\\alpha}
+\\qquad w_{jk} = -\\log \\tilde\\theta_{jk}$$
+
+A word the other classes rarely use has a small θ̃ and a large weight: it speaks for k. For each class the θ̃
+sum to 1 over the vocabulary, but they describe the other classes' words, so the weights are **not**
+probabilities of anything about k. With α = 0, a word found in one class only has θ̃ = 0 there, and an
+infinite weight.
+"""
+
+
+_SCORES_TEXT = """
+## 4. Scoring the review
+
+A class's score is the sum of its weights over the review's words, each as often as it occurs (once with
+binary features): $\\text{score}_k = \\sum_j x_j\\, w_{jk}$. The class with the largest score wins. The scores
+are sums of weights, not log-probabilities: there is no posterior to normalise and no confidence to report.
+If two or more classes score +∞ (α = 0), they cannot be compared, and the model cannot decide.
+"""
+
+
+_COMPLEMENT_ACCURACY_TEXT = """
+## 5. Accuracy
+
+How often is the largest score the right class? Without a test set, the model is scored on its own training
+documents, which flatters it. With `TEST_SIZE`, each class is split at random (the same random numbers as
+webnb's, from `SEED`): that share of every class is held out, a new vocabulary and model are learned from
+the rest, and the held-out documents are scored. A document the model cannot decide counts as wrong.
 """

@@ -17,8 +17,10 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from webnb.engine.evaluation.scores import Evaluation
+from webnb.engine.records.complement_table import complement_totals, word_cells
 from webnb.engine.shared.corpus import Corpus
 from webnb.engine.shared.plain import fraction_text, ratio_text
+from webnb.engine.text.complement import ComplementNaiveBayes
 from webnb.engine.text.models import NaiveBayes
 from webnb.engine.text.training import TrainingSet
 
@@ -206,11 +208,13 @@ def parameters_table(model: NaiveBayes, words=None) -> tuple[list[str], Iterator
     >>> header[1:3], [row[:3] for row in rows]
     (['θ given China', 'θ given China (ratio)'], [['chinese', 0.42857142857142855, '6/14']])
     """
+    indices = np.arange(len(model.vocabulary)) if words is None else np.asarray(words, dtype=np.int64)
+    if model.kind == "complement":
+        return _complement_header(model), _complement_rows(model, indices)
     symbol = _symbol(model)
     header = ["word"]
     for label in model.classes:
         header += [f"{symbol} given {label}", f"{symbol} given {label} (ratio)"]
-    indices = np.arange(len(model.vocabulary)) if words is None else np.asarray(words, dtype=np.int64)
     return header, _parameter_rows(model, indices)
 
 
@@ -230,6 +234,27 @@ def _parameter_rows(model: NaiveBayes, indices: np.ndarray) -> Iterator[list]:
             for k in range(n_classes):
                 row += [values[k][i], ratios[k][i]]
             yield row
+
+
+def _complement_header(model: ComplementNaiveBayes) -> list[str]:
+    header = ["word", "count (every class)"]
+    for label in model.classes:
+        header += [f"count in {label}", f"θ̃ without {label}", f"θ̃ without {label} (ratio)", f"weight for {label}"]
+    return header
+
+
+def _complement_rows(model: ComplementNaiveBayes, indices: np.ndarray) -> Iterator[list]:
+    """Complement Naive Bayes' rows: the word's count T_j over every class, then per class its count c_jk, the
+    complement's θ̃_jk = (T_j − c_jk + α) / (Σ_j (T_j − c_jk) + |V|·α) as a decimal and unreduced, and the weight
+    w_jk, each cell made by the function that makes the page's (so the download and the page agree to the last bit)."""
+    vocabulary = model.vocabulary
+    _, totals = complement_totals(model)
+    for j in indices.tolist():
+        total, cells = word_cells(model, j, totals)
+        row = [vocabulary[j], total]
+        for cell in cells:
+            row += [cell.count, cell.theta, ratio_text(cell.ratio), cell.weight]
+        yield row
 
 
 def priors_table(model: NaiveBayes) -> tuple[list[str], list[list]]:
@@ -257,10 +282,17 @@ def priors_table(model: NaiveBayes) -> tuple[list[str], list[list]]:
     counts = model.statistics.class_count_
     body = []
     for k, label in enumerate(model.classes):
-        ratio = model.prior_ratio(k)
-        shown = f"{ratio[0]}/{ratio[1]}" if ratio is not None else fraction_text(model.class_prior_exact[k])
-        body.append([label, int(counts[k]), float(model.class_prior_[k]), shown])
-    return ["class", "documents", "φ", "φ (ratio)"], body
+        exact = model.class_prior_exact[k]
+        if model.kind == "complement":
+            ratio, value = None, float(exact)
+        else:
+            ratio, value = model.prior_ratio(k), float(model.class_prior_[k])
+        shown = f"{ratio[0]}/{ratio[1]}" if ratio is not None else fraction_text(exact)
+        body.append([label, int(counts[k]), value, shown])
+    # Complement Naive Bayes learns φ as scikit-learn does but decides by its weights alone (φ counts only for a
+    # single class), and the column says so rather than suggest otherwise.
+    heading = "φ (not used by Complement Naive Bayes)" if model.kind == "complement" else "φ"
+    return ["class", "documents", heading, "φ (ratio)"], body
 
 
 def evaluation_table(evaluation: Evaluation) -> tuple[list[str], list[list]]:

@@ -1,28 +1,17 @@
 """Section 7 of the text notebook: the accuracy, on the training documents or on a stratified split held out
-(``stratified_split``, ``predict``)."""
+(``predict``; the notebook's cell starts with the split's, ``cells/split.py``)."""
 from webnb.engine.export.cells.analysis import features
-from webnb.engine.export.cells.corpus import CLASSES, y
+from webnb.engine.export.cells.corpus import y
 from webnb.engine.export.cells.imports import np
 from webnb.engine.export.cells.model import fit, model
 from webnb.engine.export.cells.output import print
 from webnb.engine.export.cells.settings import SEED, TEST_SIZE
+from webnb.engine.export.cells.split import stratified_split
 from webnb.engine.export.cells.trace import log_joint
 from webnb.engine.export.cells.vocabulary import X, build_vocabulary, count_matrix
 
 
 # ---- notebook cell ----
-def stratified_split(y, test_size, seed):
-    """(train, test) indices: round(n · test_size) of each class's n documents held out, at least one kept."""
-    rng = np.random.default_rng(seed)
-    held_out = []
-    for k in range(len(CLASSES)):
-        members = np.flatnonzero(y == k)
-        n_test = min(int(round(len(members) * test_size)), len(members) - 1)
-        held_out.append(rng.permutation(members)[:n_test])
-    test = np.sort(np.concatenate(held_out))
-    return np.setdiff1d(np.arange(len(y)), test), test
-
-
 def predict(model, X):
     """The most probable class of each row, or None where every class has probability 0."""
     predictions = []

@@ -1,8 +1,9 @@
 """Sections 3 and 4 of the text notebook: the priors φ and the word probabilities ψ or θ (``fit``), and the
-lecture's unreduced ratios (``ratio``, ``show``, ``prior_exact``)."""
+lecture's unreduced ratios (``ratio``, ``prior_exact``; the cell starts with ``show``, ``cells/ratios.py``)."""
 from webnb.engine.export.cells.corpus import CLASSES, y
 from webnb.engine.export.cells.imports import Fraction, np
 from webnb.engine.export.cells.output import print
+from webnb.engine.export.cells.ratios import show
 from webnb.engine.export.cells.settings import ALPHA, BINARY, EPSILON, FIT_PRIOR, MODEL
 from webnb.engine.export.cells.vocabulary import X, vocabulary
 
@@ -52,14 +53,6 @@ def ratio(model, k, j, absent=False):
     if MODEL == "bernoulli":
         return (n_k - count if absent else count) + ALPHA, n_k + 2 * ALPHA
     return count + ALPHA, int(model["count"][k].sum()) + model["count"].shape[1] * ALPHA
-
-
-def show(ratio):
-    """'2/3', or '(1/2)/3' when α makes a part fractional."""
-    def part(x):
-        x = Fraction(x)
-        return str(x.numerator) if x.denominator == 1 else f"({x})"
-    return f"{part(ratio[0])}/{part(ratio[1])}"
 
 
 def prior_exact(model, k):

@@ -7,10 +7,10 @@ from webnb.engine.export.cells.imports import Fraction
 
 # ---- notebook cell ----
 # The model
-MODEL = "bernoulli"  # "bernoulli" (does the word occur?) or "multinomial" (how often?)
+MODEL = "bernoulli"  # "bernoulli" (does the word occur?), "multinomial" (how often?) or "complement"
 ALPHA = Fraction("0")  # α, the pseudo-count added to every count (0: no smoothing)
 EPSILON = None  # the ε-floor: probabilities clipped to [ε, 1 − ε], or None
-BINARY = False  # multinomial only: count a word once per document
+BINARY = False  # multinomial and complement only: count a word once per document
 FIT_PRIOR = True  # True: φ from the class sizes; False: every class equally likely
 
 # The review to classify, and how accuracy is measured

@@ -3,8 +3,9 @@ small (``log_joint``, ``factors``)."""
 from webnb.engine.export.cells.analysis import analyze
 from webnb.engine.export.cells.corpus import CLASSES
 from webnb.engine.export.cells.imports import Fraction, np
-from webnb.engine.export.cells.model import model, prior_exact, ratio, show, symbol
+from webnb.engine.export.cells.model import model, prior_exact, ratio, symbol
 from webnb.engine.export.cells.output import print
+from webnb.engine.export.cells.ratios import show
 from webnb.engine.export.cells.settings import BINARY, EPSILON, EXACT_VOCABULARY_LIMIT, MODEL, REVIEW
 from webnb.engine.export.cells.vocabulary import count_matrix, vocabulary
 
