@@ -4,18 +4,13 @@ On an empty database this creates every table. On a database of an earlier relea
 indexes it lacks and adds the columns added to ``corpora`` after the first release, as that release's
 ``create_schema`` did at every start; anything present is left as it is.
 
-Revision ID: 0001
-Revises:
-Create Date: 2026-12-01
+Revision 0001, written 2026-12-01.
 """
 import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.schema import CreateIndex
 
-revision = "0001"
-down_revision = None
-branch_labels = None
-depends_on = None
+revision, down_revision = "0001", None  # what alembic reads (no branches)
 
 # A frozen copy of the schema as webnb/store/database.py defined it then (later revisions change it; this must not).
 metadata = sa.MetaData()

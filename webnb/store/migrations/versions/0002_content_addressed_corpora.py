@@ -9,9 +9,7 @@ Every existing corpus is read once, in position order and streamed (a corpus may
 hash it; its documents are copied by the database itself (INSERT ... SELECT), only for the first corpus with that
 content. There is no downgrade: going back would need a copy of the documents per corpus; restore a backup instead.
 
-Revision ID: 0002
-Revises: 0001
-Create Date: 2026-12-01
+Revision 0002, after 0001, written 2026-12-01.
 """
 import hashlib
 import json
@@ -19,10 +17,7 @@ import json
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0002"
-down_revision = "0001"
-branch_labels = None
-depends_on = None
+revision, down_revision = "0002", "0001"  # what alembic reads (no branches)
 
 DOCUMENT_OVERHEAD_BYTES = 200  # as webnb/store/database.py's stored_size counted it at this revision
 STREAM_DOCUMENTS = 500  # documents fetched at a time while hashing

@@ -4,17 +4,12 @@ One new table, ``class_corpora``, whose rows name a stored content as a workspac
 is stored changes. The downgrade drops the table: the contents only class corpora used stay behind, unused, until
 restored from a backup or removed by hand.
 
-Revision ID: 0003
-Revises: 0002
-Create Date: 2026-12-02
+Revision 0003, after 0002, written 2026-12-02.
 """
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0003"
-down_revision = "0002"
-branch_labels = None
-depends_on = None
+revision, down_revision = "0003", "0002"  # what alembic reads (no branches)
 
 
 def upgrade() -> None:

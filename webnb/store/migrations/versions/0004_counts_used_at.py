@@ -3,17 +3,12 @@
 One nullable column on ``counts``; rows written before it count as used when they were claimed. The downgrade drops
 the column.
 
-Revision ID: 0004
-Revises: 0003
-Create Date: 2026-12-02
+Revision 0004, after 0003, written 2026-12-02.
 """
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0004"
-down_revision = "0003"
-branch_labels = None
-depends_on = None
+revision, down_revision = "0004", "0003"  # what alembic reads (no branches)
 
 
 def upgrade() -> None:

@@ -3,17 +3,12 @@ secret, the corpus and lesson presets it opened with, the lecturer's current sta
 started and when it ends) and ``class_members`` (which workspaces joined which class). Nothing stored changes. The
 downgrade drops both tables.
 
-Revision ID: 0005
-Revises: 0004
-Create Date: 2026-12-03
+Revision 0005, after 0004, written 2026-12-03.
 """
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0005"
-down_revision = "0004"
-branch_labels = None
-depends_on = None
+revision, down_revision = "0005", "0004"  # what alembic reads (no branches)
 
 
 def upgrade() -> None:

@@ -3,17 +3,12 @@ for, the lesson address of the slide it was asked from, the model's own answer, 
 ``class_answers`` (one row per student and question: a new answer replaces the old). Nothing stored changes. The
 downgrade drops both tables.
 
-Revision ID: 0006
-Revises: 0005
-Create Date: 2026-12-03
+Revision 0006, after 0005, written 2026-12-03.
 """
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0006"
-down_revision = "0005"
-branch_labels = None
-depends_on = None
+revision, down_revision = "0006", "0005"  # what alembic reads (no branches)
 
 
 def upgrade() -> None:

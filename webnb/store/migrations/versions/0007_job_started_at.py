@@ -3,17 +3,12 @@ for), so that a progress page served by any process can estimate the time left. 
 written before it have none (their pages give no estimate), and a running job's row without it is still waiting.
 Nothing stored changes. The downgrade drops the column.
 
-Revision ID: 0007
-Revises: 0006
-Create Date: 2026-12-04
+Revision 0007, after 0006, written 2026-12-04.
 """
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0007"
-down_revision = "0006"
-branch_labels = None
-depends_on = None
+revision, down_revision = "0007", "0006"  # what alembic reads (no branches)
 
 
 def upgrade() -> None:
