@@ -16,6 +16,7 @@ from flask import current_app, request, session
 from werkzeug.datastructures import MultiDict
 
 from webnb.answers import refusal
+from webnb.engine.shared.forwarding import forwarded
 from webnb.engine.shared.plain import plain
 from webnb.hosting.workspaces import current_workspace, hosted, may_start
 from webnb.lesson import pages
@@ -206,9 +207,7 @@ class Room:
     following: bool
     join_address: str
 
-    @property
-    def code(self) -> str:
-        return self.record.code
+    code = forwarded("record.code")
 
     @property
     def asks_here(self) -> str | None:

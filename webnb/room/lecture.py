@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from urllib.parse import quote, urlencode
 
+from webnb.engine.shared.forwarding import forwarded
 from webnb.lesson.notation import model_name
 from webnb.store.database import ClassRecord, Storage
 
@@ -39,9 +40,7 @@ class StartedClass:
     record: ClassRecord
     secret: str
 
-    @property
-    def code(self) -> str:
-        return self.record.code
+    code = forwarded("record.code")
 
 
 def new_code() -> str:

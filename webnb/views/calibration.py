@@ -28,6 +28,7 @@ from webnb.engine.evaluation.comparison import (
 from webnb.engine.evaluation.heldout import HeldOut
 from webnb.engine.shared import budget
 from webnb.engine.shared.corpus import CorpusError
+from webnb.engine.shared.forwarding import forwarded
 from webnb.engine.shared.plain import number, plain
 from webnb.engine.text.discriminative import fit_softmax_regression
 from webnb.engine.text.models import normalise_log_joint
@@ -323,9 +324,7 @@ class CalibrationPage:
     def models(self) -> tuple[ModelCalibration, ...]:
         return (self.naive_bayes,) + ((self.logistic,) if self.logistic is not None else ())
 
-    @property
-    def n_test(self) -> int:
-        return self.naive_bayes.n_test
+    n_test = forwarded("naive_bayes.n_test")
 
     @property
     def few_documents(self) -> bool:

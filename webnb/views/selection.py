@@ -17,6 +17,7 @@ import numpy as np
 from flask import Blueprint, request
 
 from webnb.answers import is_htmx, wants_json
+from webnb.engine.shared.forwarding import forwarded
 from webnb.engine.shared.numbers import parse_whole
 from webnb.engine.shared.plain import fraction_text, number
 from webnb.engine.text.selection import ContingencyTable, SelectionCurve, WordClassTables, selection_curves
@@ -496,13 +497,8 @@ class CellPage:
     error: str | None = None
     typed: tuple[tuple[str, str], ...] = ()  # each count as typed, to show again in its field
 
-    @property
-    def mutual_information(self) -> float:
-        return self.table.mutual_information
-
-    @property
-    def chi2(self) -> Fraction | None:
-        return self.table.chi_square
+    mutual_information = forwarded("table.mutual_information")
+    chi2 = forwarded("table.chi_square")
 
     @property
     def terms(self) -> tuple[dict, ...]:

@@ -29,6 +29,7 @@ import numpy as np
 from webnb.engine.evaluation.heldout import HeldOut
 from webnb.engine.evaluation.significance import McNemar, mcnemar
 from webnb.engine.shared.corpus import CorpusError
+from webnb.engine.shared.forwarding import forwarded
 from webnb.engine.shared.numbers import is_plain_decimal
 from webnb.engine.shared.plain import number, plain
 from webnb.engine.text.complement import fit_complement_naive_bayes
@@ -261,9 +262,7 @@ class PairTest:
     second: str
     test: McNemar
 
-    @property
-    def p_value(self) -> float:
-        return self.test.p_value
+    p_value = forwarded("test.p_value")
 
     @property
     def level(self) -> Fraction:

@@ -12,6 +12,7 @@ import scipy.sparse as sp
 
 from webnb.engine.evaluation.scores import stratified_split, true_class_numbers
 from webnb.engine.shared.corpus import Corpus, CorpusError
+from webnb.engine.shared.forwarding import forwarded
 from webnb.engine.text.analysis import AnalysisOptions
 from webnb.engine.text.bag import VocabularyOptions
 from webnb.engine.text.training import TrainingSet
@@ -56,9 +57,7 @@ class HeldOut:
     test_size: float | None = None
     seed: int | None = None
 
-    @property
-    def test_labels(self) -> tuple[str, ...]:
-        return self.test.labels
+    test_labels = forwarded("test.labels")
 
     @property
     def true_class(self) -> np.ndarray:

@@ -21,6 +21,7 @@ import numpy as np
 from webnb.engine.gaussian.table import NumericTable
 from webnb.engine.shared.classes import class_counts, class_numbers, class_priors
 from webnb.engine.shared.corpus import CorpusError
+from webnb.engine.shared.forwarding import forwarded
 from webnb.engine.text.models import LogPosterior, normalise_log_joint
 
 LOG_2PI = math.log(2.0 * math.pi)
@@ -223,17 +224,9 @@ class GaussianNB:
     class_prior_: np.ndarray  # (K,)
     class_log_prior_: np.ndarray  # (K,)
 
-    @property
-    def classes(self) -> tuple[str, ...]:
-        return self.statistics.classes
-
-    @property
-    def features(self) -> tuple[str, ...]:
-        return self.statistics.features
-
-    @property
-    def means(self) -> np.ndarray:
-        return self.statistics.means
+    classes = forwarded("statistics.classes")
+    features = forwarded("statistics.features")
+    means = forwarded("statistics.means")
 
     def to_dict(self) -> dict:
         """The settings, as the text models give theirs (a ``Score`` of either kind reads them)."""

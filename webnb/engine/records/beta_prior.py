@@ -31,6 +31,7 @@ import numpy as np
 from scipy.special import betaln, xlog1py, xlogy
 
 from webnb.engine.records.estimate import Estimate, estimate
+from webnb.engine.shared.forwarding import forwarded
 from webnb.engine.shared.plain import fraction_text, number, ratio_text
 from webnb.engine.text.models import NaiveBayes
 
@@ -137,13 +138,8 @@ class BetaPrior:
     map: PointEstimate
     posterior_mean: PointEstimate
 
-    @property
-    def kind(self) -> str:
-        return self.cell.kind
-
-    @property
-    def alpha(self) -> Fraction:
-        return self.cell.alpha
+    kind = forwarded("cell.kind")
+    alpha = forwarded("cell.alpha")
 
     @property
     def likelihood(self) -> BetaCurve | None:

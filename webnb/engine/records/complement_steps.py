@@ -24,6 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from webnb.engine.records.complement_table import complement_totals, word_cells
+from webnb.engine.shared.forwarding import forwarded
 from webnb.engine.shared.plain import number, plain, ratio_text
 from webnb.engine.text.complement import ComplementNaiveBayes
 from webnb.engine.text.models import parse_alpha
@@ -191,9 +192,7 @@ class ComplementExplanation:
     model: ComplementNaiveBayes
     training: TrainingSet
 
-    @property
-    def alpha(self) -> Fraction:
-        return self.model.alpha
+    alpha = forwarded("model.alpha")
 
     @property
     def smoothing_alpha(self) -> Fraction:

@@ -15,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from webnb.engine.records.insights import SampledDocument, mean_document_length, sample_document
+from webnb.engine.shared.forwarding import forwarded
 from webnb.engine.shared.plain import fraction_text, number, plain, ratio_text
 from webnb.engine.text.models import NaiveBayes
 from webnb.engine.text.training import TrainingSet
@@ -131,18 +132,9 @@ class SampleStory:
     read_as: str | None  # the class the model decides for its own document; None when every class is impossible
     real: tuple[RealDocument, ...]
 
-    @property
-    def draw(self) -> int:
-        """The random seed of the sample."""
-        return self.document.seed
-
-    @property
-    def label(self) -> str:
-        return self.document.label
-
-    @property
-    def text(self) -> str:
-        return self.document.text
+    draw = forwarded("document.seed", "The random seed of the sample.")
+    label = forwarded("document.label")
+    text = forwarded("document.text")
 
     @property
     def vocabulary_size(self) -> int:

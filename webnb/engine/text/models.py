@@ -27,6 +27,7 @@ import scipy.sparse as sp
 from webnb.engine.shared import budget
 from webnb.engine.shared.classes import ClassPriors, class_priors
 from webnb.engine.shared.corpus import CorpusError
+from webnb.engine.shared.forwarding import forwarded
 from webnb.engine.shared.numbers import bounded_fraction, parse_exact_decimal
 from webnb.engine.text.statistics import ClassStatistics, count_matrix
 
@@ -115,13 +116,8 @@ class Classifier(ABC):
     # Bayes' are not: no log loss or confidence is made of them.
     gives_probabilities: ClassVar[bool] = True
 
-    @property
-    def classes(self) -> tuple[str, ...]:
-        return self.statistics.classes
-
-    @property
-    def vocabulary(self) -> tuple[str, ...]:
-        return self.statistics.vocabulary
+    classes = forwarded("statistics.classes")
+    vocabulary = forwarded("statistics.vocabulary")
 
     @property
     def uses_presence(self) -> bool:

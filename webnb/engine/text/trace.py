@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from webnb.engine.shared.forwarding import forwarded
 from webnb.engine.shared.plain import fraction_text, number, plain, ratio_text
 from webnb.engine.text.analysis import DocumentAnalysis
 from webnb.engine.text.bag import BagOfWords
@@ -268,9 +269,7 @@ class Trace:
     exact: bool  # whether the products are also given as exact fractions
     vocabulary_size: int
 
-    @property
-    def tokens(self) -> tuple[str, ...]:
-        return self.analysis.features
+    tokens = forwarded("analysis.features")
 
     @property
     def factor_slide(self) -> FactorSlide:
@@ -320,9 +319,7 @@ class Reading:
     unseen: tuple[str, ...]
     vocabulary_size: int
 
-    @property
-    def tokens(self) -> tuple[str, ...]:
-        return self.analysis.features
+    tokens = forwarded("analysis.features")
 
 
 def read_review(bag: BagOfWords, text: str, uses_presence: bool) -> Reading:

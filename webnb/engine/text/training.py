@@ -11,6 +11,7 @@ import scipy.sparse as sp
 from webnb.engine.shared import budget
 from webnb.engine.shared.classes import class_numbers
 from webnb.engine.shared.corpus import Corpus
+from webnb.engine.shared.forwarding import forwarded
 from webnb.engine.text.analysis import AnalysisOptions, Analyzer
 from webnb.engine.text.bag import BagOfWords, VocabularyOptions
 from webnb.engine.text.complement import ComplementNaiveBayes, fit_complement_naive_bayes
@@ -179,13 +180,8 @@ class TrainingSet:
         statistics = ClassStatistics.from_matrix(matrix, class_index, classes, bag.vocabulary)
         return cls(corpus, bag, matrix, class_index, statistics)
 
-    @property
-    def classes(self) -> tuple[str, ...]:
-        return self.statistics.classes
-
-    @property
-    def vocabulary(self) -> tuple[str, ...]:
-        return self.bag.vocabulary
+    classes = forwarded("statistics.classes")
+    vocabulary = forwarded("bag.vocabulary")
 
     def model_with(self, options: ModelOptions) -> NaiveBayes:
         """The model of these counts for the settings ``options`` (see ``model``).

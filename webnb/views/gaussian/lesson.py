@@ -8,6 +8,7 @@ from flask import abort, g, redirect, request, url_for
 from webnb.engine.gaussian.lesson import typical_row
 from webnb.engine.gaussian.model import GaussianStatistics
 from webnb.engine.gaussian.table import NumericTable
+from webnb.engine.shared.forwarding import forwarded
 from webnb.engine.shared.numbers import parse_decimal, parse_whole
 from webnb.hosting.catalog import CorpusEntry
 from webnb.lesson.state import (
@@ -47,9 +48,7 @@ class TableLesson(Linking):
     defaults: TableState
     trained_on_split: tuple[int, int] | None = None  # (training rows, held-out rows) when train=split
 
-    @property
-    def features(self) -> tuple[str, ...]:
-        return self.table.features
+    features = forwarded("table.features")
 
     def to_dict(self) -> dict:
         """What every page's JSON twin but the rows' starts with: the table and the settings."""
