@@ -9,9 +9,9 @@ import math
 
 import numpy as np
 import pytest
-from test_export import SPAM_ANALYSIS, make_notebook, run_in_kernel, run_in_process, settings
+from test_export import SPAM_ANALYSIS, make_notebook, notebook_evaluation, run_in_kernel, run_in_process, settings
 
-from webnb.engine import TrainingSet, evaluate, stratified_split
+from webnb.engine import TrainingSet
 from webnb.engine.export import parameters_table, priors_table
 from webnb.examples import load_example_corpus
 
@@ -39,14 +39,9 @@ def engine_numbers(case) -> dict:
     model = training.model("complement", options["alpha"], binary=options["binary"])
     review = training.transform([options["review"]])
     decided = int(model.predict_index(review)[0])
-    if options["test_size"] is None:
-        evaluation = evaluate(model, training.matrix, corpus.labels)
-    else:
-        train, test = stratified_split(corpus.labels, options["test_size"], options["seed"])
-        held_out = TrainingSet.build(corpus.subset(train), analysis, vocabulary)
-        tested = corpus.subset(test)
-        evaluation = evaluate(held_out.model("complement", options["alpha"], binary=options["binary"]),
-                              held_out.transform(tested.texts), tested.labels)
+    evaluation = notebook_evaluation(corpus, analysis, vocabulary, options,
+                                     lambda counted: counted.model("complement", options["alpha"],
+                                                                   binary=options["binary"]))
     return {"classes": list(model.classes), "vocabulary": list(training.vocabulary),
             "weights": model.feature_log_prob_, "scores": model.joint_log_likelihood(review)[0],
             "decision": None if decided < 0 else model.classes[decided], "evaluation": evaluation}

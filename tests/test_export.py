@@ -351,20 +351,26 @@ def corpus_of(name):
 TRICKY_CASE = ("tricky", None, None, settings("multinomial", 1, "it''' ends \\' with ?help\n%magic"))
 
 
+def notebook_evaluation(corpus, analysis, vocabulary, options, model_of):
+    """The accuracy a notebook must print: of ``model_of(training)`` on its own documents, or, with a test size, of
+    the model of the split's training part on its test part."""
+    if options["test_size"] is None:
+        training = TrainingSet.build(corpus, analysis, vocabulary)
+        return evaluate(model_of(training), training.matrix, corpus.labels)
+    train, test = stratified_split(corpus.labels, options["test_size"], options["seed"])
+    held_out = TrainingSet.build(corpus.subset(train), analysis, vocabulary)
+    tested = corpus.subset(test)
+    return evaluate(model_of(held_out), held_out.transform(tested.texts), tested.labels)
+
+
 def engine_numbers(corpus, analysis, vocabulary, options) -> dict:
     """What the notebook must print, computed by the engine."""
     model_options = dict(binary=options["binary"], fit_prior=options["fit_prior"], epsilon=options["epsilon"])
     training = TrainingSet.build(corpus, analysis, vocabulary)
     model = training.model(options["kind"], options["alpha"], **model_options)
     trace = explain(model, training.bag, options["review"])
-    if options["test_size"] is None:
-        evaluation = evaluate(model, training.matrix, corpus.labels)
-    else:
-        train, test = stratified_split(corpus.labels, options["test_size"], options["seed"])
-        held_out = TrainingSet.build(corpus.subset(train), analysis, vocabulary)
-        tested = corpus.subset(test)
-        evaluation = evaluate(held_out.model(options["kind"], options["alpha"], **model_options),
-                              held_out.transform(tested.texts), tested.labels)
+    evaluation = notebook_evaluation(corpus, analysis, vocabulary, options,
+                                     lambda counted: counted.model(options["kind"], options["alpha"], **model_options))
     return {"model": model, "training": training, "trace": trace, "evaluation": evaluation}
 
 

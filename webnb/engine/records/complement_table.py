@@ -178,18 +178,9 @@ def complement_table(model: ComplementNaiveBayes, words: np.ndarray, *, query: s
     shown = np.asarray(words, dtype=np.int64)[(page - 1) * per_page: page * per_page]
     class_totals, totals = complement_totals(model)
     rows = tuple(ComplementRow(stats.vocabulary[j], *word_cells(model, j, totals)) for j in shown.tolist())
+    # θ̃ = 0 needs α = 0 and no other class with the word: a word whose observed pairs are a single class's
+    infinite_cells = int((np.diff(stats.observed.word_indptr) == 1).sum()) if model.alpha == 0 else 0
     return ComplementTable(
-        classes=stats.classes,
-        alpha=model.alpha,
-        binary=binary,
-        vocabulary_size=stats.n_words,
-        class_totals=class_totals,
-        complement_totals=totals,
-        rows=rows,
-        page=page,
-        pages=pages,
-        query=query,
-        n_matching=len(words),
-        # θ̃ = 0 needs α = 0 and no other class with the word: a word whose observed pairs are a single class's
-        infinite_cells=int((np.diff(stats.observed.word_indptr) == 1).sum()) if model.alpha == 0 else 0,
+        stats.classes, model.alpha, binary, stats.n_words, class_totals, totals,  # the model
+        rows, page, pages, query, len(words), infinite_cells,  # this page of it
     )
