@@ -134,7 +134,7 @@ def test_C_and_the_split_are_page_settings(client):
     soup = soup_of(client.get(PAGE, query_string=query))
     form = soup.find("form", class_="compare-form")
     values = {field["name"]: field["value"] for field in form.find_all("input") if field.get("type") != "hidden"}
-    assert values == {"alpha": "1", "C": "0.05", "test_size": "0.5", "seed": "3"}
+    assert values == {"alpha": "1", "C": "0.05", "test_size": "0.5", "seed": "3", "splits": ""}  # blank: one split
     hidden = [field["name"] for field in form.find_all("input", type="hidden")]
     assert not {"alpha", "C", "test_size", "seed"} & set(hidden) and "model" in hidden
     assert form["method"] == "get" and form["hx-target"] == "#compare" and form["hx-push-url"] == "true"
@@ -335,3 +335,74 @@ def test_a_difference_beyond_chance_is_called_real_on_the_page_and_in_the_twin(c
     assert row["data-tells-apart"] == "true"
     assert row.find_all("td")[3].get_text(" ", strip=True) == "yes : p below 1/20"
     assert row.find_all("td")[2].get_text(strip=True) == "0.00195"
+
+
+# -- several splits ----------------------------------------------------------------------------------------------
+
+
+def test_splits_show_each_model_over_the_splits_as_the_twin_says(client):
+    from webnb.engine.evaluation.comparison import compare_over_splits
+
+    query = {"splits": "5", "seed": "2", "alpha": "1"}
+    soup = soup_of(client.get(PAGE, query_string=query))
+    data = client.get(PAGE, query_string={**query, "format": "json"}).get_json()
+    corpus = load_example_corpus("spam-ham")
+    reference = compare_over_splits(lambda seed: hold_out(corpus, test_size=0.25, seed=seed), range(2, 7), 1, 1.0)
+    assert data["splits"] == reference.to_dict() and data["splits"]["seeds"] == [2, 3, 4, 5, 6]
+    for model, entry in zip(reference.models, data["comparison"]["models"], strict=True):
+        assert entry["key"] == model.key and entry["interval"] == list(model.interval)
+        cells = [c.get_text(" ", strip=True) for c in soup.find("tr", id=f"splits-{model.key}").find_all(["th", "td"])]
+        low, high = model.interval
+        assert cells[1:] == [f"{model.mean * 100:.2f} %", f"{low * 100:.2f}–{high * 100:.2f} %", f"{model.wins} of 5"]
+    verdict = soup.find("p", class_="splits-verdict")
+    assert verdict["data-always-best"] == "|".join(data["splits"]["always_best"])
+    names = data["splits"]["always_best"]
+    assert verdict.get_text(" ", strip=True).startswith("; ".join(names) if len(names) > 1 else names[0] if names
+                                                        else "No model came out best on every split")
+    assert soup.find("input", id="compare-splits")["value"] == "5"
+    # the slide keeps the splits' table and verdict one key away (the slide itself has no room for them)
+    slide = soup_of(client.get(PAGE, query_string={**query, "presenter": "1"}))
+    assert slide.select_one("details.full-table summary").get_text(" ", strip=True).endswith("; 5 splits")
+    assert slide.select_one("details.full-table table.splits-table")
+    assert slide.select_one("details.full-table p.splits-verdict").get_text(" ", strip=True) == verdict.get_text(
+        " ", strip=True)
+
+
+def test_without_splits_the_page_compares_one_split(client):
+    soup = soup_of(client.get(PAGE))
+    assert soup.find("table", class_="splits-table") is None and soup.find(class_="splits-verdict") is None
+    data = client.get(PAGE, query_string={"format": "json"}).get_json()
+    assert "splits" not in data and all("interval" not in m for m in data["comparison"]["models"])
+
+
+@pytest.mark.parametrize("query, message", [
+    ({"splits": "1"}, "Repeated splits are a whole number from 2 to 30, not “1”; this comparison is on one split."),
+    ({"splits": "many"}, "not “many”"),
+    ({"splits": "31"}, "not “31”"),
+    ({"splits": "3", "test": "training"}, "Repeated splits need a share of the corpus held out; this comparison tests "
+                                          "on the training documents"),
+])
+def test_splits_that_cannot_be_used_are_named_and_one_split_shown(client, query, message):
+    data = client.get(PAGE, query_string={**query, "format": "json"}).get_json()
+    assert message in data["errors"]["splits"] and "splits" not in data and data["comparison"]
+    soup = soup_of(client.get(PAGE, query_string=query))
+    assert message in soup.find(id="compare-splits-error").get_text() if query.get("test") != "training" else (
+        message in soup.get_text(" ", strip=True))
+    assert soup.find("table", class_="splits-table") is None
+
+
+@pytest.mark.slow  # a few seconds: two splits of 2,100 documents
+def test_splits_of_a_large_corpus_are_compared_in_the_background(app, client):
+    corpus_id = app.extensions["webnb"]["catalog"].add(big_corpus(2_100), name="Big", source="test")
+    url, query = f"/corpora/{corpus_id}/compare", {"splits": "2"}
+    titles = []
+    response = client.get(url, query_string=query)
+    while response.status_code == 202:  # the split's counts, the comparison on it, then the two splits
+        titles.append(soup_of(response, status=202).h1.get_text(" ", strip=True))
+        assert follow_job(app, response).state == "done"
+        response = client.get(url, query_string=query)
+    assert titles[-1].startswith("Fitting 5 models on each of 2 splits of 2,100 documents")
+    soup = soup_of(response)
+    data = client.get(url, query_string={**query, "format": "json"}).get_json()  # the kept result, at once
+    assert data["splits"]["seeds"] == [0, 1] and [m["wins"] for m in data["splits"]["models"]] == [
+        int(row["data-wins"]) for row in soup.select("table.splits-table tbody tr")]

@@ -29,6 +29,7 @@ from webnb.engine.evaluation.comparison import (
     SIGNIFICANCE,
     StoppingRule,
     compare_models,
+    compare_over_splits,
     duration,
     estimated_fit_seconds,
     parse_C,
@@ -381,3 +382,40 @@ def test_all_twenty_newsgroups_against_scikit_learn(shared_corpora):
     logistic = comparison.score("logistic")
     assert logistic.converged and logistic.iterations < QUICK_STOPPING.max_iterations  # stopped by the relative rule
     assert abs(logistic.accuracy - 0.7896) <= 0.01  # the converged reference, measured once
+
+
+# -- the same comparison on several splits ------------------------------------------------------------------------
+
+
+def test_repeated_splits_are_the_comparisons_of_each_seed():
+    corpus = load_example_corpus("spam-ham")
+    asked = []
+
+    def held_out_for(seed):
+        asked.append(seed)
+        return hold_out(corpus, test_size=0.3, seed=seed)
+
+    told = []
+    repeated = compare_over_splits(held_out_for, [4, 5, 6, 7], "1/2", 2.0, progress=lambda done, total: told.append(
+        (done, total)))
+    assert asked == [4, 5, 6, 7] and repeated.seeds == (4, 5, 6, 7) and repeated.test_size == 0.3
+    each = [compare_models(hold_out(corpus, test_size=0.3, seed=seed), "1/2", 2.0) for seed in asked]
+    for k, spec in enumerate(MODELS):
+        model = repeated.models[k]
+        assert (model.key, repeated.names[k]) == (spec.key, spec.name)
+        assert model.accuracies == tuple(c.score(spec.key).accuracy for c in each)
+        assert model.wins == sum(spec.key in c.best for c in each)
+        assert model.mean == pytest.approx(np.mean(model.accuracies), abs=1e-15)
+        assert model.interval == tuple(np.percentile(model.accuracies, [2.5, 97.5]))
+    assert repeated.always_best == tuple(spec.name for spec in MODELS if all(spec.key in c.best for c in each))
+    # progress runs over every split's fitting steps, to the end
+    assert told[-1][0] == told[-1][1] and len({total for _, total in told}) == 1
+    assert [done for done, _ in told] == sorted(done for done, _ in told)
+    data = repeated.to_dict()
+    assert data["splits"] == 4 and [m["wins"] for m in data["models"]] == [m.wins for m in repeated.models]
+    assert data["models"][4]["interval"] == list(repeated.of("logistic").interval)
+
+
+def test_repeated_splits_need_a_seed():
+    with pytest.raises(ValueError, match="at least one seed"):
+        compare_over_splits(lambda seed: None, [])

@@ -35,6 +35,7 @@ STATE_PARAMETERS = {
 # A page's own numbers: (page, parameter, words of its message, or None where a bad value is page 1).
 PAGE_PARAMETERS = [
     ("compare", "C", "C must be a positive number"),
+    ("compare", "splits", "Repeated splits are a whole number"),
     ("words", "k", "k is a whole number"),
     ("words", "top", "top is a whole number"),
     ("sample", "draw", "The draw is a whole number"),

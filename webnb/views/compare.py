@@ -13,9 +13,12 @@ from webnb.engine.evaluation.comparison import (
     FAMILY_CONTRASTS,
     MODELS,
     SIGNIFICANCE,
+    SPLITS_RANGE,
     Comparison,
+    RepeatedSplits,
     StoppingRule,
     compare_models,
+    compare_over_splits,
     estimated_fit_seconds,
     stopping_within,
 )
@@ -24,16 +27,19 @@ from webnb.engine.shared import budget
 from webnb.engine.shared.plain import number
 from webnb.hosting.work import heavy
 from webnb.hosting.workspaces import hosted
-from webnb.lesson.state import Parameter, inverse_penalty, page_parameters
-from webnb.views.common import LARGE_CORPUS, WorkInProgress, load_held_out, load_lesson, respond, start_job
+from webnb.lesson.state import Parameter, inverse_penalty, page_parameters, whole_number
+from webnb.views.common import LARGE_CORPUS, WorkInProgress, catalog, load_held_out, load_lesson, respond, start_job
 from webnb.views.evaluation import held_out_key
 
 bp = Blueprint("compare", __name__)
 
 DEFAULT_C = 1.0  # the logistic regression's inverse penalty
-# This page's own parameter.
+# This page's own parameters.
 PARAMETERS = page_parameters(
     Parameter("C", inverse_penalty, f"{{error}} Showing C = {DEFAULT_C:g}.", default=DEFAULT_C),
+    Parameter("splits", whole_number(*SPLITS_RANGE),
+              f"Repeated splits are a whole number from {SPLITS_RANGE[0]} to {SPLITS_RANGE[1]}, not “{{raw:.20}}”; "
+              "this comparison is on one split."),
 )
 
 # Finished comparisons kept in the app (app.extensions["webnb"]["comparisons"], made by create_app). A 20 Newsgroups
@@ -51,13 +57,24 @@ def _c_text(C: float) -> str:
     return f"{C:g}"
 
 
-def _stopping(held) -> StoppingRule | None:
+def _read_splits(lesson) -> tuple[str, int | None, str | None]:
+    """(text for the form, how many splits to compare on or None for one, message)."""
+    reading = PARAMETERS["splits"].read(request.args)
+    text = (reading.text or "")[:20]
+    if reading.value is not None and lesson.state.test != "split":
+        tested = "the training documents" if lesson.state.test == "training" else "another corpus"
+        return text, None, (f"Repeated splits need a share of the corpus held out; this comparison tests on {tested}, "
+                            "which every split would give again.")
+    return text, reading.value, reading.message
+
+
+def _stopping(held, splits: int = 1) -> StoppingRule | None:
     """In hosted mode no request or job may keep a core busy for longer than WEBNB_MAX_WORK_SECONDS (default 10 s):
-    the logistic regression's iteration cap is lowered to fit (a fit it stops says so), and a fit that would need
-    it lowered too far is refused. None: the problem's own rule."""
+    the logistic regression's iteration cap is lowered to fit (a fit it stops says so; ``splits`` fits share the
+    time), and a fit that would need it lowered too far is refused. None: the problem's own rule."""
     if not hosted():
         return None
-    limit = current_app.config.get("WEBNB_MAX_WORK_SECONDS", 10)
+    limit = current_app.config.get("WEBNB_MAX_WORK_SECONDS", 10) / splits
     n_words, n_classes = len(held.training.vocabulary), len(held.training.classes)
     stopping = stopping_within(n_words, n_classes, limit)
     if stopping is None:
@@ -111,6 +128,49 @@ def _comparison(lesson, held, C: float) -> Comparison:
     return comparisons.get_or_build(key, fit)  # two requests for the same settings fit once
 
 
+def _repeated(lesson, held, C: float, n_splits: int) -> RepeatedSplits:
+    """The comparison on ``n_splits`` splits, seeds from the lesson's on: from the app's cache, computed now, or (a
+    large corpus, for a page) by a background job while the progress page shows."""
+    state, entry = lesson.state, lesson.entry
+    fit_prior = state.prior == "learned"
+    key = (held_out_key(lesson), state.alpha, fit_prior, C, "splits", n_splits)
+    comparisons = current_app.extensions["webnb"]["comparisons"]
+    repeated = comparisons.get(key)
+    if repeated is not None:
+        return repeated
+    stopping = _stopping(held, n_splits)
+    shared, analysis, vocabulary = catalog(), state.analysis_options(), state.vocabulary_options()
+    test_size, first_seed = state.split
+    seeds = range(first_seed, first_seed + n_splits)
+
+    def held_out_for(seed: int):
+        split = held if seed == first_seed else shared.held_out(entry, analysis, vocabulary, "split", test_size, seed)
+        training = split.training
+        budget.require_comparison(len(training.corpus), len(split.test), len(training.vocabulary),
+                                  len(training.classes), int(training.statistics.document_count_.sum()))
+        return split
+
+    def compute(progress=None) -> RepeatedSplits:
+        return compare_over_splits(held_out_for, seeds, state.alpha, C, fit_prior=fit_prior, stopping=stopping,
+                                   progress=progress)
+
+    if entry.n_documents > LARGE_CORPUS and not wants_json():
+        return_to = request.full_path
+
+        def work(job) -> str:
+            comparisons.get_or_build(key, lambda: compute(job.report))
+            return return_to
+
+        title = f"Fitting {len(MODELS)} models on each of {n_splits} splits of {entry.n_documents:,} documents"
+        raise WorkInProgress(start_job(title, work, key=("compare", key), unit="fitting steps"))
+
+    def fit() -> RepeatedSplits:
+        with heavy(entry.n_documents * n_splits):
+            return compute()
+
+    return comparisons.get_or_build(key, fit)
+
+
 @dataclass(frozen=True)
 class ComparePage:
     """The compare page: what it says about the parameters it could not use (``errors``, C's among them), and
@@ -121,6 +181,7 @@ class ComparePage:
     C: float
     comparison: Comparison | None = None
     held: HeldOut | None = None
+    repeated: RepeatedSplits | None = None  # the same models on several splits, when the page asks for them
 
     def to_dict(self) -> dict:
         data = {
@@ -130,6 +191,10 @@ class ComparePage:
         }
         if self.comparison is not None:
             data.update(comparison=self.comparison.to_dict(), held_out=self.held.to_dict(), C=number(self.C))
+        if self.repeated is not None:
+            data["splits"] = self.repeated.to_dict()
+            for model in data["comparison"]["models"]:  # each model's interval beside its accuracy on this split
+                model["interval"] = [number(v) for v in self.repeated.of(model["key"]).interval]
         return data
 
 
@@ -137,23 +202,27 @@ class ComparePage:
 def show(corpus_id):
     lesson = load_lesson(corpus_id)
     c_text, C, c_error = _read_C()
+    splits_text, n_splits, splits_error = _read_splits(lesson)
     errors = dict(lesson.state.errors)
     if c_error:
         errors["C"] = c_error
+    if splits_error:
+        errors["splits"] = splits_error
     held, problem = load_held_out(lesson)
     lesson = lesson.with_error(problem)
-    comparison = None
+    comparison = repeated = None
     if held is not None:
         try:
             comparison = _comparison(lesson, held, C)
+            repeated = _repeated(lesson, held, C, n_splits) if n_splits else None
         except ValueError as problem:
             lesson = lesson.with_error(str(problem))
     if comparison is None:
-        held = None
+        held = repeated = None
     return respond(
         "compare/show.html",
         "compare",
-        ComparePage(lesson.error, errors, C, comparison, held),
+        ComparePage(lesson.error, errors, C, comparison, held, repeated),
         lesson=lesson,
         section="compare",
         comparison=comparison,
@@ -161,6 +230,9 @@ def show(corpus_id):
         c_text=c_text,
         c_used=_c_text(C),
         c_error=c_error,
+        repeated=repeated,
+        splits_text=splits_text,
+        splits_error=splits_error,
         contrasts=FAMILY_CONTRASTS,
         significance=SIGNIFICANCE,
     )

@@ -21,13 +21,14 @@ from __future__ import annotations
 import math
 import numbers
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 
 from webnb.engine.evaluation.heldout import HeldOut
-from webnb.engine.evaluation.significance import McNemar, mcnemar
+from webnb.engine.evaluation.significance import McNemar, OverSplits, mcnemar, over_splits
 from webnb.engine.shared.corpus import CorpusError
 from webnb.engine.shared.forwarding import forwarded
 from webnb.engine.shared.numbers import is_plain_decimal
@@ -619,6 +620,124 @@ def compare_models(
         relative_tolerance=None if stopping.relative_tolerance is None else float(stopping.relative_tolerance),
         pairs=pair_tests([score.key for score in results], correct),
     )
+
+
+# -- the same comparison on several splits --------------------------------------------------------------------------
+
+SPLITS_RANGE = (2, 30)  # how many splits a page may ask for: one is the comparison above, more than 30 is slow
+
+
+@dataclass(frozen=True)
+class RepeatedSplits:
+    """The models of ``MODELS`` compared on several stratified splits of one corpus, one seed after another: how far
+    each model's accuracy moves with the split alone, and how often each comes out best.
+
+    Parameters
+    ----------
+    test_size : float
+        The share of each class held out on every split.
+    seeds : tuple of int
+        The splits' seeds, in order.
+    names : tuple of str
+        The models' names, in the order of ``MODELS``.
+    models : tuple of OverSplits
+        Each model's accuracy on every split, its mean, its interval and its wins, in the same order.
+
+    Attributes
+    ----------
+    always_best : tuple of str
+        The names of the models that were best (or tied for best) on every split; empty when the split alone
+        changes the winner.
+    """
+
+    test_size: float
+    seeds: tuple[int, ...]
+    names: tuple[str, ...]
+    models: tuple[OverSplits, ...]
+
+    @property
+    def always_best(self) -> tuple[str, ...]:
+        return tuple(name for name, model in zip(self.names, self.models, strict=True)
+                     if model.wins == len(self.seeds))
+
+    def of(self, key: str) -> OverSplits:
+        """The splits' record of the model ``key`` (raises KeyError for another)."""
+        for model in self.models:
+            if model.key == key:
+                return model
+        raise KeyError(key)
+
+    def to_dict(self) -> dict:
+        return {
+            "splits": len(self.seeds),
+            "seeds": list(self.seeds),
+            "test_size": number(self.test_size),
+            "models": [{"key": model.key, "name": name, "accuracies": [number(a) for a in model.accuracies],
+                        "mean": number(model.mean), "interval": [number(v) for v in model.interval],
+                        "wins": model.wins} for name, model in zip(self.names, self.models, strict=True)],
+            "always_best": list(self.always_best),
+        }
+
+
+def compare_over_splits(
+    held_out_for: Callable[[int], HeldOut],
+    seeds: Sequence[int],
+    alpha=1,
+    C: float = 1.0,
+    *,
+    fit_prior: bool = True,
+    stopping: StoppingRule | None = None,
+    progress=None,
+) -> RepeatedSplits:
+    """``compare_models`` on the split of each seed in turn, keeping each model's accuracy.
+
+    Parameters
+    ----------
+    held_out_for : callable
+        ``held_out_for(seed)``: the training and test documents of the stratified split made with ``seed``. Called
+        once per seed, so that only one split need be held at a time.
+    seeds : sequence of int
+        The seeds, at least one.
+    alpha, C, fit_prior, stopping
+        As for ``compare_models``, the same on every split.
+    progress : callable, optional
+        ``progress(done, total)`` over all the splits' fitting steps.
+
+    Returns
+    -------
+    RepeatedSplits
+
+    Raises
+    ------
+    ValueError, CorpusError
+        As ``compare_models`` raises them, or if there is no seed.
+
+    Examples
+    --------
+    >>> from webnb.engine.evaluation.heldout import hold_out
+    >>> from webnb.examples import load_example_corpus
+    >>> corpus = load_example_corpus("spam-ham")
+    >>> splits = compare_over_splits(lambda seed: hold_out(corpus, test_size=0.25, seed=seed), [0, 1, 2])
+    >>> splits.of("bernoulli").accuracies, splits.of("logistic").accuracies, splits.of("logistic").wins
+    ((0.5, 0.75, 0.75), (0.75, 1.0, 1.0), 2)
+    """
+    if not seeds:
+        raise ValueError("give at least one seed")
+    accuracies: dict[str, list[float]] = {spec.key: [] for spec in MODELS}
+    test_size = None
+    for number_done, seed in enumerate(seeds):
+        held = held_out_for(seed)
+        test_size = held.test_size
+
+        def told(done: int, total: int, before: int = number_done) -> None:
+            if progress is not None:
+                progress(before * total + done, len(seeds) * total)
+
+        comparison = compare_models(held, alpha, C, fit_prior=fit_prior, stopping=stopping, progress=told)
+        for score in comparison.models:
+            accuracies[score.key].append(score.accuracy)
+    return RepeatedSplits(float(test_size), tuple(int(seed) for seed in seeds), tuple(spec.name for spec in MODELS),
+                          over_splits(accuracies))
 
 
 # -- what each family models, for the table beside the numbers -------------------------------------------------------
