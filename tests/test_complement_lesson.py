@@ -292,3 +292,26 @@ def test_the_command_line_explains_and_evaluates_complement(tmp_path, app, webnb
     assert code == 0 and "Log loss: none (the scores are sums of weights, not probabilities)" in out
     code, out, err = webnb(app, "evaluate", "--train", path, "--model", "complement", "--epsilon", "1e-14")
     assert code != 0 and "nothing to floor" in err
+
+
+@pytest.mark.slow  # seven pages in presenter mode
+def test_a_slide_says_why_it_shows_nothing_once(client):
+    """In presenter mode the page's header states the lesson's error above the slide, and the slide points to it; a
+    handout's slide, which has no header, states it itself."""
+    refused = "Complement Naive Bayes has weights, not probabilities"
+    pages = [page for page in TEXT_PAGES if page.slide_parameter == "slide" and "complement" not in page.models]
+    assert pages  # the pages about probabilities
+    for page in pages:
+        html = client.get(f"/corpora/china-japan{page.path}", query_string={
+            "model": "complement", "presenter": "1", "text": D5}).get_data(as_text=True)
+        assert html.count(refused) == 1, page.key
+
+
+@pytest.mark.slow  # the whole lecture: 29 slides
+def test_a_handout_slide_says_why_it_shows_nothing(client):
+    refused = "Complement Naive Bayes has weights, not probabilities"
+    pages = [page for page in TEXT_PAGES if page.slide_parameter == "slide" and "complement" not in page.models]
+    handout = client.get("/corpora/china-japan/lecture", query_string={"model": "complement", "text": D5})
+    said = [slide["aria-label"] for slide in soup_of(handout).select("article.handout-slide")
+            if slide.get_text(" ", strip=True).count(refused) == 1]
+    assert len(said) == len(pages), said
