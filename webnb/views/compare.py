@@ -223,16 +223,8 @@ def show(corpus_id):
         "compare/show.html",
         "compare",
         ComparePage(lesson.error, errors, C, comparison, held, repeated),
-        lesson=lesson,
-        section="compare",
-        comparison=comparison,
-        held=held,
-        c_text=c_text,
-        c_used=_c_text(C),
-        c_error=c_error,
-        repeated=repeated,
-        splits_text=splits_text,
-        splits_error=splits_error,
-        contrasts=FAMILY_CONTRASTS,
-        significance=SIGNIFICANCE,
+        lesson=lesson, section="compare", comparison=comparison, held=held,
+        c_text=c_text, c_used=_c_text(C), c_error=c_error,  # the logistic regression's C
+        repeated=repeated, splits_text=splits_text, splits_error=splits_error,  # the comparison on several splits
+        contrasts=FAMILY_CONTRASTS, significance=SIGNIFICANCE,
     )

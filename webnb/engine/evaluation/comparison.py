@@ -662,10 +662,7 @@ class RepeatedSplits:
 
     def of(self, key: str) -> OverSplits:
         """The splits' record of the model ``key`` (raises KeyError for another)."""
-        for model in self.models:
-            if model.key == key:
-                return model
-        raise KeyError(key)
+        return {model.key: model for model in self.models}[key]
 
     def to_dict(self) -> dict:
         return {
@@ -679,16 +676,8 @@ class RepeatedSplits:
         }
 
 
-def compare_over_splits(
-    held_out_for: Callable[[int], HeldOut],
-    seeds: Sequence[int],
-    alpha=1,
-    C: float = 1.0,
-    *,
-    fit_prior: bool = True,
-    stopping: StoppingRule | None = None,
-    progress=None,
-) -> RepeatedSplits:
+def compare_over_splits(held_out_for: Callable[[int], HeldOut], seeds: Sequence[int], alpha=1, C: float = 1.0, *,
+                        fit_prior: bool = True, stopping: StoppingRule | None = None, progress=None) -> RepeatedSplits:
     """``compare_models`` on the split of each seed in turn, keeping each model's accuracy.
 
     Parameters
