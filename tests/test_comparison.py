@@ -416,6 +416,22 @@ def test_repeated_splits_are_the_comparisons_of_each_seed():
     assert data["models"][4]["interval"] == list(repeated.of("logistic").interval)
 
 
+def test_a_comparison_already_made_is_used_as_it_is():
+    corpus = load_example_corpus("spam-ham")
+    first = compare_models(hold_out(corpus, test_size=0.25, seed=0), 1, 1.0)
+
+    def held_out_for(seed):
+        return hold_out(corpus, test_size=0.25, seed=seed)
+
+    told = []
+    repeated = compare_over_splits(held_out_for, [0, 1, 2], known={0: first},
+                                   progress=lambda done, total: told.append((done, total)))
+    assert repeated.models == compare_over_splits(held_out_for, [0, 1, 2]).models and repeated.test_size == 0.25
+    # the first split is not fitted again: progress starts a third of the way, and ends at the whole
+    (first_done, total), (last_done, last_total) = told[0], told[-1]
+    assert first_done > total // 3 and (last_done, last_total) == (total, total)
+
+
 def test_repeated_splits_need_a_seed():
     with pytest.raises(ValueError, match="at least one seed"):
         compare_over_splits(lambda seed: None, [])

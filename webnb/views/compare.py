@@ -128,9 +128,10 @@ def _comparison(lesson, held, C: float) -> Comparison:
     return comparisons.get_or_build(key, fit)  # two requests for the same settings fit once
 
 
-def _repeated(lesson, held, C: float, n_splits: int) -> RepeatedSplits:
-    """The comparison on ``n_splits`` splits, seeds from the lesson's on: from the app's cache, computed now, or (a
-    large corpus, for a page) by a background job while the progress page shows."""
+def _repeated(lesson, held, comparison: Comparison, C: float, n_splits: int) -> RepeatedSplits:
+    """The comparison on ``n_splits`` splits, seeds from the lesson's on (the first is ``comparison``, not fitted
+    again): from the app's cache, computed now, or (a large corpus, for a page) by a background job while the
+    progress page shows."""
     state, entry = lesson.state, lesson.entry
     fit_prior = state.prior == "learned"
     key = (held_out_key(lesson), state.alpha, fit_prior, C, "splits", n_splits)
@@ -152,7 +153,7 @@ def _repeated(lesson, held, C: float, n_splits: int) -> RepeatedSplits:
 
     def compute(progress=None) -> RepeatedSplits:
         return compare_over_splits(held_out_for, seeds, state.alpha, C, fit_prior=fit_prior, stopping=stopping,
-                                   progress=progress)
+                                   progress=progress, known={first_seed: comparison})
 
     if entry.n_documents > LARGE_CORPUS and not wants_json():
         return_to = request.full_path
@@ -214,7 +215,7 @@ def show(corpus_id):
     if held is not None:
         try:
             comparison = _comparison(lesson, held, C)
-            repeated = _repeated(lesson, held, C, n_splits) if n_splits else None
+            repeated = _repeated(lesson, held, comparison, C, n_splits) if n_splits else None
         except ValueError as problem:
             lesson = lesson.with_error(str(problem))
     if comparison is None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import numbers
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -677,7 +677,8 @@ class RepeatedSplits:
 
 
 def compare_over_splits(held_out_for: Callable[[int], HeldOut], seeds: Sequence[int], alpha=1, C: float = 1.0, *,
-                        fit_prior: bool = True, stopping: StoppingRule | None = None, progress=None) -> RepeatedSplits:
+                        fit_prior: bool = True, stopping: StoppingRule | None = None, progress=None,
+                        known: Mapping[int, Comparison] | None = None) -> RepeatedSplits:
     """``compare_models`` on the split of each seed in turn, keeping each model's accuracy.
 
     Parameters
@@ -691,6 +692,9 @@ def compare_over_splits(held_out_for: Callable[[int], HeldOut], seeds: Sequence[
         As for ``compare_models``, the same on every split.
     progress : callable, optional
         ``progress(done, total)`` over all the splits' fitting steps.
+    known : mapping of int to Comparison, optional
+        Comparisons already made with these settings, by seed (the page's own split): used as they are, not fitted
+        again.
 
     Returns
     -------
@@ -722,7 +726,9 @@ def compare_over_splits(held_out_for: Callable[[int], HeldOut], seeds: Sequence[
             if progress is not None:
                 progress(before * total + done, len(seeds) * total)
 
-        comparison = compare_models(held, alpha, C, fit_prior=fit_prior, stopping=stopping, progress=told)
+        comparison = (known or {}).get(seed)
+        if comparison is None:
+            comparison = compare_models(held, alpha, C, fit_prior=fit_prior, stopping=stopping, progress=told)
         for score in comparison.models:
             accuracies[score.key].append(score.accuracy)
     return RepeatedSplits(float(test_size), tuple(int(seed) for seed in seeds), tuple(spec.name for spec in MODELS),
