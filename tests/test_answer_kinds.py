@@ -100,7 +100,7 @@ def test_the_json_twin_asked_by_accept_is_the_one_asked_by_format(client):
 def test_the_lectures_twin_lists_every_slide_with_its_own_twin(client):
     twin = client.get("/corpora/china-japan/lecture?model=multinomial&alpha=1&text=Chinese+Tokyo",
                       headers={"Accept": JSON_ACCEPT}).get_json()
-    assert twin["total"] == len(twin["slides"]) == 29
+    assert twin["total"] == len(twin["slides"]) == 30
     first, decision = twin["slides"][0], next(s for s in twin["slides"] if s["slide"] == "decision")
     assert (first["number"], first["page"], first["problem"]) == (1, "corpus", None)
     alone = client.get(decision["twin_address"]).get_json()
@@ -112,7 +112,7 @@ def test_a_large_corpus_lecture_twin_leaves_each_twin_to_its_address(client, mon
     from webnb.views import handouts
 
     monkeypatch.setattr(handouts, "LARGE_CORPUS", 4)  # china-japan's four documents are "large" here
-    assert client.get("/corpora/china-japan/lecture?format=json").get_json()["total"] == 29
+    assert client.get("/corpora/china-japan/lecture?format=json").get_json()["total"] == 30
     monkeypatch.setattr(handouts, "LARGE_CORPUS", 3)
     slides = client.get("/corpora/china-japan/lecture?format=json").get_json()["slides"]
     assert all(s["twin"] is None and s["problem"] == handouts.LARGE_CORPUS_TWINS for s in slides)

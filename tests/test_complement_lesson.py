@@ -307,7 +307,7 @@ def test_a_slide_says_why_it_shows_nothing_once(client):
         assert html.count(refused) == 1, page.key
 
 
-@pytest.mark.slow  # the whole lecture: 29 slides
+@pytest.mark.slow  # the whole lecture: 30 slides
 def test_a_handout_slide_says_why_it_shows_nothing(client):
     refused = "Complement Naive Bayes has weights, not probabilities"
     pages = [page for page in TEXT_PAGES if page.slide_parameter == "slide" and "complement" not in page.models]

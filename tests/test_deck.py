@@ -40,7 +40,7 @@ def test_the_slides_are_the_pages_in_the_lessons_order_and_the_steps_are_one_lis
             assert keys and len(set(keys)) == len(keys), page
     assert [s.page.key for s in pages.walk("text")][:7] == [
         "corpus", "corpus", "matrix", "parameters", "parameters", "cell", "prior"]
-    assert len(pages.walk("text")) == 29 and len(pages.walk("table")) == 9
+    assert len(pages.walk("text")) == 30 and len(pages.walk("table")) == 9
 
 
 @pytest.mark.parametrize("start, kind, carried", [

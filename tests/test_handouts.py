@@ -29,10 +29,10 @@ def test_the_whole_lecture_has_every_slide_of_the_walk_in_order_with_the_state_o
     soup = lecture(client)
     walk = pages.walk("text")
     slides = soup.select("article.handout-slide")
-    assert len(walk) == 29 and len(slides) == len(walk)
+    assert len(walk) == 30 and len(slides) == len(walk)
     for number, (slide, article) in enumerate(zip(walk, slides, strict=True), 1):
         position = words(article.select_one(".handout-position"))
-        assert position.startswith(f"Slide {number} of 29 · {slide.page.title}"), position
+        assert position.startswith(f"Slide {number} of 30 · {slide.page.title}"), position
         state = words(article.select_one(".slide-context"))
         assert state == "Match reviews · Bernoulli, α = 0 · match was sharp", state
         assert article.select_one(".handout-body") is not None, f"slide {number} ({slide.title}) was not shown"
@@ -65,12 +65,12 @@ def test_the_whole_lecture_has_every_slide_of_the_walk_in_order_with_the_state_o
 def test_two_slides_per_page_pairs_the_slides(client):
     soup = lecture(client, query=f"{SETTINGS}&per_page=2")
     sheets = soup.select(".handout-sheet")
-    assert [len(sheet.select("article.handout-slide")) for sheet in sheets] == [2] * 14 + [1]
+    assert [len(sheet.select("article.handout-slide")) for sheet in sheets] == [2] * 15
     assert "handout-2" in soup.body["class"]
     one = lecture(client)
-    assert len(one.select(".handout-sheet")) == 29 and "handout-1" in one.body["class"]
+    assert len(one.select(".handout-sheet")) == 30 and "handout-1" in one.body["class"]
     wrong = lecture(client, query=f"{SETTINGS}&per_page=7")
-    assert len(wrong.select(".handout-sheet")) == 29
+    assert len(wrong.select(".handout-sheet")) == 30
     assert "Slides per page are 1 or 2" in wrong.select_one(".errors").get_text()
 
 
@@ -95,7 +95,7 @@ def test_the_review_is_escaped_on_every_slide(client):
     assert "<script>alert(1)" not in body
     soup = soup_of(response)
     states = [words(s) for s in soup.select("article .slide-context")]
-    assert len(states) == 29 and all(HOSTILE in state for state in states)
+    assert len(states) == 30 and all(HOSTILE in state for state in states)
 
 
 def test_the_lesson_pages_link_to_the_handout_with_their_state(client):
@@ -129,7 +129,7 @@ def test_a_student_only_sees_their_own_corpus(make_hosted_app):
                         "ham\tsee you at lunch"])
     alice_id = pasted_id(alice, corpus, "Alice's corpus")
     mine = soup_of(alice.get(f"/corpora/{alice_id}/lecture?text=win+money"))
-    assert len(mine.select("article.handout-slide")) == 29
+    assert len(mine.select("article.handout-slide")) == 30
     assert all(article.select_one(".handout-body") for article in mine.select("article.handout-slide"))
     assert "zyxsecret" in mine.get_text()
     refused = bob.get(f"/corpora/{alice_id}/lecture?text=win+money")
@@ -247,14 +247,14 @@ def test_slides_still_being_computed_are_named_and_the_page_reloads_itself(app, 
         for link in pending:
             jobs.wait(link["href"].rsplit("/", 1)[-1], timeout=60)
     assert rounds[0] >= 1 and rounds[-1] == 0, rounds
-    assert len(soup.select("article .handout-body")) == 29
+    assert len(soup.select("article .handout-body")) == 30
 
 
 def test_the_whole_lecture_costs_one_request_of_the_rate_limit(make_hosted_app):
     app = make_hosted_app(WEBNB_RATE_LIMIT="5 per minute")
     browser = student(app)
     response = browser.get(f"/corpora/match-reviews/lecture?{SETTINGS}")
-    assert response.status_code == 200 and len(soup_of(response).select("article .handout-body")) == 29
+    assert response.status_code == 200 and len(soup_of(response).select("article .handout-body")) == 30
     assert response.headers["X-RateLimit-Remaining"] == "4"
     assert browser.get(f"/corpora/match-reviews/lecture?{SETTINGS}").headers["X-RateLimit-Remaining"] == "3"
 

@@ -202,7 +202,7 @@ def test_the_code_stays_on_every_slide_of_the_lecture_and_nothing_overflows(brow
             break
         with lecturer.expect_navigation():
             following.click()
-    assert slides == 29
+    assert slides == 30
     assert browsing.errors == []
 
 

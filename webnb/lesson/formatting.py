@@ -93,6 +93,15 @@ def percent(value: float | None, digits: int = 1) -> str:
     return f"{value * 100:.{digits}f} %"
 
 
+def points(value: float, signed: bool = True) -> str:
+    """A difference of two accuracies in percentage points, signed with a true minus: "+2.4", "−5.6", "0" (without
+    the plus when not ``signed``)."""
+    text = f"{value:{'+' if signed else ''}.{2 if abs(value) < 0.1 else 1}f}"
+    if float(text) == 0:
+        return "0"
+    return text.replace("-", "−")
+
+
 def loss(value: float | None) -> str:
     """A log loss: three decimals, or ∞ when a document got probability 0 for its true class."""
     if value is None or math.isnan(value):
@@ -150,6 +159,7 @@ FILTERS = {
     "slide_exact": slide_exact,
     "real": real,
     "percent": percent,
+    "points": points,
     "loss": loss,
     "probability": probability,
     "float64": float64,

@@ -96,7 +96,7 @@ TEXT_PAGES = (
     LessonPage("sweep", "α sweep", "evaluation.sweep", "/evaluation/sweep", in_menu=False, models=EVERY_MODEL,
                slides=(("sweep", "Other values of α"),)),
     LessonPage("compare", "Models side by side", "compare.show", "/compare", models=EVERY_MODEL,
-               slides=(("compare", "Models side by side"),)),
+               slides=(("compare", "Models side by side"), ("pairs", "Is a difference real?"))),
     LessonPage("words", "Telling words", "words.show", "/words",
                slides=(("words", "The words that tell classes apart"),)),
     LessonPage("selection", "Feature selection", "selection.show", "/selection", models=EVERY_MODEL,

@@ -44,13 +44,13 @@ from webnb.views.common import (
     WorkInProgress,
     catalog,
     corpus_or_404,
+    held_out_key,
     load_held_out,
     load_lesson,
     respond,
     start_job,
 )
 from webnb.views.compare import PARAMETERS as COMPARE_PARAMETERS
-from webnb.views.evaluation import held_out_key
 
 bp = Blueprint("calibration", __name__)
 

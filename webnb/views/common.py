@@ -479,3 +479,21 @@ def page_number(name: str, pages: int) -> int:
     """The page asked for in parameter ``name`` (page, rows, cols or wrong_page), kept between 1 and ``pages``
     (anything but a whole number of at most 40 digits is page 1)."""
     return read_parameter(request.args, name, pages=pages).value
+
+
+def held_out_key(lesson: TextLesson) -> tuple:
+    """The documents a held-out set trains and tests on, as a cache key for what is computed from them: the
+    corpus's records (its content hash; a built-in's id), the analysis and vocabulary options, and the test
+    documents (the split with its size and seed, the training documents, or another corpus's records). Never an
+    object's ``id()``, which a later object may reuse. The test corpus is asked for first, so one that this workspace
+    may not see raises CorpusError before any cache is read; any request that gets past that may see the records
+    the key names, so an entry made for one workspace can answer another's."""
+    entry, state = lesson.entry, lesson.state
+    test_entry = catalog().test_corpus(state.test)
+    if test_entry is not None:
+        tested = ("corpus", test_entry.content or test_entry.id)
+    elif state.test == "split":
+        tested = ("split", *state.split)
+    else:
+        tested = ("training",)
+    return entry.content or entry.id, state.analysis_options(), state.vocabulary_options(), tested

@@ -28,8 +28,17 @@ from webnb.engine.shared.plain import number
 from webnb.hosting.work import heavy
 from webnb.hosting.workspaces import hosted
 from webnb.lesson.state import Parameter, inverse_penalty, page_parameters, whole_number
-from webnb.views.common import LARGE_CORPUS, WorkInProgress, catalog, load_held_out, load_lesson, respond, start_job
-from webnb.views.evaluation import held_out_key
+from webnb.views.claims import NotesClaims, claims_for
+from webnb.views.common import (
+    LARGE_CORPUS,
+    WorkInProgress,
+    catalog,
+    held_out_key,
+    load_held_out,
+    load_lesson,
+    respond,
+    start_job,
+)
 
 bp = Blueprint("compare", __name__)
 
@@ -88,7 +97,7 @@ def _stopping(held, splits: int = 1) -> StoppingRule | None:
     return stopping
 
 
-def _comparison(lesson, held, C: float) -> Comparison:
+def comparison_for(lesson, held, C: float) -> Comparison:
     """The comparison for these settings: from the app's cache, computed now, or (a large corpus, for a page)
     computed by a background job while the progress page shows."""
     state, entry = lesson.state, lesson.entry
@@ -128,7 +137,7 @@ def _comparison(lesson, held, C: float) -> Comparison:
     return comparisons.get_or_build(key, fit)  # two requests for the same settings fit once
 
 
-def _repeated(lesson, held, comparison: Comparison, C: float, n_splits: int) -> RepeatedSplits:
+def repeated_for(lesson, held, comparison: Comparison, C: float, n_splits: int) -> RepeatedSplits:
     """The comparison on ``n_splits`` splits, seeds from the lesson's on (the first is ``comparison``, not fitted
     again): from the app's cache, computed now, or (a large corpus, for a page) by a background job while the
     progress page shows."""
@@ -183,6 +192,7 @@ class ComparePage:
     comparison: Comparison | None = None
     held: HeldOut | None = None
     repeated: RepeatedSplits | None = None  # the same models on several splits, when the page asks for them
+    claims: NotesClaims | None = None  # what the lesson's notes claim about these models, checked here
 
     def to_dict(self) -> dict:
         data = {
@@ -196,6 +206,8 @@ class ComparePage:
             data["splits"] = self.repeated.to_dict()
             for model in data["comparison"]["models"]:  # each model's interval beside its accuracy on this split
                 model["interval"] = [number(v) for v in self.repeated.of(model["key"]).interval]
+        if self.claims is not None:
+            data["claims"] = self.claims.to_dict()
         return data
 
 
@@ -211,21 +223,23 @@ def show(corpus_id):
         errors["splits"] = splits_error
     held, problem = load_held_out(lesson)
     lesson = lesson.with_error(problem)
-    comparison = repeated = None
+    comparison = repeated = claims = None
     if held is not None:
         try:
-            comparison = _comparison(lesson, held, C)
-            repeated = _repeated(lesson, held, comparison, C, n_splits) if n_splits else None
+            comparison = comparison_for(lesson, held, C)
+            repeated = repeated_for(lesson, held, comparison, C, n_splits) if n_splits else None
+            claims = claims_for(lesson, held, comparison, repeated)
         except ValueError as problem:
             lesson = lesson.with_error(str(problem))
     if comparison is None:
-        held = repeated = None
+        held = repeated = claims = None
     return respond(
         "compare/show.html",
         "compare",
-        ComparePage(lesson.error, errors, C, comparison, held, repeated),
+        ComparePage(lesson.error, errors, C, comparison, held, repeated, claims),
         lesson=lesson, section="compare", comparison=comparison, held=held,
         c_text=c_text, c_used=_c_text(C), c_error=c_error,  # the logistic regression's C
         repeated=repeated, splits_text=splits_text, splits_error=splits_error,  # the comparison on several splits
+        claims=claims,
         contrasts=FAMILY_CONTRASTS, significance=SIGNIFICANCE,
     )

@@ -15,17 +15,21 @@ from webnb.engine.records.insights import DEFAULT_ALPHAS, AlphaSweep, alpha_swee
 from webnb.hosting.work import heavy
 from webnb.lesson.charts import sweep_chart
 from webnb.lesson.notation import NOTATIONS
+from webnb.views.claims import NotesClaims, claims_for, lesson_claims
 from webnb.views.common import (
     LARGE_CORPUS,
     TextLesson,
     WorkInProgress,
     catalog,
+    held_out_key,
     load_held_out,
     load_lesson,
     page_number,
     respond,
     start_job,
 )
+from webnb.views.compare import PARAMETERS as COMPARE_PARAMETERS
+from webnb.views.compare import comparison_for
 
 bp = Blueprint("evaluation", __name__)
 
@@ -48,24 +52,6 @@ def score_on(held: HeldOut, state) -> Score:
     settings make no model."""
     model = held.training.model_with(state.model_options())
     return Score(held, model, evaluate(model, held.test_matrix, held.test_labels))
-
-
-def held_out_key(lesson: TextLesson) -> tuple:
-    """The documents a held-out set trains and tests on, as a cache key for what is computed from them: the
-    corpus's records (its content hash; a built-in's id), the analysis and vocabulary options, and the test
-    documents (the split with its size and seed, the training documents, or another corpus's records). Never an
-    object's ``id()``, which a later object may reuse. The test corpus is asked for first, so one that this workspace
-    may not see raises CorpusError before any cache is read; any request that gets past that may see the records
-    the key names, so an entry made for one workspace can answer another's."""
-    entry, state = lesson.entry, lesson.state
-    test_entry = catalog().test_corpus(state.test)
-    if test_entry is not None:
-        tested = ("corpus", test_entry.content or test_entry.id)
-    elif state.test == "split":
-        tested = ("split", *state.split)
-    else:
-        tested = ("training",)
-    return entry.content or entry.id, state.analysis_options(), state.vocabulary_options(), tested
 
 
 # Sweeps kept in the app (app.extensions["webnb"]["sweeps"], made by create_app). A sweep does not depend on α, only
@@ -111,13 +97,26 @@ def test_choices(lesson: TextLesson) -> list[tuple[str, str]]:
 
 @dataclass(frozen=True)
 class EvaluationPage:
-    """The evaluation page: the scores and the page of wrong documents it lists."""
+    """The evaluation page: the scores, the page of wrong documents it lists, and what the lesson's notes claim
+    about other models, checked on the same test documents (None for a lesson whose notes claim nothing)."""
 
     score: Score
     mistakes: Mistakes
+    claims: NotesClaims | None = None
 
     def to_dict(self) -> dict:
-        return {**self.score.to_dict(), "misclassified": self.mistakes.to_dict()}
+        data = {**self.score.to_dict(), "misclassified": self.mistakes.to_dict()}
+        if self.claims is not None:
+            data["claims"] = self.claims.to_dict()
+        return data
+
+
+def notes_claims(lesson: TextLesson, held: HeldOut) -> NotesClaims | None:
+    """The lesson's claims on the evaluation's test documents, from the compare page's comparison at its default C
+    (the same record the compare page shows); None when the notes claim nothing."""
+    if not lesson_claims(lesson):
+        return None
+    return claims_for(lesson, held, comparison_for(lesson, held, COMPARE_PARAMETERS["C"].default))
 
 
 def mistake_links(lesson: TextLesson, score: Score, mistakes: Mistakes) -> list[str]:
@@ -174,12 +173,14 @@ def show(corpus_id):
     if score is None:
         return respond("evaluation/show.html", "evaluation", None, score=None, **context)
     mistakes = misclassified(score, page_number("wrong_page", mistake_pages(score)))
+    claims = notes_claims(lesson, score.held)
     return respond(
         "evaluation/show.html",
         "evaluation",
-        EvaluationPage(score, mistakes),
+        EvaluationPage(score, mistakes, claims),
         score=score,
         mistakes=mistakes,
+        claims=claims,
         links=mistake_links(lesson, score, mistakes),
         confused=most_confused(score),
         slide_matrix_classes=SLIDE_MATRIX_CLASSES,

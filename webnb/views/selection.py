@@ -34,6 +34,7 @@ from webnb.views.common import (
     WorkInProgress,
     catalog,
     find_job,
+    held_out_key,
     load_lesson,
     note_kept,
     page_number,
@@ -42,7 +43,6 @@ from webnb.views.common import (
     word_filter,
     words_containing,
 )
-from webnb.views.evaluation import held_out_key
 
 bp = Blueprint("selection", __name__)
 

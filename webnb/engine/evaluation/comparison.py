@@ -404,6 +404,7 @@ class Comparison:
             "models": [score.to_dict() for score in self.models],
             "best": list(self.best),
             "pairs": [pair.to_dict() for pair in self.pairs],
+            "against_best": [[pair.first, pair.second] for pair in self.against_best],
         }
 
     @property
@@ -414,6 +415,13 @@ class Comparison:
         if len(ranked) < 2 or not self.pairs:
             return None
         return self.pair(ranked[0].key, ranked[1].key)
+
+    @property
+    def against_best(self) -> tuple[PairTest, ...]:
+        """McNemar's test of the most accurate model (the first of tied ones) against each other model, in the
+        order of ``MODELS``: what the slide "Is a difference real?" shows of the pairs."""
+        best = self.best[0] if self.models else None
+        return tuple(pair for pair in self.pairs if best in (pair.first, pair.second))
 
     def pair(self, first: str, second: str) -> PairTest:
         """McNemar's test of the models ``first`` and ``second`` (in either order).
