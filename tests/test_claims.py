@@ -194,19 +194,19 @@ def test_the_compare_slide_and_page_say_what_the_twin_holds(reviews):
         "presenter": "1", "slide": "pairs", "splits": "3"}))
     page = soup_of(client.get("/corpora/movie-reviews/compare", query_string={"splits": "3"}))
     for key, claim in claims.items():
-        item = slide.select_one(f"#slide-claim-{key}")
-        row = page.select_one(f"#claim-{key}")
-        for shown in (item, row):
+        item, row = slide.select_one(f"#slide-claim-{key}"), page.select_one(f"#claim-{key}")
+        wins, losses = claim["splits"]["contender_wins"], claim["splits"]["baseline_wins"]
+        for shown, on_splits in ((item, f"({wins} of 3 splits better)"),
+                                 (row, f"came out ahead on {wins}, behind on {losses}")):
             text = shown.get_text(" ", strip=True)
             assert shown["data-verdict"] == claim["verdict"]
-            assert claim["said"] in text and _p_text(claim["p_value"]) in text, text
-            wins = claim["splits"]["contender_wins"]
-            assert f"came out ahead on {wins}, behind on {claim['splits']['baseline_wins']}" in text, text
+            assert claim["said"] in text and _p_text(claim["p_value"]) in text and on_splits in text, text
     bigrams = slide.select_one("#slide-claim-bigrams").get_text(" ", strip=True)
-    assert "This split says the opposite" in bigrams and "ahead by 5.6 points" in bigrams
-    assert "too close" not in bigrams
-    logistic = slide.select_one("#slide-claim-logistic").get_text(" ", strip=True)
+    assert "Here: worse by 5.6 points" in bigrams and "the opposite" in bigrams and "too close" not in bigrams
+    assert "This split says the opposite" in page.select_one("#claim-bigrams").get_text(" ", strip=True)
+    logistic = page.select_one("#claim-logistic").get_text(" ", strip=True)
     assert "cannot tell them apart" in logistic and "the same accuracy" in logistic
+    assert "Here: level" in slide.select_one("#slide-claim-logistic").get_text(" ", strip=True)
 
 
 @pytest.mark.corpora

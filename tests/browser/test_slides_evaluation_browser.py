@@ -27,6 +27,7 @@ SLIDES = (
     ("/evaluation", "mistakes", "#slide-mistakes-count"),
     ("/evaluation/sweep", None, "svg.sweep-chart"),
     ("/compare", None, "table.slide-comparison"),
+    ("/compare", "pairs", "table.slide-pairs"),
     ("/words", None, "table.slide-words"),
 )
 TEXT_LESSONS = [name for name, (_, _, kind) in LESSONS.items() if kind == "text"]
@@ -113,4 +114,33 @@ def test_with_twenty_classes_every_slide_still_fits(page, server_url, shot, twen
             expect(page.locator(".deck-slide table.slide-words tbody tr")).to_have_count(5)
             expect(page.locator(".deck-slide .more-classes")).to_have_text("+ 15 more classes")
             expect(page.locator(".deck-slide details.full-table tbody tr")).to_have_count(20)
+    assert problems == [], "\n".join(problems)
+
+
+@pytest.mark.corpora
+@pytest.mark.slow
+def test_with_twenty_classes_the_comparison_on_several_splits_fits_both_slides(page, server_url, shot, twenty_classes):
+    """Twenty classes on three splits: each model's range and wins one key away on the first slide, the verdict of
+    the splits on the second, both within 1024 × 768, and the twin's figures on them."""
+    problems = []
+    settings = {"splits": "3"}
+    for key, shown in ((None, "table.slide-comparison"), ("pairs", "table.slide-pairs")):
+        page.goto(slide_url(server_url, twenty_classes, settings, "/compare", key))
+        expect_after_background_work(page.locator(f".deck-slide {shown}").first)
+        shot(page, f"slide-twenty-compare-splits-{key or 'one'}", full_page=False)
+        problems += [f"/compare {key}: {problem}" for problem in slide_problems(page.evaluate(MEASURE))]
+    record = json.loads(page.context.request.get(
+        f"{server_url}/corpora/{twenty_classes}/compare?{urlencode({**settings, 'format': 'json'})}").text())
+    splits = record["splits"]
+    assert splits["splits"] == 3 and len(record["comparison"]["against_best"]) == 4
+    rows = page.locator(".deck-slide .slide-pairs tbody tr")
+    expect(rows).to_have_count(4)
+    for index, (first, second) in enumerate(record["comparison"]["against_best"]):
+        expect(rows.nth(index)).to_have_attribute("id", f"slide-pair-{first}-{second}")
+    always = splits["always_best"]
+    verdict = page.locator(".deck-slide .splits-verdict")
+    if always:
+        expect(verdict).to_contain_text(always[0])
+    else:
+        expect(verdict).to_have_text("No model came out best on every split: which one wins depends on the split.")
     assert problems == [], "\n".join(problems)
