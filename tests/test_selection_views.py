@@ -15,8 +15,8 @@ from conftest import pasted_id, soup_of
 
 from webnb.engine import Corpus
 from webnb.engine.text.selection import WordClassTables
+from webnb.lesson.selection_records import IIR_EXAMPLE, class_tables, curve_sizes, word_tables
 from webnb.views.common import LARGE_CORPUS
-from webnb.views.selection import IIR_EXAMPLE, class_tables, curve_sizes, word_tables
 
 CELL = "/corpora/{}/selection/cell"
 PAGE = "/corpora/{}/selection"
