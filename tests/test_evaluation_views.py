@@ -253,3 +253,29 @@ def test_the_notebook_of_the_evaluation_page_reproduces_the_pages(client):
     assert summary["trace"]["decision"] == inference["trace"]["decision"]
     for printed, shown in zip(summary["trace"]["per_class"], inference["trace"]["per_class"], strict=True):
         assert printed["posterior"] == pytest.approx(shown["posterior"], abs=1e-12)
+
+
+def test_the_sweep_tests_your_alpha_against_the_most_accurate_one_on_the_same_documents(client):
+    """McNemar's exact test of the page's α (0: the engine's exact zeros) against the sweep's best (scikit-learn's
+    predictions), document by document, and the exact binomial p-value."""
+    from math import comb
+
+    held = hold_out(load_example_corpus("spam-ham"), test_size=0.25, seed=0)
+    address = "/corpora/spam-ham/evaluation/sweep?model=bernoulli&alpha=0"
+    data = client.get(address + "&format=json").get_json()
+    best = data["best"]["alpha"]
+    current_right = held.training.model("bernoulli", 0).predict_index(held.test_matrix) == held.true_class
+    sklearn = BernoulliNB(alpha=best).fit(held.training.matrix, held.training.corpus.labels)
+    best_right = sklearn.predict(held.test_matrix) == np.array(held.test_labels)
+    b, c = int((current_right & ~best_right).sum()), int((best_right & ~current_right).sum())
+    versus = data["versus_best"]
+    assert (versus["only_current_right"], versus["only_best_right"]) == (b, c) == (0, 3)
+    p = min(1, 2 * sum(comb(b + c, i) for i in range(min(b, c) + 1)) / 2 ** (b + c))
+    assert versus["p_value"] == p == 0.25 and versus["tells_apart"] is False
+    text = " ".join(soup_of(client.get(address)).select_one(".versus-best").get_text().split())
+    assert f"{b} only yours gets right, {c} only α = 0.001; McNemar's exact p = 0.25: too close to tell apart" in text
+    # The most accurate α itself: nothing to test it against.
+    data = client.get("/corpora/match-reviews/evaluation/sweep?format=json").get_json()
+    assert data["current"]["alpha"] == data["best"]["alpha"] and data["versus_best"] is None
+    text = soup_of(client.get("/corpora/match-reviews/evaluation/sweep")).select_one(".versus-best").get_text()
+    assert text == "Your α is the most accurate of these."

@@ -10,7 +10,7 @@ from webnb.engine import CorpusError, evaluate
 from webnb.engine.evaluation.heldout import HeldOut
 from webnb.engine.evaluation.mistakes import Mistakes, misclassified, mistake_pages
 from webnb.engine.evaluation.scores import Score
-from webnb.engine.evaluation.sweep import MarkedSweep
+from webnb.engine.evaluation.sweep import MarkedSweep, versus_best
 from webnb.engine.records.insights import DEFAULT_ALPHAS, AlphaSweep, alpha_sweep
 from webnb.hosting.work import heavy
 from webnb.lesson.charts import sweep_chart
@@ -196,11 +196,13 @@ def sweep(corpus_id):
     marked = None
     if score is not None:
         try:
-            marked = MarkedSweep(sweep_for(lesson, score.held, page=True), score)
+            swept = sweep_for(lesson, score.held, page=True)
+            marked = MarkedSweep(swept, score, versus_best(swept, score, lesson.state.model_options()))
         except CorpusError as error:  # the test corpus was removed since the held-out set was made
             lesson = lesson.with_error(str(error))
     context = {"lesson": lesson, "section": "evaluation", "notation": NOTATIONS[lesson.state.notation]}
     if marked is None:
         return respond("evaluation/sweep.html", "sweep", None, chart=None, **context)
     chart = sweep_chart(marked.sweep, marked.alpha, score.result.accuracy, score.result.log_loss)
-    return respond("evaluation/sweep.html", "sweep", marked, sweep=marked.sweep, chart=chart, score=score, **context)
+    return respond("evaluation/sweep.html", "sweep", marked, sweep=marked.sweep, marked=marked, chart=chart,
+                   score=score, **context)
