@@ -116,7 +116,10 @@ def notes_claims(lesson: TextLesson, held: HeldOut) -> NotesClaims | None:
     (the same record the compare page shows); None when the notes claim nothing."""
     if not lesson_claims(lesson):
         return None
-    return claims_for(lesson, held, comparison_for(lesson, held, COMPARE_PARAMETERS["C"].default))
+    try:
+        return claims_for(lesson, held, comparison_for(lesson, held, COMPARE_PARAMETERS["C"].default))
+    except ValueError:  # a model of the comparison cannot be made here: the compare page says why; this one scores
+        return None
 
 
 def mistake_links(lesson: TextLesson, score: Score, mistakes: Mistakes) -> list[str]:
