@@ -250,3 +250,14 @@ def test_a_corpus_without_notes_has_no_claims_and_its_slide_tests_the_best_model
     for row, (first, second) in zip(rows, against, strict=True):
         assert row["data-tells-apart"] == str(pairs[(first, second)]["tells_apart"]).lower()
     assert slide.select_one("#slide-claim-bigrams") is None
+
+
+@pytest.mark.corpora
+@pytest.mark.slow
+def test_the_evaluation_scores_even_when_the_claims_comparison_cannot_be_made(reviews, monkeypatch):
+    def refused(*args, **kwargs):
+        raise ValueError("Fitting logistic regression here could take too long.")
+
+    monkeypatch.setattr("webnb.views.evaluation.comparison_for", refused)
+    data = twin(reviews, "evaluation", seed="7")  # another split: nothing kept for it
+    assert data["accuracy"] > 0.5 and "claims" not in data
