@@ -274,7 +274,8 @@ def test_the_sweep_marks_the_score_it_was_made_for():
     assert marked.alpha == 0.0
     data = marked.to_dict()
     assert data["current"] == {"alpha": 0.0, "accuracy": 0.25, "log_loss": "inf"}
-    assert {k: v for k, v in data.items() if k != "current"} == sweep.to_dict()
+    assert {k: v for k, v in data.items() if k not in ("current", "versus_best")} == sweep.to_dict()
+    assert data["versus_best"] is None  # made without the test against the best α
     assert data["points"][0] == {"alpha": 0.0, "accuracy": 0.25, "correct": 1, "log_loss": "inf", "undecidable": 3,
                                  "infinite_loss_documents": 3}
 
