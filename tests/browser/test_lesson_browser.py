@@ -157,6 +157,34 @@ def focused(page) -> dict:
     )
 
 
+def press_for_step(page, key: str, path: str, step: str) -> None:
+    """Press ``key`` and wait for the answer to the request for ``step``. When none comes, fail with what the page
+    did meanwhile (the requests it sent or saw fail, the focus, the address), so that a lost key can be told from a
+    request that was sent and aborted."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    seen = []
+
+    def sent(request):
+        seen.append(f"sent {request.url}")
+
+    def failed(request):
+        seen.append(f"failed {request.url}: {request.failure}")
+
+    page.on("request", sent)
+    page.on("requestfailed", failed)
+    try:
+        with page.expect_response(response_to(path, step=step, text=REVIEW)):
+            page.keyboard.press(key)
+    except PlaywrightTimeout:
+        focus = {**focused(page), "text": focused(page)["text"][:60]}
+        pytest.fail(f"{key} brought no answer for step={step}: {seen or 'no request'}; focus {focus}; at "
+                    f"{page.url}; {page.locator('[data-step]').count()} step buttons")
+    finally:
+        page.remove_listener("request", sent)
+        page.remove_listener("requestfailed", failed)
+
+
 def test_keyboard_only(browsing, page, server_url):
     from playwright.sync_api import expect
 
@@ -189,15 +217,13 @@ def test_keyboard_only(browsing, page, server_url):
     assert leaving["id"] != "review" and leaving["tag"] == "body", leaving
 
     for index in range(1, len(STEPS)):
-        with page.expect_response(response_to(path, step=STEPS[index], text=REVIEW)):
-            page.keyboard.press("ArrowRight")
+        press_for_step(page, "ArrowRight", path, STEPS[index])
         expect(page.locator("#step-title")).to_have_text(STEP_HEADINGS[index])
         expect(page).to_have_url(re.compile(rf"[?&]step={STEPS[index]}(&|$)"))
         htmx_settled(page)  # a key pressed before the swapped-in buttons are live would be lost
     expect(page.locator('.step-buttons [aria-disabled="true"]')).to_have_text("Next →")
     for index in range(len(STEPS) - 2, -1, -1):
-        with page.expect_response(response_to(path, step=STEPS[index], text=REVIEW)):
-            page.keyboard.press("ArrowLeft")
+        press_for_step(page, "ArrowLeft", path, STEPS[index])
         expect(page.locator("#step-title")).to_have_text(STEP_HEADINGS[index])
         htmx_settled(page)
     expect(page.locator('.step-buttons [aria-disabled="true"]')).to_have_text("← Back")
