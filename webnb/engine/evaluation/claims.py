@@ -156,7 +156,7 @@ class ClaimCheck:
                           "accuracy": number(self.contender_accuracy), "only_right": test.only_second},
             "n_test": test.n,
             "points": number(self.points),
-            "p_exact": str(test.p_exact) if test.p_exact.denominator != 1 else int(test.p_exact),
+            "p_exact": test.p_plain,
             "p_value": number(test.p_value),
             "level": str(self.level),
             "tells_apart": self.tells_apart,

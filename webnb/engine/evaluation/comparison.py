@@ -283,7 +283,7 @@ class PairTest:
             "only_first_right": test.only_first,
             "only_second_right": test.only_second,
             "both_wrong": test.both_wrong,
-            "p_exact": str(test.p_exact) if test.p_exact.denominator != 1 else int(test.p_exact),
+            "p_exact": test.p_plain,
             "p_value": number(test.p_value),
             "tells_apart": self.tells_apart,
             "level": str(self.level),

@@ -36,6 +36,8 @@ class McNemar:
     ----------
     p_value : float
         ``p_exact`` as a float.
+    p_plain : str or int
+        ``p_exact`` as the JSON twins write it.
     discordant : int
         b + c, the documents that can tell the models apart.
     """
@@ -49,6 +51,12 @@ class McNemar:
     @property
     def p_value(self) -> float:
         return self.p_exact.numerator / self.p_exact.denominator
+
+    @property
+    def p_plain(self) -> str | int:
+        """``p_exact`` as the JSON twins write it: "11/512", or 1 when the split is as even as it can be."""
+        p = self.p_exact
+        return int(p) if p.denominator == 1 else f"{p.numerator}/{p.denominator}"
 
     @property
     def discordant(self) -> int:

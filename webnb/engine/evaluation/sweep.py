@@ -55,7 +55,7 @@ class MarkedSweep:
         test = self.versus_best
         against = None if test is None else {
             "only_current_right": test.only_first, "only_best_right": test.only_second,
-            "p_exact": str(test.p_exact) if test.p_exact.denominator != 1 else int(test.p_exact),
+            "p_exact": test.p_plain,
             "p_value": number(test.p_value), "tells_apart": self.best_tells_apart, "level": str(SIGNIFICANCE)}
         return {**self.sweep.to_dict(), "current": current, "versus_best": against}
 
