@@ -261,3 +261,17 @@ def test_the_evaluation_scores_even_when_the_claims_comparison_cannot_be_made(re
     monkeypatch.setattr("webnb.views.evaluation.comparison_for", refused)
     data = twin(reviews, "evaluation", seed="7")  # another split: nothing kept for it
     assert data["accuracy"] > 0.5 and "claims" not in data
+
+
+@pytest.mark.corpora
+@pytest.mark.slow
+def test_the_claim_about_logistic_regression_offers_the_notes_own_C(reviews):
+    client = reviews.test_client()
+    page = soup_of(client.get("/corpora/movie-reviews/compare"))
+    link = page.select_one("#claim-logistic a.claim-settings")
+    assert link.get_text(strip=True) == "Check it with C = 0.25" and "C=0.25" in link["href"]
+    data = client.get(link["href"].split("#")[0] + "&format=json").get_json()
+    assert data["C"] == 0.25 and by_key(data)["logistic"]["settings"] == {"C": "0.25"}
+    # Their C gives the same 418 of 500: still nothing to tell apart.
+    assert by_key(data)["logistic"]["verdict"] == "cannot tell"
+    assert [a.find_parent("tr")["id"] for a in page.select("a.claim-settings")] == ["claim-logistic"]

@@ -45,6 +45,9 @@ class Claim:
         The contender is better than the baseline, or the two do equally well.
     source_figures : str, default ""
         The numbers the source gives for it, if any.
+    settings : tuple of (str, str), default ()
+        Settings of the source that the check can take over, as (name, value): a page offers to check the claim with
+        them.
     """
 
     key: str
@@ -54,6 +57,7 @@ class Claim:
     contender: str
     expects: str
     source_figures: str = ""
+    settings: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self):
         if self.expects not in (BETTER, SAME):
@@ -149,6 +153,7 @@ class ClaimCheck:
             "topic": claim.topic,
             "said": claim.said,
             "source_figures": claim.source_figures,
+            "settings": dict(claim.settings),
             "expects": claim.expects,
             "baseline": {"key": claim.baseline, "name": self.baseline_name, "accuracy": number(self.baseline_accuracy),
                          "only_right": test.only_first},
