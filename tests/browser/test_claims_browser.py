@@ -67,3 +67,15 @@ def test_on_a_phone_each_claim_is_a_card_that_reads_from_the_left(page, server_u
     assert verdict.evaluate("e => getComputedStyle(e).textAlign") == "left"
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     shot(page, "claims-phone", full_page=False)
+
+
+def test_on_the_page_the_claims_table_fits_1024_px_without_scrolling_sideways(page, server_url, shot, movie_reviews):
+    page.goto(f"{server_url}/corpora/{movie_reviews}/compare?splits=3")
+    table = page.locator("table.claims-table")
+    expect(table.locator("tbody tr")).to_have_count(3)
+    table.scroll_into_view_if_needed()
+    assert table.evaluate("t => t.closest('[role=region]').scrollWidth <= t.closest('[role=region]').clientWidth")
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    sizes = table.evaluate("t => [...t.querySelectorAll('td')].map(c => parseFloat(getComputedStyle(c).fontSize))")
+    assert len(set(sizes)) == 1, sizes  # one type size for every cell
+    shot(page, "claims-page-1024", full_page=False)
