@@ -447,7 +447,7 @@ def test_an_upload_racing_the_cleanup_of_its_records_stores_them_again(database_
     storage = app.extensions["webnb"]["storage"]
     storage.add_corpus(lecture_corpus(), name="old", source="test", workspace="leaving")
     removed = []
-    insert = storage_module._insert_ignoring_duplicate
+    insert = storage_module.insert_ignoring_duplicate
 
     def cleanup_in_between(connection, table, key, values):
         inserted = insert(connection, table, key, values)
@@ -455,7 +455,7 @@ def test_an_upload_racing_the_cleanup_of_its_records_stores_them_again(database_
             removed.append(storage.remove_workspace("leaving", datetime.now(timezone.utc) + timedelta(days=1)))
         return inserted
 
-    monkeypatch.setattr(storage_module, "_insert_ignoring_duplicate", cleanup_in_between)
+    monkeypatch.setattr(storage_module, "insert_ignoring_duplicate", cleanup_in_between)
     corpus_id = storage.add_corpus(lecture_corpus(), name="new", source="test", workspace="arriving")
     assert removed and removed[0] is not None  # the cleanup ran inside the upload, and removed the old entry
     stored = storage.get_corpus(corpus_id)

@@ -20,7 +20,8 @@ from alembic import command
 
 from webnb.store import migrations
 
-HEAD = "0007"
+HEAD = "0008"
+LTI_TABLES = ("lti_platforms", "lti_deployments", "lti_keys", "lti_logins", "lti_users", "lti_windows")  # 0008
 
 # --- the schema of the release before Alembic, as webnb/store/database.py defined it ----------------------------------
 
@@ -172,6 +173,37 @@ EXPECTED_SCHEMA = {
         "primary_key": ["question_id", "student"],
         "foreign_keys": [(("question_id",), "class_questions", ("id",), "CASCADE")], "indexes": {},
     },
+    "lti_platforms": {
+        "columns": {"id": (INT, False), "issuer": (TEXT, False), "client_id": (TEXT, False),
+                    "login_url": (TEXT, False), "token_url": (TEXT, False), "keyset_url": (TEXT, False),
+                    "created_at": (TIME, False)},
+        "primary_key": ["id"], "foreign_keys": [], "indexes": {},
+    },
+    "lti_deployments": {
+        "columns": {"platform": (INT, False), "deployment_id": (TEXT, False)},
+        "primary_key": ["platform", "deployment_id"],
+        "foreign_keys": [(("platform",), "lti_platforms", ("id",), "CASCADE")], "indexes": {},
+    },
+    "lti_keys": {
+        "columns": {"kid": (TEXT, False), "private_pem": (TEXT, False), "created_at": (TIME, False)},
+        "primary_key": ["kid"], "foreign_keys": [], "indexes": {},
+    },
+    "lti_logins": {
+        "columns": {"state": (TEXT, False), "nonce": (TEXT, False), "platform": (INT, False),
+                    "target_link_uri": (TEXT, False), "expires_at": (TIME, False), "used_at": (TIME, True)},
+        "primary_key": ["state"],
+        "foreign_keys": [(("platform",), "lti_platforms", ("id",), "CASCADE")], "indexes": {},
+    },
+    "lti_users": {
+        "columns": {"issuer": (TEXT, False), "deployment_id": (TEXT, False), "subject": (TEXT, False),
+                    "workspace": (TEXT, False), "created_at": (TIME, False), "last_launch_at": (TIME, False)},
+        "primary_key": ["issuer", "deployment_id", "subject"], "foreign_keys": [], "indexes": {},
+    },
+    "lti_windows": {
+        "columns": {"ticket_hash": (TEXT, False), "workspace": (TEXT, False), "instructor": (bool, False),
+                    "target": (TEXT, False), "expires_at": (TIME, False)},
+        "primary_key": ["ticket_hash"], "foreign_keys": [], "indexes": {},
+    },
 }
 
 
@@ -300,10 +332,16 @@ def snapshot(engine) -> dict:
 
 
 def without_started_at(rows_of: dict) -> dict:
-    """A snapshot taken at 0007 or later as it would have been before: every job's row gained ``started_at`` (its
-    last column), which is None for the jobs written before it."""
+    """A snapshot taken at the head as it would have been before 0007: every job's row gained ``started_at`` (its
+    last column), which is None for the jobs written before it, and 0008's tables are there, empty."""
     assert [row[-1] for row in rows_of["jobs"]] == [None] * len(rows_of["jobs"])
-    return {**rows_of, "jobs": [row[:-1] for row in rows_of["jobs"]]}
+    return {**as_at_0007(rows_of), "jobs": [row[:-1] for row in rows_of["jobs"]]}
+
+
+def as_at_0007(rows_of: dict) -> dict:
+    """A snapshot taken at the head as it would have been at 0007: without 0008's tables, which must be empty."""
+    assert [rows_of.get(table, []) for table in LTI_TABLES] == [[]] * len(LTI_TABLES)
+    return {table: rows for table, rows in rows_of.items() if table not in LTI_TABLES}
 
 
 def documents_of(connection, corpus_id: str) -> list[tuple]:
@@ -345,7 +383,7 @@ def test_an_empty_database_gets_the_newest_schema(engine):
     assert migrations.current(engine) == migrations.head() == HEAD
     assert describe(engine) == EXPECTED_SCHEMA
     with engine.connect() as connection:
-        assert [count(connection, table) for table in EXPECTED_SCHEMA if table != "alembic_version"] == [0] * 12
+        assert [count(connection, table) for table in EXPECTED_SCHEMA if table != "alembic_version"] == [0] * 18
 
 
 def test_todays_database_upgrades_in_place_and_every_corpus_reads_back_unchanged(engine):
@@ -549,7 +587,7 @@ def test_0004_adds_when_counts_were_used_and_goes_back(engine):
     write_counted_data(engine)
     before = snapshot(engine)
     migrations.upgrade(engine)
-    after = snapshot(engine)
+    after = as_at_0007(snapshot(engine))
     assert [row[-1] for row in after["counts"]] == [None, None]
     assert [row[:-1] for row in after["counts"]] == before["counts"]
     assert_goes_back_and_up(engine, "0003", before)
@@ -647,6 +685,39 @@ def test_0007_adds_when_each_job_started_and_goes_back(engine):
     assert downgraded == before
     migrations.upgrade(engine)
     assert describe(engine) == EXPECTED_SCHEMA
+
+
+def test_0008_adds_the_lms_tables_and_goes_back(engine):
+    write_todays_database(engine)
+    migrate(engine, "0007")
+    before = snapshot(engine)
+    migrations.upgrade(engine)
+    assert describe(engine) == EXPECTED_SCHEMA
+    after = snapshot(engine)
+    assert after.pop("alembic_version") == [(HEAD,)] and before.pop("alembic_version") == [("0007",)]
+    assert as_at_0007(after) == before
+    # A platform with a deployment and a login, as webnb/lti/registry.py writes them: they go with their platform.
+    with engine.begin() as connection:
+        at = sa.bindparam("at", type_=sa.DateTime(timezone=True))
+        connection.execute(sa.text(
+            "INSERT INTO lti_platforms (issuer, client_id, login_url, token_url, keyset_url, created_at) "
+            "VALUES ('https://lms', 'c1', 'https://lms/auth', 'https://lms/token', 'https://lms/jwks', :at)"
+        ).bindparams(at), {"at": T0})
+        platform = connection.execute(sa.text("SELECT id FROM lti_platforms")).scalar_one()
+        connection.execute(sa.text("INSERT INTO lti_deployments VALUES (:p, 'd1')"), {"p": platform})
+        connection.execute(sa.text(
+            "INSERT INTO lti_logins (state, nonce, platform, target_link_uri, expires_at) "
+            "VALUES ('s1', 'n1', :p, 'https://webnb/lti/launch', :at)").bindparams(at), {"p": platform, "at": T0})
+    with pytest.raises(sa.exc.IntegrityError), engine.begin() as connection:  # one registration per client id
+        connection.execute(sa.text(
+            "INSERT INTO lti_platforms (issuer, client_id, login_url, token_url, keyset_url, created_at) "
+            "VALUES ('https://lms', 'c1', 'a', 'b', 'c', :at)").bindparams(at), {"at": T0})
+    with engine.begin() as connection:
+        if connection.dialect.name == "sqlite":
+            connection.execute(sa.text("PRAGMA foreign_keys = ON"))
+        connection.execute(sa.text("DELETE FROM lti_platforms"))
+        assert [count(connection, table) for table in ("lti_deployments", "lti_logins")] == [0, 0]
+    assert_goes_back_and_up(engine, "0007", before)
 
 
 @pytest.mark.parametrize("data", ["fresh", "today's data"])

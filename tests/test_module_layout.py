@@ -152,9 +152,9 @@ def test_the_storage_side_never_reads_an_address():
 # -- the top of the package shows the architecture (README, Layout) -------------------------------------------------
 
 TOP_MODULES = {"__init__", "cli", "answers", "errors"}
-SUBPACKAGES = {"engine", "lesson", "store", "hosting", "views", "room", "examples"}
+SUBPACKAGES = {"engine", "lesson", "store", "hosting", "views", "room", "lti", "examples"}
 # Who may import whom, from the bottom up: a layer never imports one above it.
-LAYERS = ("engine", "lesson", "answers", "store", "hosting", "views", "room", "errors", "cli")
+LAYERS = ("engine", "lesson", "answers", "store", "hosting", "views", "room", "lti", "errors", "cli")
 
 
 def test_the_top_of_the_package_is_a_few_modules_and_a_package_per_kind():

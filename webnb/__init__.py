@@ -22,7 +22,7 @@ def create_app(test_config=None, *, instance_path=None):
     from flask import Flask
     from flask_wtf.csrf import CSRFProtect
 
-    from webnb import errors, room
+    from webnb import errors, lti, room
     from webnb.engine.records.telling_words import ToldLists
     from webnb.hosting import outages, ratelimits, security, work, workspaces
     from webnb.hosting.cache import DEFAULT_CACHE_MB, Cache
@@ -126,4 +126,5 @@ def create_app(test_config=None, *, instance_path=None):
     # The class in the room: its views, broker and caches, and its one seam into the lesson pages registered above
     # (webnb/room/following.py wraps each page's view).
     room.init_app(app)
+    lti.init_app(app)  # launches from an LMS (LTI 1.3), when the `lti` extra is installed
     return app

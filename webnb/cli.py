@@ -34,6 +34,7 @@ from webnb.engine.text.analysis import PLACEHOLDERS, STEMMERS, STRIP_ACCENTS, TO
 from webnb.lesson.notation import model_name
 from webnb.lesson.seed_lessons import ARCHIVES, RECIPES, ClassCorpusRecipe, get_recipe
 from webnb.lesson.state import MAX_FEATURES, MAX_SEED, MAX_VAR_SMOOTHING, counting_options, document_bound, preset_state
+from webnb.lti import commands as lti_commands
 
 # -- argument parsing ---------------------------------------------------------------------------
 
@@ -281,6 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
     cleanup.add_argument("--dry-run", action="store_true", help="list what would be removed, remove nothing")
     _add_corpora_commands(commands)
     _add_class_commands(commands)
+    lti_commands.add_commands(commands, _add_command)
     return parser
 
 
@@ -411,6 +413,12 @@ def run_class(args, out, now=None) -> int:
     timezone-aware datetime) stands in for the clock in tests."""
     work = functools.partial(_start_class if args.action == "start" else _end_class, now=now)
     return _on_the_served_database("class", work, args, out, nothing_done="Nothing was changed.",
+                                   failed="nothing was changed.")
+
+
+def run_lti(args, out) -> int:
+    """``webnb lti ...`` on the database the app serves (webnb/lti/commands.py)."""
+    return _on_the_served_database("lti", lti_commands.run, args, out, nothing_done="Nothing was changed.",
                                    failed="nothing was changed.")
 
 
@@ -1308,6 +1316,8 @@ def main(argv=None, out=None) -> int:
             return run_corpora(args, out)
         if args.command == "class":
             return run_class(args, out)
+        if args.command == "lti":
+            return run_lti(args, out)
         if args.command == "events":
             return run_events(args)
         return run_explain(args, out)

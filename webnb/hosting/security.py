@@ -36,15 +36,11 @@ from webnb.answers import refusal
 DEFAULT_MAX_QUERY_BYTES = 65_536  # 5,000 characters of any script, percent-encoded, fit
 DEFAULT_MAX_FORM_MEMORY_SIZE = 500_000
 
-# No inline code or styles anywhere, so 'self' is enough; the favicon is a data: URL (base.html).
-CONTENT_SECURITY_POLICY = "; ".join([
-    "default-src 'self'",
-    "img-src 'self' data:",
-    "object-src 'none'",
-    "base-uri 'none'",
-    "frame-ancestors 'none'",
-    "form-action 'self'",
-])
+# No inline code or styles anywhere, so 'self' is enough; the favicon is a data: URL (base.html). No other site may
+# show webnb's pages in a frame, except the LMSs registered for LTI launches (``allow_framing_by``).
+CSP_BEFORE_FRAMING = ["default-src 'self'", "img-src 'self' data:", "object-src 'none'", "base-uri 'none'"]
+CSP_AFTER_FRAMING = ["form-action 'self'"]
+CONTENT_SECURITY_POLICY = "; ".join([*CSP_BEFORE_FRAMING, "frame-ancestors 'none'", *CSP_AFTER_FRAMING])
 
 SECURITY_HEADERS = {
     "Content-Security-Policy": CONTENT_SECURITY_POLICY,
@@ -130,9 +126,29 @@ def is_on(setting) -> bool:
 
 
 def add_security_headers(response):
+    origins = current_app.extensions.get("webnb_frame_origins", tuple)()
+    if origins:
+        response.headers.setdefault("Content-Security-Policy", content_security_policy(origins))
     for name, value in SECURITY_HEADERS.items():
         response.headers.setdefault(name, value)
     return response
+
+
+def content_security_policy(frame_origins: tuple[str, ...]) -> str:
+    """The policy with these origins (and webnb itself) allowed to show its pages in a frame."""
+    ancestors = " ".join(("'self'", *frame_origins)) if frame_origins else "'none'"
+    return "; ".join([*CSP_BEFORE_FRAMING, f"frame-ancestors {ancestors}", *CSP_AFTER_FRAMING])
+
+
+def allow_cross_site(app: Flask, *endpoints: str) -> None:
+    """Let these endpoints take state changes from other sites: only the LMS's login and launch, whose requests are
+    trusted by the signed token they carry, never by where they came from."""
+    app.extensions.setdefault("webnb_cross_site", set()).update(endpoints)
+
+
+def allow_framing_by(app: Flask, origins) -> None:
+    """``origins()`` (a tuple of origins, read per response) may show webnb's pages in a frame."""
+    app.extensions["webnb_frame_origins"] = origins
 
 
 def refuse_long_query():
@@ -142,7 +158,7 @@ def refuse_long_query():
 
 def refuse_cross_site():
     """403 for a state change that another site started, whatever the CSRF token says."""
-    if request.method in SAFE_METHODS:
+    if request.method in SAFE_METHODS or request.endpoint in current_app.extensions.get("webnb_cross_site", ()):
         return None
     fetch_site = request.headers.get("Sec-Fetch-Site")
     origin = request.headers.get("Origin")

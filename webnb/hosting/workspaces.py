@@ -219,17 +219,21 @@ def _note_seen() -> None:
         logger.warning("Could not note that a workspace was seen: %s", type(error).__name__)
 
 
-# --- who may start a class: the owner in local mode; in hosted mode whoever gave the operator's instructor key ---
+# --- who may start a class: the owner in local mode; in hosted mode whoever gave the operator's instructor key, or
+# whom the LMS launched as a course's instructor (webnb/lti/views.py) ---
 
 
 def may_start() -> bool:
-    """Whether this browser may start a class: the owner in local mode; in hosted mode one that gave the key."""
-    return not hosted() or (bool(instructor_key()) and session.get("instructor") is True)
+    """Whether this browser may start a class: the owner in local mode; in hosted mode one that gave the key, or one
+    that a course launched as its instructor."""
+    return (not hosted() or (bool(instructor_key()) and session.get("instructor") is True)
+            or session.get("lti_instructor") is True)
 
 
 def offers_start() -> bool:
-    """Whether the home page offers "Start a class" here at all (hosted mode without a key offers nothing)."""
-    return not hosted() or bool(instructor_key())
+    """Whether the home page offers "Start a class" here at all (hosted mode without a key offers nothing, except to
+    a course's instructor launched from the LMS)."""
+    return not hosted() or bool(instructor_key()) or session.get("lti_instructor") is True
 
 
 def instructor_key() -> str:

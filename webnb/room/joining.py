@@ -183,8 +183,9 @@ def _too_many_keys():
 
 @bp.post("/classes")
 def start():
-    """Start a class from the browser (the form on the home page), which becomes its lecturer."""
-    if hosted():
+    """Start a class from the browser (the form on the home page), which becomes its lecturer: in hosted mode, one
+    that gives the operator's instructor key, or a course's instructor launched from the LMS (webnb/lti)."""
+    if hosted() and session.get("lti_instructor") is not True:
         key, given = instructor_key(), request.form.get("instructor_key", "")
         if not key:
             abort(404)

@@ -381,7 +381,7 @@ def _now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def _utc(moment: datetime) -> datetime:
+def as_utc(moment: datetime) -> datetime:
     """SQLite hands back naive datetimes (stored as UTC); PostgreSQL aware ones in its time zone."""
     if moment.tzinfo is None:
         return moment.replace(tzinfo=timezone.utc)
@@ -449,6 +449,11 @@ class Storage:
         """A write transaction: BEGIN IMMEDIATE on SQLite, after this process's other writers."""
         with self._write_lock, self._writer.begin() as connection:
             yield connection
+
+    def writing(self):
+        """A write transaction, as this class's own writes take it, for the tables other modules keep in this
+        database (webnb/lti/registry.py)."""
+        return self._writing()
 
     def __enter__(self) -> "Storage":
         return self
@@ -605,9 +610,10 @@ class Storage:
             row = connection.execute(sa.select(jobs).where(jobs.c.id == job_id)).one_or_none()
         if row is None:
             return None
-        saved = {"id": row.id, "updated_at": _utc(row.updated_at), **{name: getattr(row, name) for name in JOB_FIELDS}}
+        saved = {"id": row.id, "updated_at": as_utc(row.updated_at),
+                 **{name: getattr(row, name) for name in JOB_FIELDS}}
         if saved["started_at"] is not None:
-            saved["started_at"] = _utc(saved["started_at"])
+            saved["started_at"] = as_utc(saved["started_at"])
         return saved
 
     def delete_corpus(self, corpus_id: str) -> bool:
@@ -652,7 +658,7 @@ class Storage:
         this code, so that the caller draws another."""
         now = now or _now()
         with self._writing() as connection:
-            return _insert_ignoring_duplicate(connection, classes, "code", {
+            return insert_ignoring_duplicate(connection, classes, "code", {
                 "code": code, "secret_hash": secret_hash, "corpus_id": corpus_id, "presets": json.dumps(dict(presets)),
                 "state": state, "created_at": now, "ends_at": ends_at, "ended_at": None, "state_version": 0})
 
@@ -664,8 +670,8 @@ class Storage:
             return None
         return ClassRecord(
             code=row.code, secret_hash=row.secret_hash, corpus_id=row.corpus_id,
-            presets=tuple(json.loads(row.presets).items()), state=row.state, created_at=_utc(row.created_at),
-            ends_at=_utc(row.ends_at), ended_at=None if row.ended_at is None else _utc(row.ended_at),
+            presets=tuple(json.loads(row.presets).items()), state=row.state, created_at=as_utc(row.created_at),
+            ends_at=as_utc(row.ends_at), ended_at=None if row.ended_at is None else as_utc(row.ended_at),
             state_version=row.state_version)
 
     def end_class(self, code: str, now: datetime | None = None) -> bool:
@@ -681,7 +687,7 @@ class Storage:
         """Note that ``workspace`` joined the class; True the first time, False when it had joined before."""
         now = now or _now()
         with self._writing() as connection:
-            return _insert_ignoring_duplicate(connection, class_members, ("code", "workspace"), {
+            return insert_ignoring_duplicate(connection, class_members, ("code", "workspace"), {
                 "code": code, "workspace": workspace, "joined_at": now})
 
     def remove_old_classes(self, before: datetime) -> int:
@@ -783,7 +789,7 @@ class Storage:
                     class_answers.join(numbers, numbers.c.workspace == class_answers.c.student))
                 .where(class_answers.c.question_id == question.id)
                 .order_by(class_answers.c.answered_at, numbers.c.number)).all()
-        return [AnswerRecord(row.number, row.answer, row.success, row.score, row.hidden, _utc(row.answered_at))
+        return [AnswerRecord(row.number, row.answer, row.success, row.score, row.hidden, as_utc(row.answered_at))
                 for row in rows]
 
     def own_answer(self, question_id: int, student: str) -> AnswerRecord | None:
@@ -792,7 +798,7 @@ class Storage:
             row = connection.execute(sa.select(class_answers).where(
                 class_answers.c.question_id == question_id, class_answers.c.student == student)).one_or_none()
         return None if row is None else AnswerRecord(0, row.answer, row.success, row.score, row.hidden,
-                                                     _utc(row.answered_at))
+                                                     as_utc(row.answered_at))
 
     def pending_tunings(self, question_id: int) -> list[str]:
         """The values of α that answers to the tuning question wait to be scored at, each once."""
@@ -835,7 +841,7 @@ class Storage:
         if row is None:
             return None
         now = _now()
-        if row.used_at is None or _utc(row.used_at) < now - USED_AT_RESOLUTION:
+        if row.used_at is None or as_utc(row.used_at) < now - USED_AT_RESOLUTION:
             with self._writing() as connection:  # rare: a process loads each set once, then keeps it
                 connection.execute(counts.update().where(*where), {"used_at": now})
         return dict(zip(parts, row[1:], strict=True))
@@ -847,7 +853,7 @@ class Storage:
             row = connection.execute(
                 sa.select(counts.c.state, counts.c.claimed_at)
                 .where(counts.c.content == content, counts.c.options == options)).one_or_none()
-        return None if row is None else (row.state, _utc(row.claimed_at))
+        return None if row is None else (row.state, as_utc(row.claimed_at))
 
     def claim_counting(self, content: str, options: str, stale_after: timedelta) -> bool:
         """Claim the counting of ``content`` under ``options`` for this process: True when nobody had claimed it,
@@ -855,13 +861,13 @@ class Storage:
         stopped."""
         now = _now()
         with self._writing() as connection:
-            if _insert_ignoring_duplicate(connection, counts, ("content", "options"), {
+            if insert_ignoring_duplicate(connection, counts, ("content", "options"), {
                     "content": content, "options": options, "state": "counting", "claimed_at": now, "builds": 0}):
                 return True
             row = connection.execute(
                 sa.select(counts.c.state, counts.c.claimed_at)
                 .where(counts.c.content == content, counts.c.options == options)).one_or_none()
-            if row is None or row.state != "counting" or _utc(row.claimed_at) > now - stale_after:
+            if row is None or row.state != "counting" or as_utc(row.claimed_at) > now - stale_after:
                 return False
             return connection.execute(
                 counts.update().where(counts.c.content == content, counts.c.options == options,
@@ -896,7 +902,7 @@ class Storage:
                 .values(**values, builds=counts.c.builds + 1)).rowcount
             if not updated and connection.execute(
                     sa.select(contents.c.hash).where(contents.c.hash == content)).first() is not None:
-                _insert_ignoring_duplicate(connection, counts, ("content", "options"),
+                insert_ignoring_duplicate(connection, counts, ("content", "options"),
                                            {"content": content, "options": options, "builds": 1, **values})
             _keep_recent_counts(connection, content, options)
 
@@ -945,14 +951,14 @@ class Storage:
             if not has_row:
                 last_seen = connection.execute(
                     sa.select(sa.func.min(corpora.c.created_at)).where(corpora.c.workspace == workspace)).scalar_one()
-        if last_seen is None or (has_row and _utc(last_seen) > now - every):
+        if last_seen is None or (has_row and as_utc(last_seen) > now - every):
             return False
         with self._writing() as connection:
             if has_row:
                 connection.execute(workspaces.update().where(workspaces.c.id == workspace), {"last_seen_at": now})
             else:
                 # A workspace that stored before this version kept rows: it gets one now that it is seen.
-                _insert_workspace(connection, workspace, created_at=_utc(last_seen), last_seen_at=now)
+                _insert_workspace(connection, workspace, created_at=as_utc(last_seen), last_seen_at=now)
         return True
 
     def stored_bytes(self) -> int:
@@ -974,7 +980,7 @@ class Storage:
                 .group_by(corpora.c.workspace)
                 .having(sa.func.max(corpora.c.created_at) < before)
             ).all()
-            idle = sorted(((_utc(moment), workspace) for workspace, moment in [*seen, *without_row]))
+            idle = sorted(((as_utc(moment), workspace) for workspace, moment in [*seen, *without_row]))
             return [_contents(connection, workspace, last_seen) for last_seen, workspace in idle]
 
     def remove_workspace(self, workspace: str, idle_before: datetime) -> WorkspaceContents | None:
@@ -1004,7 +1010,7 @@ class Storage:
             rows = connection.execute(
                 sa.select(workspaces.c.id, workspaces.c.last_seen_at).where(workspaces.c.created_by == created_by)
                 .order_by(workspaces.c.created_at, workspaces.c.id)).all()
-            return [_contents(connection, row.id, _utc(row.last_seen_at)) for row in rows]
+            return [_contents(connection, row.id, as_utc(row.last_seen_at)) for row in rows]
 
     def remove_workspace_now(self, workspace: str) -> WorkspaceContents | None:
         """Delete the workspace with everything it holds as ``remove_workspace`` does, however recently it was
@@ -1172,7 +1178,7 @@ def _store_content(connection, corpus: Corpus, content: str, *, n_characters: in
     """The content's row and its documents, unless that content is stored already (then it is locked until this
     transaction ends, so that a cleanup cannot remove it under the entry about to name it)."""
     while True:
-        new_content = _insert_ignoring_duplicate(connection, contents, "hash", {
+        new_content = insert_ignoring_duplicate(connection, contents, "hash", {
             "hash": content, "n_documents": len(corpus), "n_characters": n_characters, "n_bytes": n_bytes,
             "classes": json.dumps(list(corpus.classes)), "created_at": now})
         if new_content:
@@ -1212,7 +1218,7 @@ def _lock_content(connection, content: str):
         sa.select(contents).where(contents.c.hash == content).with_for_update(key_share=True)).one_or_none()
 
 
-def _insert_ignoring_duplicate(connection, table, key, values: dict) -> bool:
+def insert_ignoring_duplicate(connection, table, key, values: dict) -> bool:
     """Insert the row unless one with the same ``key`` exists (also when another process inserts it at the same
     moment: PostgreSQL makes this one wait for the other's commit); True if it inserted."""
     dialect = connection.dialect.name
@@ -1230,7 +1236,7 @@ def _size():
 
 def _insert_workspace(connection, workspace: str, *, created_at, last_seen_at, created_by=None) -> bool:
     """Insert the workspace's row unless it exists (also when another process inserts it at the same moment)."""
-    return _insert_ignoring_duplicate(connection, workspaces, "id", {
+    return insert_ignoring_duplicate(connection, workspaces, "id", {
         "id": workspace, "created_at": created_at, "last_seen_at": last_seen_at, "created_by": created_by})
 
 
@@ -1241,7 +1247,7 @@ def _last_seen(connection, workspace: str) -> datetime | None:
     if seen is None:
         seen = connection.execute(
             sa.select(sa.func.max(corpora.c.created_at)).where(corpora.c.workspace == workspace)).scalar_one()
-    return None if seen is None else _utc(seen)
+    return None if seen is None else as_utc(seen)
 
 
 def _contents(connection, workspace: str, last_seen: datetime) -> WorkspaceContents:
@@ -1267,7 +1273,7 @@ def _summary(row) -> CorpusSummary:
         id=row.id,
         name=row.name,
         source=row.source,
-        created_at=_utc(row.created_at),
+        created_at=as_utc(row.created_at),
         n_documents=row.n_documents,
         classes=tuple(json.loads(row.classes)),
         workspace=row.workspace,
@@ -1282,7 +1288,7 @@ _CLASS_SUMMARY = sa.select(class_corpora).where(class_corpora.c.id == sa.bindpar
 
 def _question(row) -> QuestionRecord:
     return QuestionRecord(row.id, row.code, row.number, row.kind, row.goal, row.target, row.address, row.answer,
-                          _utc(row.asked_at), None if row.revealed_at is None else _utc(row.revealed_at))
+                          as_utc(row.asked_at), None if row.revealed_at is None else as_utc(row.revealed_at))
 
 
 def _pending(question_id: int) -> tuple:
@@ -1300,7 +1306,7 @@ def _class_summary(row) -> ClassCorpusSummary:
         presets=tuple(json.loads(row.presets).items()),
         n_documents=row.n_documents,
         class_counts=tuple(json.loads(row.class_counts).items()),
-        created_at=_utc(row.created_at),
+        created_at=as_utc(row.created_at),
         content=row.content,
     )
 

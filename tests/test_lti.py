@@ -1,0 +1,333 @@
+"""LTI 1.3 launches (webnb/lti): the login the platform begins, the launch it posts, each check a launch must pass,
+the workspace a launched student keeps, the way out of the LMS's iframe, and webnb's key set. A fake platform
+(tests/lti_platform.py) signs with keys of its own and serves its key set in-process."""
+from __future__ import annotations
+
+import time
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+import sqlalchemy as sa
+from bs4 import BeautifulSoup
+from conftest import HOSTED_SECRET
+from lti_platform import DROP, INSTRUCTOR, TOOL, FakePlatform, rsa_key
+
+pytest.importorskip("pylti1p3", reason="the LTI extra is not installed (pip install -e '.[lti]')")
+
+SPAM_LESSON = "/corpora/spam-ham/inference?text=free+prize&alpha=1"
+
+
+@pytest.fixture()
+def hosted(tmp_path):
+    """A hosted-mode app (every browser a workspace of its own) with the fake platform registered."""
+    from webnb import create_app
+
+    made = create_app({"TESTING": True, "WEBNB_MODE": "hosted", "SECRET_KEY": HOSTED_SECRET,
+                       "RATELIMIT_ENABLED": False, "WTF_CSRF_ENABLED": False}, instance_path=str(tmp_path / "instance"))
+    yield made
+    made.extensions["webnb"]["storage"].dispose()
+    made.extensions["webnb"]["broker"].close()
+
+
+@pytest.fixture()
+def platform(hosted) -> FakePlatform:
+    return FakePlatform().install(hosted)
+
+
+def browser(app):
+    return app.test_client()
+
+
+def rows(app, table: str) -> list:
+    with app.extensions["webnb"]["storage"].engine.connect() as connection:
+        return [tuple(row) for row in connection.execute(sa.text(f"SELECT * FROM {table} ORDER BY 1"))]
+
+
+def land(client, response, **headers):
+    """Follow a launch to its lesson: the window step, then the lesson's address (path and query)."""
+    assert response.status_code == 303, response.get_data(as_text=True)[:800]
+    enter = urlsplit(response.headers["Location"])
+    assert enter.path.startswith("/lti/enter/")
+    lesson = client.get(enter.path, base_url=TOOL, headers={"Sec-Fetch-Dest": "document", **headers})
+    assert lesson.status_code == 303
+    return lesson.headers["Location"]
+
+
+def session_of(app, client) -> dict:
+    """The signed session this browser holds."""
+    cookie = client.get_cookie(app.config["SESSION_COOKIE_NAME"], domain="webnb.test")
+    if cookie is None:
+        return {}
+    return app.session_interface.get_signing_serializer(app).loads(cookie.value)
+
+
+# --- the login initiation -----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("method", ["POST", "GET"])
+def test_the_login_sends_the_browser_to_the_platform_with_a_fresh_state_and_nonce(hosted, platform, method):
+    client = browser(hosted)
+    first, second = platform.begin_login(client, method), platform.begin_login(client, method)
+    assert first.status_code == second.status_code == 302
+    address = urlsplit(first.headers["Location"])
+    assert f"{address.scheme}://{address.netloc}{address.path}" == platform.login_url
+    sent = {name: values[0] for name, values in parse_qs(address.query).items()}
+    assert {name: sent[name] for name in ("response_type", "response_mode", "scope", "prompt", "client_id",
+                                          "redirect_uri", "login_hint", "lti_message_hint")} == {
+        "response_type": "id_token", "response_mode": "form_post", "scope": "openid", "prompt": "none",
+        "client_id": "webnb-client", "redirect_uri": TOOL + "/lti/launch", "login_hint": "hint-42",
+        "lti_message_hint": "message+hint/ünï=1&x"}  # byte for byte
+    again = {name: values[0] for name, values in parse_qs(urlsplit(second.headers["Location"]).query).items()}
+    assert sent["state"] != again["state"] and sent["nonce"] != again["nonce"]
+    # Kept on the server, bound together: no cookie is needed for the launch.
+    assert {(row[0], row[1]) for row in rows(hosted, "lti_logins")} == {
+        (sent["state"], sent["nonce"]), (again["state"], again["nonce"])}
+    assert sent["state"] not in str(session_of(hosted, client))  # nothing of the login in the browser
+
+
+def test_a_login_without_a_client_id_finds_the_issuers_only_registration(hosted, platform):
+    response = platform.begin_login(browser(hosted), client_id=DROP)
+    assert response.status_code == 302
+    assert parse_qs(urlsplit(response.headers["Location"]).query)["client_id"] == ["webnb-client"]
+
+
+@pytest.mark.parametrize(("changes", "status", "check"), [
+    ({"iss": "https://elsewhere.example"}, 403, "registration"),
+    ({"client_id": "someone-else"}, 403, "registration"),
+    ({"iss": DROP}, 403, "registration"),
+    ({"login_hint": DROP}, 400, "login hint"),
+    ({"lti_deployment_id": "deployment-9"}, 403, "deployment"),
+])
+def test_a_login_webnb_cannot_answer_is_refused_and_stores_nothing(hosted, platform, changes, status, check):
+    response = platform.begin_login(browser(hosted), **changes)
+    assert response.status_code == status
+    assert BeautifulSoup(response.data, "html.parser").h1.get_text() == f"The login was refused: {check}"
+    assert rows(hosted, "lti_logins") == []
+
+
+# --- the launch ---------------------------------------------------------------------------------------------------
+
+def test_a_launch_lands_on_the_lesson_its_link_names_in_the_students_workspace(hosted, platform):
+    client = browser(hosted)
+    response = platform.launch(client, custom={"lesson": SPAM_LESSON})
+    assert land(client, response) == SPAM_LESSON
+    page = client.get(SPAM_LESSON, base_url=TOOL)
+    assert page.status_code == 200 and b"lti-window" not in page.data
+    (issuer, deployment, subject, workspace, *_), = rows(hosted, "lti_users")
+    assert (issuer, deployment, subject) == (platform.issuer, "deployment-1", "student-1")
+    assert session_of(hosted, client)["workspace"] == workspace
+    assert [row[-1] is not None for row in rows(hosted, "lti_logins")] == [True]  # the login is used up
+
+
+def test_a_target_link_uri_of_a_lesson_page_is_the_lesson_and_anything_else_the_home_page(hosted, platform):
+    client = browser(hosted)
+    assert land(client, platform.launch(client, target_link_uri=TOOL + SPAM_LESSON)) == SPAM_LESSON
+    assert land(client, platform.launch(client, target_link_uri=TOOL + "/lti/launch")) == "/"
+    assert land(client, platform.launch(client, target_link_uri="https://evil.example" + SPAM_LESSON)) == "/"
+    assert land(client, platform.launch(client, custom={"lesson": "//evil.example/x"})) == "/"
+    assert land(client, platform.launch(client, custom={"lesson": "/no/such/page"})) == "/"
+
+
+def test_the_same_student_finds_the_same_workspace_at_every_launch_and_others_their_own(hosted, platform):
+    first = browser(hosted)
+    land(first, platform.launch(first))
+    pasted = first.post("/corpora/paste", base_url=TOOL, data={
+        "corpus": "spam\tfree prize now\nham\tlunch at noon\n", "name": "my own corpus"})
+    assert pasted.status_code in (200, 303)
+    later = browser(hosted)  # another computer, a week later
+    land(later, platform.launch(later))
+    assert "my own corpus" in later.get("/corpora", base_url=TOOL).get_data(as_text=True)
+    other = browser(hosted)
+    land(other, platform.launch(other, sub="student-2"))
+    assert "my own corpus" not in other.get("/corpora", base_url=TOOL).get_data(as_text=True)
+    assert len({row[3] for row in rows(hosted, "lti_users")}) == 2
+
+
+def test_an_instructor_may_start_a_class_and_opens_in_presenter_mode_if_the_link_says_so(hosted, platform):
+    student, lecturer = browser(hosted), browser(hosted)
+    custom = {"lesson": SPAM_LESSON, "presenter": "1"}
+    assert land(student, platform.launch(student, custom=custom)) == SPAM_LESSON
+    assert land(lecturer, platform.launch(lecturer, sub="teacher-1", roles=(INSTRUCTOR,),
+                                          custom=custom)) == SPAM_LESSON + "&presenter=1"
+    assert session_of(hosted, lecturer).get("lti_instructor") is True
+    assert "lti_instructor" not in session_of(hosted, student)
+    started = lecturer.post("/classes", base_url=TOOL, data={"corpus": "spam-ham"})
+    assert started.status_code == 200
+    assert BeautifulSoup(started.data, "html.parser").title.get_text().endswith("has started · webnb")
+    refused = student.post("/classes", base_url=TOOL, data={"corpus": "spam-ham"})
+    assert refused.status_code == 404  # this server has no instructor key: students see no way to start
+
+
+def test_an_audience_list_with_webnb_and_its_authorised_party_is_taken(hosted, platform):
+    client = browser(hosted)
+    response = platform.launch(client, aud=["another-tool", "webnb-client"], azp="webnb-client")
+    assert land(client, response) == "/"
+
+
+def test_a_key_the_platform_added_is_fetched_once_more_and_a_known_one_is_not(hosted, platform):
+    client = browser(hosted)
+    land(client, platform.launch(client))
+    land(client, platform.launch(client))
+    assert platform.keyset_requests == 1  # kept between launches
+    platform.keys["platform-key-2"] = rsa_key("platform-2")  # a rotation at the platform
+    land(client, platform.launch(client, kid="platform-key-2"))
+    assert platform.keyset_requests == 2
+
+
+# Each check a launch must pass: the token (or state) changed, the check the page names, and its status.
+REFUSED = {
+    "bad signature": ({"key": rsa_key("forger")}, "signature", 403),
+    "unknown key": ({"kid": "no-such-key", "key": rsa_key("platform-1")}, "signature", 403),
+    "wrong audience": ({"aud": "another-tool"}, "audience", 403),
+    "audience list without webnb": ({"aud": ["another-tool", "third-tool"]}, "audience", 403),
+    "audience list without azp": ({"aud": ["another-tool", "webnb-client"], "azp": DROP}, "audience", 403),
+    "wrong azp": ({"azp": "another-tool"}, "audience", 403),
+    "expired": ({"now": time.time() - 3600}, "expired", 403),
+    "no expiry": ({"exp": DROP}, "expired", 403),
+    "issued in the future": ({"iat": int(time.time()) + 3600, "exp": int(time.time()) + 7200}, "issued at", 403),
+    "unknown deployment": ({"deployment_id": "deployment-9"}, "deployment", 403),
+    "wrong nonce": ({"nonce": "not-the-one-sent"}, "nonce", 403),
+    "wrong issuer": ({"iss": "https://elsewhere.example"}, "issuer", 403),
+    "missing message type": ({"message_type": DROP}, "message", 400),
+    "deep linking request": ({"message_type": "LtiDeepLinkingRequest"}, "message", 400),
+    "wrong version": ({"version": "1.1"}, "message", 400),
+    "no subject": ({"sub": DROP}, "message", 400),
+    "no resource link": ({"resource_link": DROP}, "message", 400),
+    "wrong state": ({"state": "state-webnb-never-sent"}, "state", 403),
+    "not a token": ({"token": "not.a-jwt"}, "format", 400),
+}
+
+
+@pytest.mark.parametrize("case", list(REFUSED))
+def test_a_launch_that_fails_a_check_is_refused_on_webnbs_page_naming_it_and_changes_nothing(hosted, platform,
+                                                                                             case):
+    changes, check, status = REFUSED[case]
+    client = browser(hosted)
+    if changes.get("nonce"):  # the claim's name clashes with nothing the helper takes: sign it by hand
+        changes = {}
+        redirect = platform.begin_login(client)
+        state = parse_qs(urlsplit(redirect.headers["Location"]).query)["state"][0]
+        response = platform.post_launch(client, state, platform.sign(platform.claims("not-the-one-sent")))
+    else:
+        response = platform.launch(client, **changes)
+    assert response.status_code == status  # at once: no redirect
+    page = BeautifulSoup(response.data, "html.parser")
+    assert page.h1.get_text() == f"The launch was refused: {check}"
+    assert f"the {check} check failed" in page.select_one(".refusal-note").get_text()
+    assert rows(hosted, "lti_users") == [] and rows(hosted, "lti_windows") == []
+    assert [row[-1] for row in rows(hosted, "lti_logins")] == [None]  # the login is not used up
+    assert "lti_instructor" not in session_of(hosted, client)  # an anonymous workspace, as any visitor's
+
+
+def test_a_launch_posted_twice_is_refused_the_second_time_as_a_replay(hosted, platform):
+    client = browser(hosted)
+    land(client, platform.launch(client))
+    replay = platform.post_launch(browser(hosted), platform.last["state"], platform.last["token"])
+    assert replay.status_code == 403
+    assert BeautifulSoup(replay.data, "html.parser").h1.get_text() == "The launch was refused: nonce"
+    assert len(rows(hosted, "lti_windows")) == 0 and len(rows(hosted, "lti_users")) == 1
+
+
+def test_a_forged_token_with_a_real_students_subject_reaches_none_of_their_corpora(hosted, platform):
+    student = browser(hosted)
+    land(student, platform.launch(student))
+    student.post("/corpora/paste", base_url=TOOL, data={"corpus": "spam\tfree prize\nham\tlunch\n",
+                                                        "name": "corpus of student one"})
+    forger = browser(hosted)
+    refused = platform.launch(forger, key=rsa_key("forger"))  # sub is student-1's
+    assert refused.status_code == 403
+    assert "corpus of student one" not in forger.get("/corpora", base_url=TOOL).get_data(as_text=True)
+    assert "corpus of student one" in student.get("/corpora", base_url=TOOL).get_data(as_text=True)
+
+
+def test_a_login_that_is_too_old_is_refused_as_state(hosted, platform):
+    client = browser(hosted)
+    redirect = platform.begin_login(client)
+    sent = parse_qs(urlsplit(redirect.headers["Location"]).query)
+    with hosted.extensions["webnb"]["storage"].engine.begin() as connection:
+        then = sa.bindparam("then", type_=sa.DateTime(timezone=True))
+        connection.execute(sa.text("UPDATE lti_logins SET expires_at = :then").bindparams(then),
+                           {"then": _minutes_ago(1)})
+    response = platform.post_launch(client, sent["state"][0], platform.sign(platform.claims(sent["nonce"][0])))
+    assert response.status_code == 403
+    assert BeautifulSoup(response.data, "html.parser").h1.get_text() == "The launch was refused: state"
+
+
+def _minutes_ago(minutes: int):
+    from datetime import datetime, timedelta, timezone
+
+    return datetime.now(timezone.utc) - timedelta(minutes=minutes)
+
+
+# --- in the LMS's iframe, without webnb's cookie ------------------------------------------------------------------
+
+def test_in_an_iframe_without_cookies_the_lesson_shows_with_a_way_to_a_window_of_its_own(hosted, platform):
+    framed = browser(hosted)
+    response = platform.launch(framed, custom={"lesson": SPAM_LESSON})
+    enter = urlsplit(response.headers["Location"]).path
+    framed.delete_cookie(hosted.config["SESSION_COOKIE_NAME"], domain="webnb.test")  # blocked as third-party
+    shown = framed.get(enter, base_url=TOOL, headers={"Sec-Fetch-Dest": "iframe"})
+    assert shown.status_code == 303
+    lesson = urlsplit(shown.headers["Location"])
+    assert lesson.path == "/corpora/spam-ham/inference"
+    ticket = enter.rsplit("/", 1)[1]
+    assert parse_qs(lesson.query) == {"text": ["free prize"], "alpha": ["1"], "lti_window": [ticket]}
+    page = BeautifulSoup(framed.get(shown.headers["Location"], base_url=TOOL).data, "html.parser")
+    link = page.select_one(".lti-window a")
+    assert link["href"] == enter and link["target"] == "_blank"
+    assert page.select_one("main h1") is not None  # the lesson itself is there
+    # The new window: a top-level visit, where webnb's cookie is first-party.
+    window = browser(hosted)
+    assert window.get(enter, base_url=TOOL, headers={"Sec-Fetch-Dest": "document"}).headers["Location"] == SPAM_LESSON
+    assert session_of(hosted, window)["workspace"] == rows(hosted, "lti_users")[0][3]
+    assert window.get(enter, base_url=TOOL).status_code == 410  # used up
+    assert b"lti-window" not in framed.get(shown.headers["Location"], base_url=TOOL).data
+
+
+def test_the_registered_platforms_may_frame_webnbs_pages_and_no_one_else(hosted):
+    policy = browser(hosted).get("/", base_url=TOOL).headers["Content-Security-Policy"]
+    assert "frame-ancestors 'none'" in policy
+    FakePlatform().install(hosted)
+    hosted.extensions["webnb_lti"].frame_origins.forget()
+    policy = browser(hosted).get("/", base_url=TOOL).headers["Content-Security-Policy"]
+    assert "frame-ancestors 'self' https://lms.example.test;" in policy
+
+
+# --- exempt from the cross-site and CSRF checks: these two routes, no other ---------------------------------------
+
+def test_only_the_login_and_the_launch_take_cross_site_posts(tmp_path):
+    from webnb import create_app
+
+    app = create_app({"TESTING": True, "WEBNB_MODE": "hosted", "SECRET_KEY": HOSTED_SECRET,
+                      "RATELIMIT_ENABLED": False}, instance_path=str(tmp_path / "instance"))  # CSRF on
+    platform = FakePlatform().install(app)
+    client = browser(app)
+    assert platform.begin_login(client).status_code == 302  # no CSRF token, from another site
+    assert platform.launch(client).status_code == 303
+    posts = sorted({rule.rule for rule in app.url_map.iter_rules() if "POST" in rule.methods})
+    assert len(posts) > 10
+    for rule in posts:
+        if rule in ("/lti/login", "/lti/launch"):
+            continue
+        address = rule.replace("<corpus_id>", "spam-ham").replace("<code>", "ABCDEF").replace("<int:number>", "1")
+        address = address.replace("<path:typed>", "ABCDEF").replace("<token>", "t").replace("<job_id>", "j")
+        answer = client.post(address, base_url=TOOL, headers=platform.cross_site())
+        assert answer.status_code == 403, rule
+    app.extensions["webnb"]["storage"].dispose()
+    app.extensions["webnb"]["broker"].close()
+
+
+# --- webnb's keys ---------------------------------------------------------------------------------------------------
+
+def test_webnbs_key_set_publishes_its_signing_key_made_once(hosted):
+    import jwt
+
+    first = browser(hosted).get("/lti/jwks", base_url=TOOL).json
+    again = browser(hosted).get("/lti/jwks", base_url=TOOL).json
+    assert first == again and len(first["keys"]) == 1
+    (key,) = first["keys"]
+    assert (key["kty"], key["alg"], key["use"]) == ("RSA", "RS256", "sig")
+    assert "d" not in key  # the public half only
+    kid, pem = hosted.extensions["webnb_lti"].registry.keys()[0]
+    signed = jwt.encode({"iss": "webnb"}, pem, algorithm="RS256", headers={"kid": kid})
+    public = jwt.PyJWK(key).key
+    assert key["kid"] == kid and jwt.decode(signed, public, algorithms=["RS256"]) == {"iss": "webnb"}

@@ -1,0 +1,100 @@
+"""``webnb lti``: registering a platform prints what the LMS asks for; list, remove, and webnb's key rotated with the
+old key still published; what the app does without the LTI extra."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("pylti1p3", reason="the LTI extra is not installed (pip install -e '.[lti]')")
+
+MOODLE = ["--issuer", "https://moodle.example.edu", "--client-id", "aBc123", "--deployment-id", "1",
+          "--login-url", "https://moodle.example.edu/mod/lti/auth.php",
+          "--token-url", "https://moodle.example.edu/mod/lti/token.php",
+          "--keyset-url", "https://moodle.example.edu/mod/lti/certs.php"]
+BASE = ["--base-url", "https://webnb.example.edu/"]
+
+
+def test_add_platform_prints_webnbs_addresses_and_the_configuration_for_moodle_and_canvas(app, webnb, client):
+    code, out, err = webnb(app, "lti", "add-platform", *MOODLE, *BASE, "--json")
+    assert (code, err) == (0, "")
+    report = json.loads(out)
+    assert {name: report[name] for name in ("issuer", "client_id", "deployments", "login_url", "launch_url",
+                                            "jwks_url")} == {
+        "issuer": "https://moodle.example.edu", "client_id": "aBc123", "deployments": ["1"],
+        "login_url": "https://webnb.example.edu/lti/login", "launch_url": "https://webnb.example.edu/lti/launch",
+        "jwks_url": "https://webnb.example.edu/lti/jwks"}
+    assert report["moodle"]["Initiate login URL"] == report["login_url"]
+    assert report["moodle"]["Redirection URI(s)"] == report["launch_url"]
+    canvas = report["canvas"]
+    assert (canvas["oidc_initiation_url"], canvas["target_link_uri"], canvas["public_jwk_url"]) == (
+        report["login_url"], report["launch_url"], report["jwks_url"])
+    assert canvas["extensions"][0]["settings"]["placements"][0]["message_type"] == "LtiResourceLinkRequest"
+    # Every address printed is one the app answers: the key set at once, the login and launch as routes.
+    assert client.get("/lti/jwks").json["keys"][0]["kid"] == report["kid"]
+    routes = {rule.rule: rule.methods for rule in app.url_map.iter_rules()}
+    assert {"GET", "POST"} <= routes["/lti/login"] and "POST" in routes["/lti/launch"]
+
+
+def test_add_platform_in_text_says_what_to_type_where(app, webnb):
+    code, out, _ = webnb(app, "lti", "add-platform", *MOODLE)
+    assert code == 0
+    assert "Registered client aBc123 at https://moodle.example.edu, deployments: 1." in out
+    assert "  launch_url: http://127.0.0.1:5000/lti/launch" in out
+    assert "LMSs launch tools over https only" in out  # the default base address is the laptop's
+    assert '"oidc_initiation_url": "http://127.0.0.1:5000/lti/login"' in out
+
+
+def test_several_deployments_and_client_ids_per_issuer_and_removing_them(app, webnb):
+    webnb(app, "lti", "add-platform", *MOODLE)
+    code, out, _ = webnb(app, "lti", "add-platform", *MOODLE)
+    assert code == 0 and out.startswith("Already registered, unchanged:")
+    webnb(app, "lti", "add-platform", *MOODLE[:4], "--deployment-id", "2", *MOODLE[6:])
+    webnb(app, "lti", "add-platform", *MOODLE[:2], "--client-id", "second", *MOODLE[4:])
+    listed = json.loads(webnb(app, "lti", "list", "--json")[1])
+    assert [(p["client_id"], p["deployments"]) for p in listed["platforms"]] == [("aBc123", ["1", "2"]),
+                                                                               ("second", ["1"])]
+    code, out, _ = webnb(app, "lti", "remove", "https://moodle.example.edu", "--client-id", "aBc123",
+                         "--deployment-id", "1")
+    assert (code, out) == (0, "Removed deployment 1 of client aBc123 at https://moodle.example.edu.\n")
+    code, out, _ = webnb(app, "lti", "remove", "https://moodle.example.edu")
+    assert code == 0 and out.count("Removed client") == 2
+    code, out, err = webnb(app, "lti", "remove", "https://moodle.example.edu")
+    assert (code, out) == (2, "") and "nothing registered matches" in err
+    assert webnb(app, "lti", "list")[1].startswith("No platform is registered.")
+
+
+def test_a_rotated_key_signs_and_the_old_one_stays_published_until_withdrawn(app, webnb, client):
+    webnb(app, "lti", "add-platform", *MOODLE)
+    (old,) = [key["kid"] for key in client.get("/lti/jwks").json["keys"]]
+    code, out, _ = webnb(app, "lti", "rotate-key")
+    new = app.extensions["webnb_lti"].registry.keys()[0][0]
+    assert code == 0 and out.startswith(f"webnb now signs with the key {new}.") and new != old
+    assert [key["kid"] for key in client.get("/lti/jwks").json["keys"]] == [new, old]
+    code, _, err = webnb(app, "lti", "withdraw-key", new)
+    assert code == 2 and "it is the signing key" in err
+    assert webnb(app, "lti", "withdraw-key", old)[0] == 0
+    assert [key["kid"] for key in client.get("/lti/jwks").json["keys"]] == [new]
+
+
+@pytest.mark.parametrize("option", ["--login-url", "--token-url", "--keyset-url", "--base-url"])
+def test_add_platform_refuses_an_address_that_is_not_http(app, webnb, option):
+    argv = [*MOODLE, *BASE]
+    argv[argv.index(option) + 1] = "moodle.example.edu/auth"
+    with pytest.raises(SystemExit):
+        webnb(app, "lti", "add-platform", *argv)
+
+
+def test_without_the_lti_extra_the_app_has_no_lti_routes_and_the_command_says_what_to_install(
+        tmp_path, monkeypatch, webnb):
+    from webnb import create_app
+
+    monkeypatch.setattr("webnb.lti.available", lambda: False)
+    app = create_app({"TESTING": True}, instance_path=str(tmp_path / "instance"))
+    try:
+        assert app.test_client().get("/lti/jwks").status_code == 404
+        code, out, err = webnb(app, "lti", "list")
+        assert (code, out) == (2, "") and "pip install -e '.[lti]'" in err
+        assert "frame-ancestors 'none'" in app.test_client().get("/").headers["Content-Security-Policy"]
+    finally:
+        app.extensions["webnb"]["storage"].dispose()

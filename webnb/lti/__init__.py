@@ -1,0 +1,85 @@
+"""webnb as a tool in a learning management system (LTI 1.3): an LMS course launches a student into a lesson at its
+state, in a workspace of their own that every later launch finds again.
+
+- ``registry``: what the database keeps (platforms, deployments, webnb's keys, logins in flight, launched users);
+- ``adapter``: the one module that speaks to the LTI library, with the checks every launch must pass;
+- ``views``: the login, the launch, webnb's key set and the window step;
+- ``commands``: ``webnb lti`` (register a platform, list, remove, rotate the key).
+
+The library is an extra (``pip install -e '.[lti]'``): without it the app runs with no LTI routes.
+"""
+from __future__ import annotations
+
+import importlib.util
+import threading
+import time
+from dataclasses import dataclass, field
+
+# How long a process keeps the registered platforms' origins (the pages' frame-ancestors) before it reads them again:
+# a platform registered by `webnb lti add-platform`, another process, is framed within this time.
+FRAME_ORIGINS_SECONDS = 60
+
+
+def available() -> bool:
+    """Whether the LTI library is installed (the ``lti`` extra)."""
+    return importlib.util.find_spec("pylti1p3") is not None
+
+
+@dataclass
+class FrameOrigins:
+    """The registered platforms' origins, read at most every ``FRAME_ORIGINS_SECONDS``."""
+
+    registry: object
+    clock: object = time.monotonic
+    _kept: tuple | None = None
+    _read_at: float = 0.0
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __call__(self) -> tuple[str, ...]:
+        import sqlalchemy as sa
+
+        with self._lock:
+            if self._kept is None or self.clock() - self._read_at >= FRAME_ORIGINS_SECONDS:
+                try:
+                    self._kept = self.registry.frame_origins()
+                except sa.exc.SQLAlchemyError:  # the database is away: frame as before, or nowhere, and ask later
+                    self._kept = self._kept or ()
+                self._read_at = self.clock()
+            return self._kept
+
+    def forget(self) -> None:
+        with self._lock:
+            self._kept = None
+
+
+@dataclass(frozen=True)
+class Lti:
+    """What the LTI routes use, made by ``create_app``."""
+
+    registry: object
+    keysets: object
+    frame_origins: FrameOrigins
+
+
+def init_app(app) -> None:
+    """The LTI routes, when the library is installed: the login and the launch exempt from the CSRF and cross-site
+    checks (they are the platform's cross-site posts, trusted by their signed token), and the platforms' origins
+    allowed to frame webnb's pages."""
+    if not available():
+        return
+    import requests
+
+    from webnb.hosting import security
+    from webnb.lti import views
+    from webnb.lti.adapter import KeySets
+    from webnb.lti.registry import Registry
+
+    registry = Registry(app.extensions["webnb"]["storage"])
+    app.extensions["webnb_lti"] = Lti(registry, KeySets(requests.Session()), FrameOrigins(registry))
+    app.register_blueprint(views.bp)
+    csrf = app.extensions["csrf"]
+    csrf.exempt(views.login)
+    csrf.exempt(views.launch)
+    security.allow_cross_site(app, "lti.login", "lti.launch")
+    security.allow_framing_by(app, app.extensions["webnb_lti"].frame_origins)
+    app.context_processor(views.window_offer)

@@ -1,0 +1,413 @@
+"""The one module that speaks to the LTI library (``pylti1p3next``, imported as ``pylti1p3``): swapping the library
+means rewriting this file and nothing else.
+
+webnb gives the library its registrations and keys from the database (webnb/lti/registry.py) and keeps the login's
+state and nonce on the server, bound together, so that a launch in an LMS's iframe needs no cookie. It runs the
+library's checks one at a time, in its own order, so that a refused launch can say which check failed
+(:class:`LaunchRefused`); it adds the checks the library leaves out: the audience as a list and the authorised party,
+a nonce used once, and the platform's key set fetched again when a token names a key it does not hold.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+import jwt
+import requests
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+from pylti1p3.cookie import CookieService
+from pylti1p3.deployment import Deployment
+from pylti1p3.exception import LtiException, OIDCException
+from pylti1p3.message_launch import MessageLaunch
+from pylti1p3.oidc_login import OIDCLogin
+from pylti1p3.redirect import Redirect
+from pylti1p3.registration import Registration
+from pylti1p3.request import Request
+from pylti1p3.session import SessionService
+from pylti1p3.tool_config import ToolConfAbstract
+
+from webnb.lti.registry import Login, Platform, Registry
+
+CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
+RESOURCE_LINK_REQUEST = "LtiResourceLinkRequest"
+# How long a platform's key set is kept before it is fetched again (a token naming an unknown key fetches it at once).
+KEYSET_SECONDS = 3600
+
+# The checks a launch must pass, in the order webnb runs them, and what each one is about. A refused launch names one.
+CHECKS = {
+    "registration": "the platform and the client id it gave webnb are registered with webnb",
+    "login hint": "the login carries the platform's login_hint",
+    "format": "the id_token is a signed JSON Web Token",
+    "state": "the launch answers a login that webnb began, less than ten minutes ago",
+    "nonce": "the launch is the first use of that login's nonce",
+    "issuer": "the token comes from the platform the login was for",
+    "audience": "the token is addressed to webnb's client id at that platform",
+    "signature": "the platform's own key signed the token",
+    "expired": "the token has not expired",
+    "issued at": "the token was issued, not dated in the future",
+    "deployment": "the deployment is one registered with webnb",
+    "message": "the message is an LTI 1.3 launch of a resource link, with a user and roles",
+}
+
+
+class LaunchRefused(Exception):
+    """A launch or login that failed ``check`` (a key of :data:`CHECKS`, or a login's own), with why."""
+
+    def __init__(self, check: str, reason: str):
+        super().__init__(f"{check}: {reason}")
+        self.check = check
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Launch:
+    """A launch that passed every check: who launched, from where, into what."""
+
+    issuer: str
+    client_id: str
+    deployment_id: str
+    subject: str
+    instructor: bool
+    target_link_uri: str
+    custom: Mapping[str, str] = field(default_factory=dict)
+    resource_title: str = ""
+
+
+# --- webnb's keys ---------------------------------------------------------------------------------------------------
+
+
+def new_tool_key() -> tuple[str, str]:
+    """A new RSA key for webnb: (its kid, the private key in PEM)."""
+    private = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                serialization.NoEncryption()).decode()
+    return public_jwk(pem)["kid"], pem
+
+
+def public_jwk(private_pem: str) -> dict:
+    """The public half of a key, as the JWK that webnb's key set publishes (RS256, for signatures, its thumbprint as
+    kid)."""
+    private = serialization.load_pem_private_key(private_pem.encode(), password=None)
+    public_pem = private.public_key().public_bytes(serialization.Encoding.PEM,
+                                                   serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+    return dict(Registration.get_jwk(public_pem))
+
+
+def signing_key(registry: Registry) -> tuple[str, str]:
+    """webnb's signing key (kid, private PEM), made the first time it is asked for."""
+    published = registry.keys()
+    if not published:
+        registry.add_key(*new_tool_key())
+        published = registry.keys()
+    return published[0]
+
+
+def rotate_key(registry: Registry) -> str:
+    """A new signing key; the older ones stay published. Its kid."""
+    kid, pem = new_tool_key()
+    registry.add_key(kid, pem)
+    return kid
+
+
+def key_set(registry: Registry) -> dict:
+    """webnb's JWKS: every published key, the signing one first."""
+    signing_key(registry)
+    return {"keys": [public_jwk(pem) for _, pem in registry.keys()]}
+
+
+# --- the platforms' key sets ----------------------------------------------------------------------------------------
+
+
+class KeySets:
+    """The platforms' key sets, fetched over ``http`` (a ``requests.Session``) and kept ``KEYSET_SECONDS``."""
+
+    def __init__(self, http: requests.Session, clock=time.monotonic):
+        self.http = http
+        self.clock = clock
+        self._kept: dict[str, tuple[float, dict]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, url: str, *, fresh: bool = False) -> dict:
+        with self._lock:
+            kept = self._kept.get(url)
+        if kept is not None and not fresh and self.clock() - kept[0] < KEYSET_SECONDS:
+            return kept[1]
+        try:
+            answer = self.http.get(url, timeout=10)
+            answer.raise_for_status()
+            keyset = answer.json()
+        except (requests.RequestException, ValueError) as error:
+            raise LaunchRefused("signature", f"webnb could not read the platform's key set at {url} "
+                                             f"({type(error).__name__}).") from error
+        if not isinstance(keyset, dict) or not isinstance(keyset.get("keys"), list):
+            raise LaunchRefused("signature", f"the platform's key set at {url} holds no list of keys.")
+        with self._lock:
+            self._kept[url] = (self.clock(), keyset)
+        return keyset
+
+
+# --- what the library is given --------------------------------------------------------------------------------------
+
+
+class _Params(Request):
+    """The login's or launch's parameters, as the library reads them."""
+
+    def __init__(self, params: Mapping[str, str], secure: bool):
+        super().__init__()
+        self._params = params
+        self._secure = secure
+
+    @property
+    def session(self):  # webnb keeps nothing of a login in the browser's session
+        return {}
+
+    def get_param(self, key: str):
+        return self._params.get(key)
+
+    def is_secure(self) -> bool:
+        return self._secure
+
+
+class _NoCookies(CookieService):
+    """The state lives on the server (``lti_logins``), so the library's state cookie is never set or read."""
+
+    def get_cookie(self, name: str):
+        return None
+
+    def set_cookie(self, name: str, value, exp=3600):
+        return None
+
+
+class _LoginsOnTheServer(SessionService):
+    """Where the library puts a login's nonce and state: one row of ``lti_logins``, the two bound together."""
+
+    def __init__(self, request: Request, registry: Registry, platform: Platform):
+        super().__init__(request)
+        self.registry = registry
+        self.platform = platform
+        self.nonce: str | None = None
+        self.login: Login | None = None
+
+    def save_nonce(self, nonce: str):  # the library saves the nonce, then the state with its parameters
+        self.nonce = nonce
+
+    def save_state_params(self, state: str, params):
+        assert self.nonce is not None, "the library saves the nonce before the state"
+        self.login = self.registry.begin_login(self.platform.id, state, self.nonce, str(params["target_link_uri"]))
+
+
+class _Registrations(ToolConfAbstract):
+    """The registry as the library's tool configuration; every issuer may have several client ids."""
+
+    def __init__(self, registry: Registry, signing: tuple[str, str] | None = None):
+        super().__init__()
+        self.registry = registry
+        self.signing = signing
+
+    def check_iss_has_one_client(self, iss: str) -> bool:
+        return False
+
+    def check_iss_has_many_clients(self, iss: str) -> bool:
+        return True
+
+    def find_registration_by_issuer(self, iss: str, *args, **kwargs):
+        return self.find_registration_by_params(iss, None)
+
+    def find_registration_by_params(self, iss: str, client_id, *args, **kwargs):
+        platform = self.registry.find(iss, client_id)
+        return None if platform is None else self.registration(platform)
+
+    def registration(self, platform: Platform) -> Registration:
+        registration = (Registration().set_issuer(platform.issuer).set_client_id(platform.client_id)
+                        .set_auth_login_url(platform.login_url).set_auth_token_url(platform.token_url)
+                        .set_key_set_url(platform.keyset_url))
+        if self.signing is not None:
+            registration.set_tool_private_key(self.signing[1])
+        return registration
+
+    def find_deployment(self, iss: str, deployment_id: str):
+        return None  # every issuer has many client ids here: the library asks find_deployment_by_params
+
+    def find_deployment_by_params(self, iss: str, deployment_id: str, client_id: str, *args, **kwargs):
+        platform = self.registry.find(iss, client_id)
+        if platform is None or deployment_id not in platform.deployments:
+            return None
+        return Deployment().set_deployment_id(deployment_id)
+
+
+class _Redirect(Redirect):
+    def __init__(self, location: str):
+        self.location = location
+
+    def do_redirect(self):
+        return self.location
+
+    def do_js_redirect(self):
+        return self.location
+
+    def set_redirect_url(self, location: str):
+        self.location = location
+
+    def get_redirect_url(self) -> str:
+        return self.location
+
+
+class _Login(OIDCLogin):
+    def get_redirect(self, url: str):
+        return _Redirect(url)
+
+
+class _Launch(MessageLaunch):
+    """The library's launch, with the client id taken from the login (not the audience's first entry) and the
+    platform's key set from :class:`KeySets`, fetched again for a key it does not hold."""
+
+    def __init__(self, params: _Params, registrations: _Registrations, keysets: KeySets, client_id: str):
+        super().__init__(params, registrations, session_service=SessionService(params), cookie_service=_NoCookies())
+        self.keysets = keysets
+        self.client_id = client_id
+        # The audience is checked before the signature (a list too, with its authorised party); exp and iat are
+        # required, not only checked when present.
+        self.set_jwt_verify_options({"verify_aud": False, "require": ["exp", "iat"]})
+        self.set_auto_validation(enable=False)  # webnb runs the checks itself, one at a time
+
+    def body(self) -> Mapping:
+        """The token's claims, read (not yet trusted) once its format is checked."""
+        return self._jwt.get("body") or {}
+
+    def _get_request_param(self, key: str):
+        return self._request.get_param(key)
+
+    def get_client_id(self) -> str:
+        return self.client_id
+
+    def fetch_public_key(self, key_set_url: str):
+        return self.keysets.get(key_set_url)
+
+    def get_public_key(self):
+        try:
+            return super().get_public_key()
+        except LtiException:
+            # A key the platform added since the key set was kept: fetch it once more, then give up.
+            self._registration.set_key_set(self.keysets.get(self._registration.get_key_set_url(), fresh=True))
+            return super().get_public_key()
+
+
+# --- login and launch -----------------------------------------------------------------------------------------------
+
+
+def login_redirect(params: Mapping[str, str], registry: Registry, launch_url: str, *, secure: bool) -> str:
+    """Where to send the browser for the platform's login that ``params`` began (OIDC third-party initiated login):
+    the platform's login address with webnb's state and nonce, which are kept on the server. Raises
+    :class:`LaunchRefused` for a login webnb cannot answer."""
+    issuer, hint = params.get("iss"), params.get("login_hint")
+    if not issuer:
+        raise LaunchRefused("registration", "the login names no issuer (iss).")
+    if not hint:
+        raise LaunchRefused("login hint", "the login carries no login_hint for the platform.")
+    platform = registry.find(issuer, params.get("client_id") or None)
+    if platform is None:
+        which = f"client id {params['client_id']!r} at " if params.get("client_id") else ""
+        raise LaunchRefused("registration", f"no platform is registered for {which}{issuer!r} "
+                                      "(or it has several client ids and the login did not say which).")
+    deployment = params.get("lti_deployment_id")
+    if deployment and deployment not in platform.deployments:
+        raise LaunchRefused("deployment", f"the deployment {deployment!r} is not registered with webnb.")
+    request = _Params(params, secure)
+    logins = _LoginsOnTheServer(request, registry, platform)
+    login = _Login(request, _Registrations(registry), session_service=logins, cookie_service=_NoCookies())
+    login.pass_params_to_launch({"target_link_uri": params.get("target_link_uri") or launch_url})
+    try:
+        return login.get_redirect_object(launch_url).get_redirect_url()
+    except OIDCException as error:
+        raise LaunchRefused("registration", str(error)) from error
+
+
+def validate_launch(params: Mapping[str, str], registry: Registry, keysets: KeySets, *, secure: bool) -> Launch:
+    """The launch ``params`` (``id_token`` and ``state``) checked as :data:`CHECKS` lists; the login is marked used
+    only when every check passed, so that a refused launch changes nothing. Raises :class:`LaunchRefused`."""
+    login = _login_of(params.get("state"), registry)
+    platform = registry.platform(login.platform)
+    if platform is None:
+        raise LaunchRefused("registration", "the platform of this login is no longer registered.")
+    launch = _Launch(_Params(params, secure), _Registrations(registry), keysets, platform.client_id)
+    _check("format", launch.validate_jwt_format)
+    body = launch.body()
+    if body.get("iss") != platform.issuer:
+        raise LaunchRefused("issuer", f"the token comes from {body.get('iss')!r}, the login was for "
+                                      f"{platform.issuer!r}.")
+    _check_audience(body, platform.client_id)
+    _check("audience", launch.validate_registration)
+    _check_signature(launch)
+    if body.get("nonce") != login.nonce:
+        raise LaunchRefused("nonce", "the token's nonce is not the one webnb sent with this login.")
+    _check("deployment", launch.validate_deployment)
+    _check("message", launch.validate_message)
+    message_type = body.get(CLAIM + "message_type")
+    if message_type != RESOURCE_LINK_REQUEST:
+        raise LaunchRefused("message", f"webnb takes launches of a resource link ({RESOURCE_LINK_REQUEST}), not "
+                                       f"{message_type!r}.")
+    if not registry.finish_login(login.state):
+        raise LaunchRefused("nonce", "this launch was used already: a token is good for one launch.")
+    custom = body.get(CLAIM + "custom") or {}
+    return Launch(
+        issuer=platform.issuer, client_id=platform.client_id, deployment_id=body[CLAIM + "deployment_id"],
+        subject=str(body["sub"]), instructor=launch.check_teacher_access(),
+        target_link_uri=str(body.get(CLAIM + "target_link_uri") or login.target_link_uri),
+        custom={str(key): str(value) for key, value in custom.items()} if isinstance(custom, Mapping) else {},
+        resource_title=str((body.get(CLAIM + "resource_link") or {}).get("title") or ""),
+    )
+
+
+def _login_of(state: str | None, registry: Registry) -> Login:
+    if not state:
+        raise LaunchRefused("state", "the launch carries no state.")
+    login = registry.login(state)
+    if login is None:
+        raise LaunchRefused("state", "webnb began no login with this state.")
+    if login.used:
+        raise LaunchRefused("nonce", "this launch was used already: a token is good for one launch.")
+    if login.expires_at < datetime.now(timezone.utc):
+        raise LaunchRefused("state", "the login began more than ten minutes ago; launch again from the course.")
+    return login
+
+
+def _check(name: str, step) -> None:
+    try:
+        step()
+    except LtiException as error:
+        raise LaunchRefused(name, str(error)) from error
+
+
+def _check_audience(body: Mapping, client_id: str) -> None:
+    audience = body.get("aud")
+    listed = audience if isinstance(audience, list) else [audience]
+    if client_id not in listed:
+        raise LaunchRefused("audience", f"the token is addressed to {audience!r}, not to webnb's client id "
+                                        f"{client_id!r}.")
+    party = body.get("azp")
+    if (len(listed) > 1 or party is not None) and party != client_id:
+        raise LaunchRefused("audience", f"the token's authorised party (azp) is {party!r}, not webnb's client id "
+                                        f"{client_id!r}.")
+
+
+def _check_signature(launch: _Launch) -> None:
+    try:
+        launch.validate_jwt_signature()
+    except LaunchRefused:
+        raise
+    except LtiException as error:
+        cause = error.__cause__
+        if isinstance(cause, jwt.ExpiredSignatureError):
+            raise LaunchRefused("expired", "the token has expired.") from error
+        if isinstance(cause, jwt.ImmatureSignatureError):
+            raise LaunchRefused("issued at", "the token is dated in the future.") from error
+        if isinstance(cause, jwt.MissingRequiredClaimError):
+            check = "expired" if cause.claim == "exp" else "issued at"
+            raise LaunchRefused(check, f"the token has no {cause.claim!r} claim.") from error
+        raise LaunchRefused("signature", f"the token's signature does not verify ({error}).") from error
+
+

@@ -1,0 +1,317 @@
+"""What webnb keeps of the LMSs that launch it (LTI 1.3), in the app's database: the platforms and their deployments,
+webnb's own keys, the logins in flight, the workspace of each launched user, and the tickets that open a launch in a
+window of its own. SQLAlchemy Core, every value a bound parameter, as in webnb/store/database.py.
+
+Nothing here knows the LTI library: webnb/lti/adapter.py reads these records for it. The tables' history is revision
+0008 (webnb/store/migrations/versions/0008_lti.py).
+"""
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+import sqlalchemy as sa
+
+from webnb.store.database import Storage, as_utc, insert_ignoring_duplicate, metadata
+
+# A login the platform began must come back as a launch within this time (the platform redirects at once).
+LOGIN_MINUTES = 10
+# A ticket that opens a launch in a window of its own: long enough to read the page and click, short enough that a
+# copied address is worth little.
+WINDOW_MINUTES = 15
+
+platforms = sa.Table(
+    "lti_platforms",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("issuer", sa.Text, nullable=False),
+    sa.Column("client_id", sa.Text, nullable=False),
+    sa.Column("login_url", sa.Text, nullable=False),
+    sa.Column("token_url", sa.Text, nullable=False),
+    sa.Column("keyset_url", sa.Text, nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.UniqueConstraint("issuer", "client_id", name="lti_platforms_issuer_client"),
+)
+
+deployments = sa.Table(
+    "lti_deployments",
+    metadata,
+    sa.Column("platform", sa.Integer, sa.ForeignKey("lti_platforms.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("deployment_id", sa.Text, primary_key=True),
+)
+
+keys = sa.Table(
+    "lti_keys",
+    metadata,
+    # The newest key signs; the older ones stay in the key set until withdrawn, so that a platform that cached the
+    # key set before a rotation still verifies what was signed with them.
+    sa.Column("kid", sa.Text, primary_key=True),
+    sa.Column("private_pem", sa.Text, nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+)
+
+logins = sa.Table(
+    "lti_logins",
+    metadata,
+    # Kept on the server, so that a launch in an iframe needs no cookie; marked used by the launch that passed.
+    sa.Column("state", sa.Text, primary_key=True),
+    sa.Column("nonce", sa.Text, nullable=False),
+    sa.Column("platform", sa.Integer, sa.ForeignKey("lti_platforms.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("target_link_uri", sa.Text, nullable=False),
+    sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("used_at", sa.DateTime(timezone=True), nullable=True),
+)
+
+users = sa.Table(
+    "lti_users",
+    metadata,
+    sa.Column("issuer", sa.Text, primary_key=True),
+    sa.Column("deployment_id", sa.Text, primary_key=True),
+    sa.Column("subject", sa.Text, primary_key=True),  # the id_token's ``sub``
+    sa.Column("workspace", sa.Text, nullable=False, unique=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("last_launch_at", sa.DateTime(timezone=True), nullable=False),
+)
+
+windows = sa.Table(
+    "lti_windows",
+    metadata,
+    sa.Column("ticket_hash", sa.Text, primary_key=True),  # SHA-256 of the ticket: the ticket itself is a credential
+    sa.Column("workspace", sa.Text, nullable=False),
+    sa.Column("instructor", sa.Boolean, nullable=False),
+    sa.Column("target", sa.Text, nullable=False),  # the lesson's path and query
+    sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+)
+
+
+@dataclass(frozen=True)
+class Platform:
+    """One registration: the platform ``issuer`` gave webnb ``client_id``; it launches from ``deployments``."""
+
+    id: int
+    issuer: str
+    client_id: str
+    login_url: str
+    token_url: str
+    keyset_url: str
+    deployments: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Login:
+    """A login the platform began: the ``state`` and ``nonce`` webnb sent, for ``platform``, and whether a launch
+    used it already."""
+
+    state: str
+    nonce: str
+    platform: int
+    target_link_uri: str
+    expires_at: datetime
+    used: bool
+
+
+@dataclass(frozen=True)
+class Window:
+    """What a window ticket opens: ``target`` in ``workspace``, as an instructor or not."""
+
+    workspace: str
+    instructor: bool
+    target: str
+
+
+class Registry:
+    """The LTI tables of one database (the app's ``Storage``)."""
+
+    def __init__(self, storage: Storage):
+        self.storage = storage
+
+    # --- platforms ----------------------------------------------------------------------------------------------
+
+    def add_platform(self, *, issuer: str, client_id: str, deployment_id: str, login_url: str, token_url: str,
+                     keyset_url: str) -> tuple[Platform, bool]:
+        """Register ``deployment_id`` of (``issuer``, ``client_id``), making the registration if it is new and
+        taking these addresses for it. True with it if anything changed."""
+        addresses = {"login_url": login_url, "token_url": token_url, "keyset_url": keyset_url}
+        with self.storage.writing() as connection:
+            row = connection.execute(sa.select(platforms).where(
+                platforms.c.issuer == issuer, platforms.c.client_id == client_id)).mappings().first()
+            if row is None:
+                platform_id = connection.execute(platforms.insert().values(
+                    issuer=issuer, client_id=client_id, created_at=_now(), **addresses)).inserted_primary_key[0]
+                changed = True
+            else:
+                platform_id = row["id"]
+                changed = any(row[name] != value for name, value in addresses.items())
+                if changed:
+                    connection.execute(platforms.update().where(platforms.c.id == platform_id).values(**addresses))
+            added = insert_ignoring_duplicate(connection, deployments, ("platform", "deployment_id"),
+                                               {"platform": platform_id, "deployment_id": deployment_id})
+            return self._platform(connection, platform_id), changed or added
+
+    def platforms(self) -> list[Platform]:
+        with self.storage.engine.connect() as connection:
+            ids = connection.execute(sa.select(platforms.c.id).order_by(platforms.c.issuer, platforms.c.client_id))
+            return [self._platform(connection, platform_id) for platform_id in ids.scalars()]
+
+    def find(self, issuer: str, client_id: str | None) -> Platform | None:
+        """The registration of ``client_id`` at ``issuer``; without a client id, the issuer's only one (None when it
+        has several: then the platform must say which)."""
+        with self.storage.engine.connect() as connection:
+            query = sa.select(platforms.c.id).where(platforms.c.issuer == issuer)
+            if client_id is not None:
+                query = query.where(platforms.c.client_id == client_id)
+            found = connection.execute(query.limit(2)).scalars().all()
+            return self._platform(connection, found[0]) if len(found) == 1 else None
+
+    def platform(self, platform_id: int) -> Platform | None:
+        with self.storage.engine.connect() as connection:
+            return self._platform(connection, platform_id)
+
+    def remove(self, issuer: str, client_id: str | None = None, deployment_id: str | None = None) -> list[str]:
+        """Remove a deployment (with ``deployment_id``), a registration (with ``client_id``), or every registration
+        of ``issuer``. What was removed, one line each; empty if nothing matched."""
+        removed = []
+        with self.storage.writing() as connection:
+            query = sa.select(platforms.c.id, platforms.c.client_id).where(platforms.c.issuer == issuer)
+            if client_id is not None:
+                query = query.where(platforms.c.client_id == client_id)
+            for platform_id, client in connection.execute(query).all():
+                if deployment_id is not None:
+                    gone = connection.execute(deployments.delete().where(
+                        deployments.c.platform == platform_id, deployments.c.deployment_id == deployment_id))
+                    if gone.rowcount:
+                        removed.append(f"deployment {deployment_id} of client {client} at {issuer}")
+                    continue
+                connection.execute(logins.delete().where(logins.c.platform == platform_id))
+                connection.execute(deployments.delete().where(deployments.c.platform == platform_id))
+                connection.execute(platforms.delete().where(platforms.c.id == platform_id))
+                removed.append(f"client {client} at {issuer}, with its deployments")
+        return removed
+
+    def frame_origins(self) -> tuple[str, ...]:
+        """The origins of the registered platforms, which may show webnb's pages in their own (an iframe)."""
+        from urllib.parse import urlsplit
+
+        with self.storage.engine.connect() as connection:
+            rows = connection.execute(sa.select(platforms.c.issuer, platforms.c.login_url)).all()
+        origins = set()
+        for address in (address for row in rows for address in row):
+            parts = urlsplit(address)
+            if parts.scheme in ("https", "http") and parts.netloc:
+                origins.add(f"{parts.scheme}://{parts.netloc}")
+        return tuple(sorted(origins))
+
+    @staticmethod
+    def _platform(connection, platform_id: int) -> Platform | None:
+        row = connection.execute(sa.select(platforms).where(platforms.c.id == platform_id)).mappings().first()
+        if row is None:
+            return None
+        ids = connection.execute(sa.select(deployments.c.deployment_id).where(deployments.c.platform == platform_id)
+                                 .order_by(deployments.c.deployment_id)).scalars()
+        return Platform(row["id"], row["issuer"], row["client_id"], row["login_url"], row["token_url"],
+                        row["keyset_url"], tuple(ids))
+
+    # --- webnb's keys -------------------------------------------------------------------------------------------
+
+    def keys(self) -> list[tuple[str, str]]:
+        """(kid, private key in PEM) of every published key, the signing one (the newest) first."""
+        with self.storage.engine.connect() as connection:
+            return [tuple(row) for row in connection.execute(
+                sa.select(keys.c.kid, keys.c.private_pem).order_by(keys.c.created_at.desc(), keys.c.kid))]
+
+    def add_key(self, kid: str, private_pem: str) -> None:
+        with self.storage.writing() as connection:
+            insert_ignoring_duplicate(connection, keys, "kid",
+                                       {"kid": kid, "private_pem": private_pem, "created_at": _now()})
+
+    def withdraw_key(self, kid: str) -> bool:
+        """Stop publishing an older key; the signing key cannot be withdrawn (rotate first). True if it went."""
+        with self.storage.writing() as connection:
+            newest = connection.execute(sa.select(keys.c.kid).order_by(keys.c.created_at.desc(), keys.c.kid)
+                                        .limit(1)).scalar()
+            if kid == newest:
+                return False
+            return connection.execute(keys.delete().where(keys.c.kid == kid)).rowcount > 0
+
+    # --- logins in flight ---------------------------------------------------------------------------------------
+
+    def begin_login(self, platform_id: int, state: str, nonce: str, target_link_uri: str, *,
+                    now: datetime | None = None) -> Login:
+        """Keep a login webnb sends to the platform (its ``state`` and ``nonce``) for ``LOGIN_MINUTES``."""
+        now = now or _now()
+        login = Login(state=state, nonce=nonce, platform=platform_id, target_link_uri=target_link_uri,
+                      expires_at=now + timedelta(minutes=LOGIN_MINUTES), used=False)
+        with self.storage.writing() as connection:
+            # The logins of a day ago are of no use to anyone: they go as new ones come.
+            connection.execute(logins.delete().where(logins.c.expires_at < now - timedelta(days=1)))
+            connection.execute(logins.insert().values(
+                state=login.state, nonce=login.nonce, platform=login.platform,
+                target_link_uri=login.target_link_uri, expires_at=login.expires_at))
+        return login
+
+    def login(self, state: str) -> Login | None:
+        with self.storage.engine.connect() as connection:
+            row = connection.execute(sa.select(logins).where(logins.c.state == state)).mappings().first()
+        if row is None:
+            return None
+        return Login(row["state"], row["nonce"], row["platform"], row["target_link_uri"], as_utc(row["expires_at"]),
+                     row["used_at"] is not None)
+
+    def finish_login(self, state: str, *, now: datetime | None = None) -> bool:
+        """Mark the login used, once: False if a launch used it already (a replay that came at the same moment)."""
+        with self.storage.writing() as connection:
+            marked = connection.execute(logins.update().where(logins.c.state == state, logins.c.used_at.is_(None))
+                                        .values(used_at=now or _now()))
+            return marked.rowcount == 1
+
+    # --- launched users -----------------------------------------------------------------------------------------
+
+    def workspace_for(self, issuer: str, deployment_id: str, subject: str, *, now: datetime | None = None) -> str:
+        """The workspace of this user of this deployment: made at their first launch, the same at every later one."""
+        now = now or _now()
+        key = (users.c.issuer == issuer, users.c.deployment_id == deployment_id, users.c.subject == subject)
+        with self.storage.writing() as connection:
+            insert_ignoring_duplicate(connection, users, ("issuer", "deployment_id", "subject"), {
+                "issuer": issuer, "deployment_id": deployment_id, "subject": subject,
+                "workspace": secrets.token_urlsafe(16), "created_at": now, "last_launch_at": now})
+            connection.execute(users.update().where(*key).values(last_launch_at=now))
+            return connection.execute(sa.select(users.c.workspace).where(*key)).scalar_one()
+
+    # --- window tickets -----------------------------------------------------------------------------------------
+
+    def open_window(self, window: Window, *, now: datetime | None = None) -> str:
+        """A ticket that opens ``window`` once, within ``WINDOW_MINUTES``."""
+        now = now or _now()
+        ticket = secrets.token_urlsafe(24)
+        with self.storage.writing() as connection:
+            connection.execute(windows.delete().where(windows.c.expires_at < now))
+            connection.execute(windows.insert().values(
+                ticket_hash=_ticket_hash(ticket), workspace=window.workspace, instructor=window.instructor,
+                target=window.target, expires_at=now + timedelta(minutes=WINDOW_MINUTES)))
+        return ticket
+
+    def peek_window(self, ticket: str, *, now: datetime | None = None) -> Window | None:
+        """What the ticket opens, if it is still valid; it stays valid."""
+        with self.storage.engine.connect() as connection:
+            query = sa.select(windows).where(windows.c.ticket_hash == _ticket_hash(ticket),
+                                             windows.c.expires_at >= (now or _now()))
+            row = connection.execute(query).mappings().first()
+        return None if row is None else Window(row["workspace"], row["instructor"], row["target"])
+
+    def take_window(self, ticket: str, *, now: datetime | None = None) -> Window | None:
+        """What the ticket opens, used up: a second use finds nothing."""
+        with self.storage.writing() as connection:
+            row = connection.execute(windows.delete().where(windows.c.ticket_hash == _ticket_hash(ticket),
+                                                            windows.c.expires_at >= (now or _now()))
+                                     .returning(windows.c.workspace, windows.c.instructor, windows.c.target)).first()
+        return None if row is None else Window(row.workspace, row.instructor, row.target)
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _ticket_hash(ticket: str) -> str:
+    return hashlib.sha256(ticket.encode()).hexdigest()

@@ -1,0 +1,145 @@
+"""The LMS's way in (LTI 1.3): the login the platform begins, the launch it posts back, webnb's key set, and the step
+that opens a launch in a window of its own.
+
+The login and the launch come as cross-site requests from the platform with no CSRF token: they alone are exempt from
+both checks (webnb/lti/__init__.py), and the launch is trusted only once its signed token passes every check of
+webnb/lti/adapter.py. A launch inside the LMS's iframe gets no cookie when the browser blocks third-party cookies, so
+nothing of it lives in a cookie until the browser shows webnb in a window of its own.
+"""
+from __future__ import annotations
+
+from urllib.parse import urlencode, urlsplit
+
+from flask import Blueprint, current_app, jsonify, redirect, request, session, url_for
+from werkzeug.exceptions import HTTPException
+
+from webnb.answers import refusal
+from webnb.lti.adapter import CHECKS, LaunchRefused, key_set, login_redirect, validate_launch
+from webnb.lti.registry import Window
+
+bp = Blueprint("lti", __name__, url_prefix="/lti")
+
+# What the login and the launch read of the platform's request; nothing else of it is looked at.
+LOGIN_PARAMETERS = ("iss", "login_hint", "target_link_uri", "lti_message_hint", "client_id", "lti_deployment_id")
+# A launch refused for these is malformed (400); for the others, not trusted (403).
+MALFORMED = frozenset({"format", "message", "login hint"})
+YES = ("1", "true", "yes", "on")
+
+
+def lti():
+    return current_app.extensions["webnb_lti"]
+
+
+@bp.route("/login", methods=["GET", "POST"])
+def login():
+    params = {name: request.values[name] for name in LOGIN_PARAMETERS if name in request.values}
+    try:
+        location = login_redirect(params, lti().registry, url_for("lti.launch", _external=True),
+                                  secure=request.is_secure)
+    except LaunchRefused as refused:
+        return _refused(refused, "login")
+    return redirect(location, 302)
+
+
+@bp.post("/launch")
+def launch():
+    params = {name: request.form[name] for name in ("id_token", "state") if name in request.form}
+    try:
+        launched = validate_launch(params, lti().registry, lti().keysets, secure=request.is_secure)
+    except LaunchRefused as refused:
+        return _refused(refused, "launch")
+    registry = lti().registry
+    workspace = registry.workspace_for(launched.issuer, launched.deployment_id, launched.subject)
+    window = Window(workspace, launched.instructor, lesson_target(launched))
+    ticket = registry.open_window(window)
+    _sign_in(window)  # kept if the browser keeps webnb's cookie here (a launch in a window of its own)
+    return redirect(url_for("lti.enter", ticket=ticket), 303)
+
+
+@bp.get("/enter/<ticket>")
+def enter(ticket: str):
+    """The lesson of a launch. In the LMS's iframe without webnb's cookie, the lesson is shown with a link that opens
+    it in a window of its own, where the cookie is webnb's own and the workspace follows."""
+    registry = lti().registry
+    window = registry.peek_window(ticket)
+    if window is None:
+        return refusal("This link has expired", "This link to a lesson has expired or was used already. Open the "
+                                                "activity from your course again.", 410)
+    in_a_frame = request.headers.get("Sec-Fetch-Dest") in ("iframe", "frame")
+    if session.get("workspace") == window.workspace or not in_a_frame:
+        registry.take_window(ticket)
+        _sign_in(window)
+        return redirect(window.target, 303)
+    return redirect(_with_parameter(window.target, "lti_window", ticket), 303)
+
+
+@bp.get("/jwks")
+def jwks():
+    """webnb's public keys, with which platforms verify what webnb signs."""
+    response = jsonify(key_set(lti().registry))
+    response.headers["Cache-Control"] = "public, max-age=3600"
+    return response
+
+
+def window_offer() -> dict:
+    """For every page: the ticket that opens this launch in a window of its own, when the page is shown in the LMS's
+    iframe without webnb's cookie (the ``lti_window`` parameter of :func:`enter`)."""
+    ticket = request.args.get("lti_window") if request.method == "GET" else None
+    if not ticket or len(ticket) > 64:
+        return {"lti_window": None}
+    window = lti().registry.peek_window(ticket)
+    if window is None or session.get("workspace") == window.workspace:
+        return {"lti_window": None}
+    return {"lti_window": ticket}
+
+
+def lesson_target(launched) -> str:
+    """The lesson a launch lands on: the resource link's custom ``lesson`` (a path of webnb's, with its query), else
+    its target_link_uri when it names a lesson page; else the home page. An instructor's link with the custom
+    ``presenter=1`` opens in presenter mode."""
+    target = next((path for path in (_lesson_path(launched.custom.get("lesson", "")),
+                                     _lesson_path(launched.target_link_uri)) if path), url_for("home.index"))
+    if launched.instructor and launched.custom.get("presenter", "").strip().lower() in YES:
+        target = _with_parameter(target, "presenter", "1")
+    return target
+
+
+def _lesson_path(address: str) -> str | None:
+    """``address`` as a path and query of this site's, if it names one of its pages (not the LTI routes)."""
+    parts = urlsplit(address.strip())
+    if parts.netloc and f"{parts.scheme}://{parts.netloc}".lower() != request.host_url.rstrip("/").lower():
+        return None
+    if not parts.path.startswith("/") or parts.path.startswith("//"):
+        return None
+    try:
+        endpoint, _ = current_app.url_map.bind(request.host).match(parts.path, method="GET")
+    except HTTPException:  # no such page (404), or not one to GET (405)
+        return None
+    if endpoint == "static" or endpoint.startswith("lti."):
+        return None
+    return parts.path + (f"?{parts.query}" if parts.query else "")
+
+
+def _with_parameter(target: str, name: str, value: str) -> str:
+    return target + ("&" if "?" in target else "?") + urlencode({name: value})
+
+
+def _sign_in(window: Window) -> None:
+    """This browser becomes the launched user: their workspace, and an instructor's right to start a class. Whatever
+    the browser was before as someone else is forgotten (a shared computer, another user's launch)."""
+    if session.get("workspace") != window.workspace:
+        session.clear()
+    session["workspace"] = window.workspace
+    session.permanent = True
+    if window.instructor:
+        session["lti_instructor"] = True
+
+
+def _refused(refused: LaunchRefused, what: str):
+    status = 400 if refused.check in MALFORMED else 403
+    about = CHECKS.get(refused.check)
+    message = (f"webnb refused this {what} from your course: the {refused.check} check failed, because "
+               f"{refused.reason.rstrip('.')}." + (f" That check asks that {about}." if about else "")
+               + " Nothing was stored. Open the activity from your course again; if it fails again, show this page "
+                 "to whoever looks after your course's tools.")
+    return refusal(f"The {what} was refused: {refused.check}", message, status)
