@@ -1,0 +1,114 @@
+"""An LTI launch as a course shows it: the LMS's page (another site) holds webnb in an iframe, the browser blocks
+third-party cookies, and the launch still lands on the lesson; "Open in a new window" then opens it as webnb's own
+site, where the student's workspace cookie is kept.
+
+The fake LMS is served over real HTTP at http://127.0.0.1:PORT and webnb at http://localhost:PORT: two sites, so
+webnb inside the LMS's page is a third party. Chromium's cookie controls are set to block third-party cookies, and a
+probe shows that they are blocked: a cookie the iframe's site sets (SameSite=None) is not kept.
+"""
+from __future__ import annotations
+
+import html
+import re
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from conftest import HOSTED_SECRET, serving
+from playwright.sync_api import expect
+from werkzeug.wrappers import Request, Response
+
+from webnb import create_app
+
+pytest.importorskip("pylti1p3", reason="the LTI extra is not installed (pip install -e '.[lti]')")
+from lti_platform import FakePlatform  # noqa: E402  (after the skip: it needs the extra's PyJWT)
+
+LESSON = "/corpora/spam-ham/inference?text=free+prize&alpha=1"
+
+
+def auto_post(action: str, fields: dict) -> Response:
+    """A page that posts ``fields`` to ``action`` as soon as it loads, as an LMS's pages do."""
+    inputs = "".join(f'<input type="hidden" name="{html.escape(name)}" value="{html.escape(value)}">'
+                     for name, value in fields.items())
+    return Response(f'<!doctype html><form method="post" action="{html.escape(action)}">{inputs}</form>'
+                    "<script>document.forms[0].submit()</script>", mimetype="text/html")
+
+
+class LivePlatform(FakePlatform):
+    """The fake LMS, served: a course page holding webnb in an iframe, the page that begins the login, and its
+    authorisation address, which answers with the signed launch."""
+
+    def __init__(self, issuer: str, tool: str):
+        super().__init__(issuer=issuer)
+        self.tool = tool
+
+    def __call__(self, environ, start_response):
+        return self.wsgi(environ, start_response)
+
+    @Request.application
+    def wsgi(self, request):
+        if request.path == "/course":
+            return Response(
+                "<!doctype html><link rel=\"icon\" href=\"data:,\"><title>Machine learning 101</title><h1>Machine learning 101: week 3</h1>"
+                f'<iframe name="tool" src="/start" width="1000" height="600"></iframe>'
+                f'<iframe name="probe" src="{request.host_url.replace("127.0.0.1", "localhost")}probe"></iframe>',
+                mimetype="text/html")
+        if request.path == "/probe":  # on webnb's site (localhost), a cookie only a third party would keep
+            probe = Response("probe sent", mimetype="text/plain")
+            probe.set_cookie("probe", "1", samesite="None", secure=True)
+            return probe
+        if request.path == "/start":
+            return auto_post(self.tool + "/lti/login", {
+                "iss": self.issuer, "login_hint": "hint-42", "target_link_uri": self.tool + "/lti/launch",
+                "client_id": self.client_id, "lti_deployment_id": self.deployment_id})
+        if request.path == "/auth":
+            asked = request.args
+            token = self.sign(self.claims(asked["nonce"], custom={"lesson": LESSON}))
+            return auto_post(asked["redirect_uri"], {"id_token": token, "state": asked["state"]})
+        return Response("not here", status=404)
+
+
+@pytest.fixture()
+def hosted_webnb(tmp_path):
+    app = create_app({"TESTING": True, "WEBNB_MODE": "hosted", "SECRET_KEY": HOSTED_SECRET,
+                      "WEBNB_COOKIE_SECURE": False, "RATELIMIT_ENABLED": False},
+                     instance_path=str(tmp_path / "instance"))
+    yield app
+    app.extensions["webnb"]["storage"].dispose()
+
+
+def test_a_launch_in_the_lmss_iframe_with_third_party_cookies_blocked_lands_on_the_lesson(
+        hosted_webnb, new_browsing, shot):
+    with serving(hosted_webnb) as webnb_url:
+        tool = webnb_url.replace("://127.0.0.1:", "://localhost:")
+        platform = LivePlatform("http://127.0.0.1:0", tool)  # the port is known once it is served
+        with serving(platform) as platform_url:
+            platform.issuer = platform_url
+            platform.install(hosted_webnb)
+            hosted_webnb.extensions["webnb_lti"].frame_origins.forget()
+            browsing = new_browsing()
+            page = browsing.new_page()
+            controls = browsing.context.new_cdp_session(page)
+            controls.send("Network.setCookieControls", {
+                "enableThirdPartyCookieRestriction": True, "disableThirdPartyCookieMetadata": True,
+                "disableThirdPartyCookieHeuristics": True})
+            page.goto(platform_url + "/course")
+            tool_frame = page.frame_locator("iframe[name=tool]")
+            expect(tool_frame.locator(".lti-window")).to_be_visible()
+            expect(tool_frame.locator("main h1").first).to_be_visible()
+            shot(page, "lti-launch-in-iframe", full_page=False)
+            landed = urlsplit(page.frame(name="tool").url)
+            assert (landed.netloc, landed.path) == (urlsplit(tool).netloc, "/corpora/spam-ham/inference")
+            assert parse_qs(landed.query)["text"] == ["free prize"]
+            # Nothing of webnb's site is kept while it is a third party: not the probe, not webnb's session.
+            expect(page.frame_locator("iframe[name=probe]").locator("body")).to_have_text("probe sent")
+            assert [cookie["name"] for cookie in browsing.context.cookies(tool)] == []
+            with browsing.context.expect_page() as opened:
+                tool_frame.get_by_role("link", name="Open in a new window").click()
+            window = opened.value
+            window.wait_for_url(re.compile(r"/corpora/spam-ham/inference\?"))
+            assert window.url == tool + LESSON
+            expect(window.locator(".lti-window")).to_have_count(0)
+            shot(window, "lti-launch-own-window", full_page=False)
+            kept = [cookie["name"] for cookie in browsing.context.cookies(tool)]
+            assert kept == [hosted_webnb.config["SESSION_COOKIE_NAME"]]
+            assert browsing.errors == []
