@@ -14,6 +14,7 @@ import requests
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
+DEEP_LINKING_SETTINGS = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
 LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
 INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
 TOOL = "https://webnb.test"  # where the platform reaches webnb (https, as every LMS requires)
@@ -121,6 +122,14 @@ class FakePlatform(requests.adapters.BaseAdapter):
             else:
                 body[name] = value
         return body
+
+    def deep_linking_claims(self, **changes) -> dict:
+        """The claims of an instructor's request to choose a lesson (LtiDeepLinkingRequest)."""
+        settings = {"deep_link_return_url": self.issuer + "/deep-link-return?course=1",
+                    "accept_types": ["ltiResourceLink"], "accept_presentation_document_targets": ["iframe", "window"],
+                    "data": "opaque-data-42"}
+        return {"message_type": "LtiDeepLinkingRequest", "resource_link": DROP, "roles": (INSTRUCTOR,),
+                "sub": "teacher-1", DEEP_LINKING_SETTINGS: settings, **changes}
 
     def sign(self, body: dict, *, kid: str = "platform-key-1", key=None, algorithm: str = "RS256") -> str:
         return jwt.encode(body, key or self.keys[kid], algorithm=algorithm, headers={"kid": kid})

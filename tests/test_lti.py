@@ -10,11 +10,13 @@ import pytest
 import sqlalchemy as sa
 from bs4 import BeautifulSoup
 from conftest import HOSTED_SECRET
-from lti_platform import DROP, INSTRUCTOR, TOOL, FakePlatform, rsa_key
+from lti_platform import DEEP_LINKING_SETTINGS, DROP, INSTRUCTOR, TOOL, FakePlatform, rsa_key
 
 pytest.importorskip("pylti1p3", reason="the LTI extra is not installed (pip install -e '.[lti]')")
 
 SPAM_LESSON = "/corpora/spam-ham/inference?text=free+prize&alpha=1"
+CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
+LEARNER_ROLE = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
 
 
 @pytest.fixture()
@@ -188,7 +190,8 @@ REFUSED = {
     "wrong nonce": ({"nonce": "not-the-one-sent"}, "nonce", 403),
     "wrong issuer": ({"iss": "https://elsewhere.example"}, "issuer", 403),
     "missing message type": ({"message_type": DROP}, "message", 400),
-    "deep linking request": ({"message_type": "LtiDeepLinkingRequest"}, "message", 400),
+    "deep linking without settings": ({"message_type": "LtiDeepLinkingRequest"}, "message", 400),
+    "submission review": ({"message_type": "LtiSubmissionReviewRequest"}, "message", 400),
     "wrong version": ({"version": "1.1"}, "message", 400),
     "no subject": ({"sub": DROP}, "message", 400),
     "no resource link": ({"resource_link": DROP}, "message", 400),
@@ -331,3 +334,76 @@ def test_webnbs_key_set_publishes_its_signing_key_made_once(hosted):
     signed = jwt.encode({"iss": "webnb"}, pem, algorithm="RS256", headers={"kid": kid})
     public = jwt.PyJWK(key).key
     assert key["kid"] == kid and jwt.decode(signed, public, algorithms=["RS256"]) == {"iss": "webnb"}
+
+
+# --- deep linking: an instructor chooses the lesson the course links to ---------------------------------------------
+
+def choose(client, platform, **claims):
+    """An instructor's request to choose a lesson: the picker's address."""
+    response = platform.launch(client, **platform.deep_linking_claims(**claims))
+    assert response.status_code == 303, response.get_data(as_text=True)[:800]
+    picker = urlsplit(response.headers["Location"]).path
+    assert picker.startswith("/lti/pick/")
+    return picker
+
+
+def test_deep_linking_answers_the_course_with_a_signed_link_to_the_chosen_lesson(hosted, platform):
+    import jwt
+
+    client = browser(hosted)
+    picker = choose(client, platform)
+    page = BeautifulSoup(client.get(picker, base_url=TOOL).data, "html.parser")
+    assert "spam-ham" in [option["value"] for option in page.select("select[name=corpus] option")]
+    assert "iris" not in [option["value"] for option in page.select("select[name=corpus] option")]
+    answer = client.get(picker + "/answer", base_url=TOOL, query_string={
+        "corpus": "spam-ham", "page": "inference", "model": "bernoulli", "alpha": "0.5", "text": "free <prize>",
+        "title": "", "presenter": "1"})
+    assert answer.status_code == 200
+    form = BeautifulSoup(answer.data, "html.parser").select_one("form[data-autosubmit]")
+    assert form["action"] == platform.issuer + "/deep-link-return?course=1" and form["method"] == "post"
+    assert "form-action 'self' https://lms.example.test" in answer.headers["Content-Security-Policy"]
+    signed = form.select_one("input[name=JWT]")["value"]
+    keys = jwt.PyJWKSet.from_dict(client.get("/lti/jwks", base_url=TOOL).json)
+    kid = jwt.get_unverified_header(signed)["kid"]
+    claims = jwt.decode(signed, keys[kid].key, algorithms=["RS256"], audience=platform.issuer)
+    assert (claims["iss"], claims[CLAIM + "deployment_id"], claims[CLAIM + "version"],
+            claims[CLAIM + "message_type"]) == ("webnb-client", "deployment-1", "1.3.0", "LtiDeepLinkingResponse")
+    assert claims["nonce"] and claims["exp"] > claims["iat"]
+    assert claims["https://purl.imsglobal.org/spec/lti-dl/claim/data"] == "opaque-data-42"
+    (item,) = claims["https://purl.imsglobal.org/spec/lti-dl/claim/content_items"]
+    lesson = "/corpora/spam-ham/inference?model=bernoulli&alpha=0.5&text=free+%3Cprize%3E"
+    assert item == {"type": "ltiResourceLink", "title": "Spam or ham: Bayes' rule", "url": TOOL + lesson,
+                    "custom": {"lesson": lesson, "presenter": "1"}}
+    assert client.get(picker + "/answer", base_url=TOOL, query_string={"corpus": "spam-ham"}).status_code == 410
+    # The link launches a student onto that lesson.
+    student = browser(hosted)
+    assert land(student, platform.launch(student, custom=item["custom"], target_link_uri=item["url"])) == lesson
+
+
+def test_a_choice_webnb_cannot_make_shows_the_picker_again_with_what_is_wrong(hosted, platform):
+    client = browser(hosted)
+    picker = choose(client, platform)
+    answer = client.get(picker + "/answer", base_url=TOOL, query_string={
+        "corpus": "no-such-corpus", "page": "inference", "model": "bernoulli", "alpha": "-1"})
+    assert answer.status_code == 400
+    page = BeautifulSoup(answer.data, "html.parser")
+    assert [item.get_text().split(":")[0] for item in page.select(".errors li")] == ["corpus"]
+    answer = client.get(picker + "/answer", base_url=TOOL, query_string={
+        "corpus": "spam-ham", "page": "nowhere", "model": "bernoulli", "alpha": "-1"})
+    assert [item.get_text().split(":")[0] for item in BeautifulSoup(answer.data, "html.parser").select(".errors li")
+            ] == ["page", "alpha"]
+    assert client.get(picker, base_url=TOOL).status_code == 200  # still open: nothing was sent
+
+
+@pytest.mark.parametrize(("claims", "check"), [
+    ({"roles": (LEARNER_ROLE,), "sub": "student-1"}, "role"),
+    ({DEEP_LINKING_SETTINGS: {"deep_link_return_url": "https://lms.example.test/back", "accept_types": ["file"],
+                              "accept_presentation_document_targets": ["iframe"]}}, "message"),
+    ({DEEP_LINKING_SETTINGS: {"deep_link_return_url": "javascript:alert(1)", "accept_types": ["ltiResourceLink"],
+                              "accept_presentation_document_targets": ["iframe"]}}, "message"),
+])
+def test_deep_linking_is_refused_to_a_student_and_for_content_webnb_does_not_make(hosted, platform, claims, check):
+    response = platform.launch(browser(hosted), **platform.deep_linking_claims(**claims))
+    assert response.status_code in (400, 403)
+    assert BeautifulSoup(response.data, "html.parser").h1.get_text() == f"The launch was refused: {check}"
+    assert rows(hosted, "lti_deep_links") == []

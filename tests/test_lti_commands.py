@@ -20,16 +20,19 @@ def test_add_platform_prints_webnbs_addresses_and_the_configuration_for_moodle_a
     assert (code, err) == (0, "")
     report = json.loads(out)
     assert {name: report[name] for name in ("issuer", "client_id", "deployments", "login_url", "launch_url",
-                                            "jwks_url")} == {
+                                            "jwks_url", "deep_link_url")} == {
         "issuer": "https://moodle.example.edu", "client_id": "aBc123", "deployments": ["1"],
         "login_url": "https://webnb.example.edu/lti/login", "launch_url": "https://webnb.example.edu/lti/launch",
-        "jwks_url": "https://webnb.example.edu/lti/jwks"}
+        "jwks_url": "https://webnb.example.edu/lti/jwks", "deep_link_url": "https://webnb.example.edu/lti/launch"}
     assert report["moodle"]["Initiate login URL"] == report["login_url"]
     assert report["moodle"]["Redirection URI(s)"] == report["launch_url"]
     canvas = report["canvas"]
     assert (canvas["oidc_initiation_url"], canvas["target_link_uri"], canvas["public_jwk_url"]) == (
         report["login_url"], report["launch_url"], report["jwks_url"])
-    assert canvas["extensions"][0]["settings"]["placements"][0]["message_type"] == "LtiResourceLinkRequest"
+    assert [(placement["placement"], placement["message_type"])
+            for placement in canvas["extensions"][0]["settings"]["placements"]] == [
+        ("course_navigation", "LtiResourceLinkRequest"), ("link_selection", "LtiDeepLinkingRequest"),
+        ("assignment_selection", "LtiDeepLinkingRequest")]
     # Every address printed is one the app answers: the key set at once, the login and launch as routes.
     assert client.get("/lti/jwks").json["keys"][0]["kid"] == report["kid"]
     routes = {rule.rule: rule.methods for rule in app.url_map.iter_rules()}

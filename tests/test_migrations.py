@@ -21,7 +21,8 @@ from alembic import command
 from webnb.store import migrations
 
 HEAD = "0008"
-LTI_TABLES = ("lti_platforms", "lti_deployments", "lti_keys", "lti_logins", "lti_users", "lti_windows")  # 0008
+LTI_TABLES = ("lti_platforms", "lti_deployments", "lti_keys", "lti_logins", "lti_users", "lti_windows",
+              "lti_deep_links")  # 0008
 
 # --- the schema of the release before Alembic, as webnb/store/database.py defined it ----------------------------------
 
@@ -204,6 +205,12 @@ EXPECTED_SCHEMA = {
                     "target": (TEXT, False), "expires_at": (TIME, False)},
         "primary_key": ["ticket_hash"], "foreign_keys": [], "indexes": {},
     },
+    "lti_deep_links": {
+        "columns": {"ticket_hash": (TEXT, False), "platform": (INT, False), "deployment_id": (TEXT, False),
+                    "settings": (TEXT, False), "expires_at": (TIME, False)},
+        "primary_key": ["ticket_hash"],
+        "foreign_keys": [(("platform",), "lti_platforms", ("id",), "CASCADE")], "indexes": {},
+    },
 }
 
 
@@ -383,7 +390,7 @@ def test_an_empty_database_gets_the_newest_schema(engine):
     assert migrations.current(engine) == migrations.head() == HEAD
     assert describe(engine) == EXPECTED_SCHEMA
     with engine.connect() as connection:
-        assert [count(connection, table) for table in EXPECTED_SCHEMA if table != "alembic_version"] == [0] * 18
+        assert [count(connection, table) for table in EXPECTED_SCHEMA if table != "alembic_version"] == [0] * 19
 
 
 def test_todays_database_upgrades_in_place_and_every_corpus_reads_back_unchanged(engine):
@@ -717,6 +724,7 @@ def test_0008_adds_the_lms_tables_and_goes_back(engine):
             connection.execute(sa.text("PRAGMA foreign_keys = ON"))
         connection.execute(sa.text("DELETE FROM lti_platforms"))
         assert [count(connection, table) for table in ("lti_deployments", "lti_logins")] == [0, 0]
+        assert count(connection, "lti_deep_links") == 0
     assert_goes_back_and_up(engine, "0007", before)
 
 

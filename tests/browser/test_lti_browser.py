@@ -48,7 +48,8 @@ class LivePlatform(FakePlatform):
     def wsgi(self, request):
         if request.path == "/course":
             return Response(
-                "<!doctype html><link rel=\"icon\" href=\"data:,\"><title>Machine learning 101</title><h1>Machine learning 101: week 3</h1>"
+                '<!doctype html><link rel="icon" href="data:,"><title>Machine learning 101</title>'
+                "<h1>Machine learning 101: week 3</h1>"
                 f'<iframe name="tool" src="/start" width="1000" height="600"></iframe>'
                 f'<iframe name="probe" src="{request.host_url.replace("127.0.0.1", "localhost")}probe"></iframe>',
                 mimetype="text/html")

@@ -39,8 +39,7 @@ DEFAULT_MAX_FORM_MEMORY_SIZE = 500_000
 # No inline code or styles anywhere, so 'self' is enough; the favicon is a data: URL (base.html). No other site may
 # show webnb's pages in a frame, except the LMSs registered for LTI launches (``allow_framing_by``).
 CSP_BEFORE_FRAMING = ["default-src 'self'", "img-src 'self' data:", "object-src 'none'", "base-uri 'none'"]
-CSP_AFTER_FRAMING = ["form-action 'self'"]
-CONTENT_SECURITY_POLICY = "; ".join([*CSP_BEFORE_FRAMING, "frame-ancestors 'none'", *CSP_AFTER_FRAMING])
+CONTENT_SECURITY_POLICY = "; ".join([*CSP_BEFORE_FRAMING, "frame-ancestors 'none'", "form-action 'self'"])
 
 SECURITY_HEADERS = {
     "Content-Security-Policy": CONTENT_SECURITY_POLICY,
@@ -134,10 +133,12 @@ def add_security_headers(response):
     return response
 
 
-def content_security_policy(frame_origins: tuple[str, ...]) -> str:
-    """The policy with these origins (and webnb itself) allowed to show its pages in a frame."""
+def content_security_policy(frame_origins: tuple[str, ...], *, form_targets: tuple[str, ...] = ()) -> str:
+    """The policy with these origins (and webnb itself) allowed to show its pages in a frame, and the page's forms
+    allowed to go to ``form_targets`` as well as to webnb (the answer an LMS asked for)."""
     ancestors = " ".join(("'self'", *frame_origins)) if frame_origins else "'none'"
-    return "; ".join([*CSP_BEFORE_FRAMING, f"frame-ancestors {ancestors}", *CSP_AFTER_FRAMING])
+    return "; ".join([*CSP_BEFORE_FRAMING, f"frame-ancestors {ancestors}", " ".join(("form-action 'self'",
+                                                                                   *form_targets))])
 
 
 def allow_cross_site(app: Flask, *endpoints: str) -> None:

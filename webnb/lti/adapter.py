@@ -14,12 +14,15 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from urllib.parse import urlsplit
 
 import jwt
 import requests
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from pylti1p3.cookie import CookieService
+from pylti1p3.deep_link import DeepLink
+from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.deployment import Deployment
 from pylti1p3.exception import LtiException, OIDCException
 from pylti1p3.message_launch import MessageLaunch
@@ -30,10 +33,12 @@ from pylti1p3.request import Request
 from pylti1p3.session import SessionService
 from pylti1p3.tool_config import ToolConfAbstract
 
-from webnb.lti.registry import Login, Platform, Registry
+from webnb.lti.registry import DeepLinking, Login, Platform, Registry
 
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
+DEEP_LINKING_SETTINGS = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
 RESOURCE_LINK_REQUEST = "LtiResourceLinkRequest"
+DEEP_LINKING_REQUEST = "LtiDeepLinkingRequest"
 # How long a platform's key set is kept before it is fetched again (a token naming an unknown key fetches it at once).
 KEYSET_SECONDS = 3600
 
@@ -50,7 +55,9 @@ CHECKS = {
     "expired": "the token has not expired",
     "issued at": "the token was issued, not dated in the future",
     "deployment": "the deployment is one registered with webnb",
-    "message": "the message is an LTI 1.3 launch of a resource link, with a user and roles",
+    "role": "the user may do what the launch asks: only a course's instructors choose its lessons",
+    "message": "the message is an LTI 1.3 launch of a resource link (or an instructor's request to choose one), with "
+               "a user and roles",
 }
 
 
@@ -67,6 +74,7 @@ class LaunchRefused(Exception):
 class Launch:
     """A launch that passed every check: who launched, from where, into what."""
 
+    platform_id: int
     issuer: str
     client_id: str
     deployment_id: str
@@ -75,6 +83,17 @@ class Launch:
     target_link_uri: str
     custom: Mapping[str, str] = field(default_factory=dict)
     resource_title: str = ""
+    # An instructor's request to choose a lesson for the course (deep linking): the platform's settings for it.
+    deep_linking: Mapping | None = None
+
+
+@dataclass(frozen=True)
+class LessonLink:
+    """What deep linking sends back to the course: a link that launches ``url`` (absolute) with ``custom``."""
+
+    title: str
+    url: str
+    custom: Mapping[str, str]
 
 
 # --- webnb's keys ---------------------------------------------------------------------------------------------------
@@ -90,11 +109,14 @@ def new_tool_key() -> tuple[str, str]:
 
 def public_jwk(private_pem: str) -> dict:
     """The public half of a key, as the JWK that webnb's key set publishes (RS256, for signatures, its thumbprint as
-    kid)."""
+    kid: the kid the library writes in what it signs)."""
+    return dict(Registration.get_jwk(_public_pem(private_pem)))
+
+
+def _public_pem(private_pem: str) -> str:
     private = serialization.load_pem_private_key(private_pem.encode(), password=None)
-    public_pem = private.public_key().public_bytes(serialization.Encoding.PEM,
-                                                   serialization.PublicFormat.SubjectPublicKeyInfo).decode()
-    return dict(Registration.get_jwk(public_pem))
+    return private.public_key().public_bytes(serialization.Encoding.PEM,
+                                             serialization.PublicFormat.SubjectPublicKeyInfo).decode()
 
 
 def signing_key(registry: Registry) -> tuple[str, str]:
@@ -227,6 +249,7 @@ class _Registrations(ToolConfAbstract):
                         .set_key_set_url(platform.keyset_url))
         if self.signing is not None:
             registration.set_tool_private_key(self.signing[1])
+            registration.set_tool_public_key(_public_pem(self.signing[1]))
         return registration
 
     def find_deployment(self, iss: str, deployment_id: str):
@@ -347,19 +370,48 @@ def validate_launch(params: Mapping[str, str], registry: Registry, keysets: KeyS
     _check("deployment", launch.validate_deployment)
     _check("message", launch.validate_message)
     message_type = body.get(CLAIM + "message_type")
-    if message_type != RESOURCE_LINK_REQUEST:
-        raise LaunchRefused("message", f"webnb takes launches of a resource link ({RESOURCE_LINK_REQUEST}), not "
-                                       f"{message_type!r}.")
+    deep_linking = _deep_linking(body, launch) if message_type == DEEP_LINKING_REQUEST else None
+    if message_type not in (RESOURCE_LINK_REQUEST, DEEP_LINKING_REQUEST):
+        raise LaunchRefused("message", f"webnb takes launches of a resource link ({RESOURCE_LINK_REQUEST}) and "
+                                       f"requests to choose one ({DEEP_LINKING_REQUEST}), not {message_type!r}.")
     if not registry.finish_login(login.state):
         raise LaunchRefused("nonce", "this launch was used already: a token is good for one launch.")
     custom = body.get(CLAIM + "custom") or {}
     return Launch(
-        issuer=platform.issuer, client_id=platform.client_id, deployment_id=body[CLAIM + "deployment_id"],
+        platform_id=platform.id, issuer=platform.issuer, client_id=platform.client_id,
+        deployment_id=body[CLAIM + "deployment_id"],
         subject=str(body["sub"]), instructor=launch.check_teacher_access(),
         target_link_uri=str(body.get(CLAIM + "target_link_uri") or login.target_link_uri),
         custom={str(key): str(value) for key, value in custom.items()} if isinstance(custom, Mapping) else {},
         resource_title=str((body.get(CLAIM + "resource_link") or {}).get("title") or ""),
+        deep_linking=deep_linking,
     )
+
+
+def _deep_linking(body: Mapping, launch: _Launch) -> dict:
+    """The settings of a request to choose a lesson, which only a course's instructor (or content developer) makes,
+    and which must accept a resource link."""
+    settings = body.get(DEEP_LINKING_SETTINGS) or {}
+    if urlsplit(str(settings.get("deep_link_return_url") or "")).scheme not in ("http", "https"):
+        raise LaunchRefused("message", "the request to choose a lesson has no http(s) deep_link_return_url.")
+    if "ltiResourceLink" not in (settings.get("accept_types") or []):
+        raise LaunchRefused("message", "the course asks for a kind of content webnb does not make: it accepts "
+                                       f"{settings.get('accept_types')!r}, webnb makes lesson links (ltiResourceLink).")
+    if not (launch.check_teacher_access() or launch.check_designer_access()):
+        raise LaunchRefused("role", "only a course's instructors choose its lessons, and this user is not one.")
+    return dict(settings)
+
+
+def deep_link_answer(registry: Registry, choice: DeepLinking, link: LessonLink) -> str:
+    """The signed answer to a request to choose a lesson (an LtiDeepLinkingResponse JWT with one resource link),
+    signed with webnb's key, for the form that posts it to the course's ``deep_link_return_url``."""
+    platform = registry.platform(choice.platform)
+    if platform is None:
+        raise LaunchRefused("registration", "the platform of this request is no longer registered.")
+    registration = _Registrations(registry, signing_key(registry)).registration(platform)
+    resource = (DeepLinkResource().set_type("ltiResourceLink").set_title(link.title).set_url(link.url)
+                .set_custom_params(dict(link.custom)))
+    return DeepLink(registration, choice.deployment_id, choice.settings).get_response_jwt([resource])
 
 
 def _login_of(state: str | None, registry: Registry) -> Login:

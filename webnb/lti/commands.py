@@ -67,14 +67,18 @@ def _address(text: str) -> str:
 def tool_addresses(base_url: str) -> dict[str, str]:
     """webnb's addresses that a platform is given."""
     base = base_url.rstrip("/")
-    return {"login_url": base + "/lti/login", "launch_url": base + "/lti/launch", "jwks_url": base + "/lti/jwks"}
+    # An instructor's request to choose a lesson (deep linking) comes to the launch address too, as its own message.
+    return {"login_url": base + "/lti/login", "launch_url": base + "/lti/launch", "jwks_url": base + "/lti/jwks",
+            "deep_link_url": base + "/lti/launch"}
 
 
 def moodle_configuration(addresses: dict[str, str]) -> dict[str, str]:
     """The fields of Moodle's "Configure a tool manually" form, by their labels."""
     return {"Tool URL": addresses["launch_url"], "LTI version": "LTI 1.3", "Public key type": "Keyset URL",
             "Public keyset": addresses["jwks_url"], "Initiate login URL": addresses["login_url"],
-            "Redirection URI(s)": addresses["launch_url"]}
+            "Redirection URI(s)": addresses["launch_url"],
+            "Supports Deep Linking (Content-Item Message)": "yes",
+            "Content Selection URL": addresses["deep_link_url"]}
 
 
 def canvas_configuration(addresses: dict[str, str]) -> dict:
@@ -92,10 +96,14 @@ def canvas_configuration(addresses: dict[str, str]) -> dict:
             "domain": domain,
             # webnb needs no names or e-mail addresses to launch: the subject id is enough for a workspace.
             "privacy_level": "anonymous",
-            "settings": {"placements": [{
-                "placement": "course_navigation", "message_type": "LtiResourceLinkRequest",
-                "target_link_uri": addresses["launch_url"], "text": "webnb",
-            }]},
+            "settings": {"placements": [
+                {"placement": "course_navigation", "message_type": "LtiResourceLinkRequest",
+                 "target_link_uri": addresses["launch_url"], "text": "webnb"},
+                # Choosing a lesson for a module item or an assignment: deep linking.
+                *({"placement": placement, "message_type": "LtiDeepLinkingRequest",
+                   "target_link_uri": addresses["deep_link_url"], "text": "webnb lesson"}
+                  for placement in ("link_selection", "assignment_selection")),
+            ]},
         }],
         "custom_fields": {},
     }
@@ -162,7 +170,8 @@ def _add_platform(registry, args, out) -> int:
           f"{', '.join(platform.deployments)}.", file=out)
     print("\nGive the platform webnb's addresses:", file=out)
     for name, label in (("login_url", "OpenID Connect login initiation"), ("launch_url", "launch (redirection URI)"),
-                        ("jwks_url", "public key set (JWKS)")):
+                        ("jwks_url", "public key set (JWKS)"),
+                        ("deep_link_url", "deep linking: an instructor chooses a lesson")):
         print(f"  {name}: {addresses[name]}    {label}", file=out)
     if urlsplit(args.base_url).scheme != "https":
         print("\n  Note: LMSs launch tools over https only; give --base-url the https address students reach.",

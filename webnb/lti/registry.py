@@ -8,6 +8,7 @@ Nothing here knows the LTI library: webnb/lti/adapter.py reads these records for
 from __future__ import annotations
 
 import hashlib
+import json
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -21,6 +22,8 @@ LOGIN_MINUTES = 10
 # A ticket that opens a launch in a window of its own: long enough to read the page and click, short enough that a
 # copied address is worth little.
 WINDOW_MINUTES = 15
+# An instructor choosing a lesson for the course (deep linking) has this long to choose.
+DEEP_LINK_MINUTES = 60
 
 platforms = sa.Table(
     "lti_platforms",
@@ -85,6 +88,16 @@ windows = sa.Table(
     sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
 )
 
+deep_links = sa.Table(
+    "lti_deep_links",
+    metadata,
+    sa.Column("ticket_hash", sa.Text, primary_key=True),
+    sa.Column("platform", sa.Integer, sa.ForeignKey("lti_platforms.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("deployment_id", sa.Text, nullable=False),
+    sa.Column("settings", sa.Text, nullable=False),  # the platform's deep_linking_settings claim, as JSON
+    sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+)
+
 
 @dataclass(frozen=True)
 class Platform:
@@ -119,6 +132,16 @@ class Window:
     workspace: str
     instructor: bool
     target: str
+
+
+@dataclass(frozen=True)
+class DeepLinking:
+    """An instructor's pending choice for ``platform``'s ``deployment_id``: the platform's deep_linking_settings
+    (where the answer goes back, what it accepts, its opaque ``data``)."""
+
+    platform: int
+    deployment_id: str
+    settings: dict
 
 
 class Registry:
@@ -185,6 +208,7 @@ class Registry:
                         removed.append(f"deployment {deployment_id} of client {client} at {issuer}")
                     continue
                 connection.execute(logins.delete().where(logins.c.platform == platform_id))
+                connection.execute(deep_links.delete().where(deep_links.c.platform == platform_id))
                 connection.execute(deployments.delete().where(deployments.c.platform == platform_id))
                 connection.execute(platforms.delete().where(platforms.c.id == platform_id))
                 removed.append(f"client {client} at {issuer}, with its deployments")
@@ -307,6 +331,34 @@ class Registry:
                                                             windows.c.expires_at >= (now or _now()))
                                      .returning(windows.c.workspace, windows.c.instructor, windows.c.target)).first()
         return None if row is None else Window(row.workspace, row.instructor, row.target)
+
+    # --- deep linking -------------------------------------------------------------------------------------------
+
+    def open_deep_link(self, choice: DeepLinking, *, now: datetime | None = None) -> str:
+        """A ticket for the instructor's choice, valid ``DEEP_LINK_MINUTES`` and used once."""
+        now = now or _now()
+        ticket = secrets.token_urlsafe(24)
+        with self.storage.writing() as connection:
+            connection.execute(deep_links.delete().where(deep_links.c.expires_at < now))
+            connection.execute(deep_links.insert().values(
+                ticket_hash=_ticket_hash(ticket), platform=choice.platform, deployment_id=choice.deployment_id,
+                settings=json.dumps(choice.settings), expires_at=now + timedelta(minutes=DEEP_LINK_MINUTES)))
+        return ticket
+
+    def peek_deep_link(self, ticket: str, *, now: datetime | None = None) -> DeepLinking | None:
+        with self.storage.engine.connect() as connection:
+            row = connection.execute(sa.select(deep_links).where(
+                deep_links.c.ticket_hash == _ticket_hash(ticket), deep_links.c.expires_at >= (now or _now()))
+            ).mappings().first()
+        return None if row is None else DeepLinking(row["platform"], row["deployment_id"], json.loads(row["settings"]))
+
+    def take_deep_link(self, ticket: str, *, now: datetime | None = None) -> DeepLinking | None:
+        """The choice, used up: the answer goes back once."""
+        with self.storage.writing() as connection:
+            row = connection.execute(deep_links.delete().where(
+                deep_links.c.ticket_hash == _ticket_hash(ticket), deep_links.c.expires_at >= (now or _now()))
+                .returning(deep_links.c.platform, deep_links.c.deployment_id, deep_links.c.settings)).first()
+        return None if row is None else DeepLinking(row.platform, row.deployment_id, json.loads(row.settings))
 
 
 def _now() -> datetime:

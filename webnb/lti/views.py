@@ -10,12 +10,24 @@ from __future__ import annotations
 
 from urllib.parse import urlencode, urlsplit
 
-from flask import Blueprint, current_app, jsonify, redirect, request, session, url_for
+from flask import Blueprint, current_app, jsonify, redirect, render_template, request, session, url_for
 from werkzeug.exceptions import HTTPException
 
 from webnb.answers import refusal
-from webnb.lti.adapter import CHECKS, LaunchRefused, key_set, login_redirect, validate_launch
-from webnb.lti.registry import Window
+from webnb.hosting.security import content_security_policy
+from webnb.lesson.notation import model_name
+from webnb.lesson.pages import NAIVE_BAYES, TEXT_PAGES
+from webnb.lesson.state import preset_state
+from webnb.lti.adapter import (
+    CHECKS,
+    LaunchRefused,
+    LessonLink,
+    deep_link_answer,
+    key_set,
+    login_redirect,
+    validate_launch,
+)
+from webnb.lti.registry import DeepLinking, Window
 
 bp = Blueprint("lti", __name__, url_prefix="/lti")
 
@@ -49,6 +61,10 @@ def launch():
     except LaunchRefused as refused:
         return _refused(refused, "launch")
     registry = lti().registry
+    if launched.deep_linking is not None:  # an instructor choosing a lesson for the course
+        ticket = registry.open_deep_link(DeepLinking(launched.platform_id, launched.deployment_id,
+                                                     dict(launched.deep_linking)))
+        return redirect(url_for("lti.pick", ticket=ticket), 303)
     workspace = registry.workspace_for(launched.issuer, launched.deployment_id, launched.subject)
     window = Window(workspace, launched.instructor, lesson_target(launched))
     ticket = registry.open_window(window)
@@ -71,6 +87,81 @@ def enter(ticket: str):
         _sign_in(window)
         return redirect(window.target, 303)
     return redirect(_with_parameter(window.target, "lti_window", ticket), 303)
+
+
+# The lesson pages an instructor may link a course to (the text pages of the menu), by key.
+LINKABLE_PAGES = {page.key: page for page in TEXT_PAGES if page.in_menu}
+
+
+@bp.get("/pick/<ticket>")
+def pick(ticket: str):
+    """The instructor chooses the lesson the course links to: corpus, page, model, α and the review."""
+    if lti().registry.peek_deep_link(ticket) is None:
+        return _choice_expired()
+    return _picker(ticket, {}, {})
+
+
+@bp.get("/pick/<ticket>/answer")
+def answer(ticket: str):
+    """The chosen lesson, signed and posted back to the course (by the browser, in a form that sends itself)."""
+    registry = lti().registry
+    if registry.peek_deep_link(ticket) is None:
+        return _choice_expired()
+    chosen = {name: request.args.get(name, "") for name in ("corpus", "page", "model", "alpha", "text", "title")}
+    chosen["presenter"] = "1" if request.args.get("presenter") else ""
+    link, problems = lesson_link(chosen)
+    if problems:
+        return _picker(ticket, chosen, problems, 400)
+    choice = registry.take_deep_link(ticket)
+    if choice is None:  # chosen in another tab at the same moment
+        return _choice_expired()
+    try:
+        signed = deep_link_answer(registry, choice, link)
+    except LaunchRefused as refused:
+        return _refused(refused, "choice")
+    return_url = choice.settings["deep_link_return_url"]
+    response = current_app.make_response(render_template("lti/return.html", link=link, return_url=return_url,
+                                                         signed=signed))
+    # The one page whose form goes to another site: the course's own address for the answer.
+    returning = urlsplit(return_url)
+    response.headers["Content-Security-Policy"] = content_security_policy(
+        lti().frame_origins(), form_targets=(f"{returning.scheme}://{returning.netloc}",))
+    return response
+
+
+def lesson_link(chosen: dict) -> tuple[LessonLink | None, dict]:
+    """The lesson an instructor chose, as the link the course keeps, or what is wrong with the choice."""
+    problems = {}
+    entry = next((entry for entry in current_app.extensions["webnb"]["catalog"].builtin()
+                  if entry.id == chosen["corpus"] and not entry.is_table), None)
+    if entry is None:
+        problems["corpus"] = "Choose one of the corpora listed."
+    page = LINKABLE_PAGES.get(chosen["page"])
+    if page is None:
+        problems["page"] = "Choose one of the pages listed."
+    if chosen["model"] not in NAIVE_BAYES:
+        problems["model"] = "Choose one of the models listed."
+    parameters = [(name, chosen[name]) for name in ("model", "alpha", "text") if chosen[name]]
+    if entry is not None:
+        problems.update(preset_state(entry.presets + tuple(parameters), entry.n_documents).errors)
+    if problems:
+        return None, problems
+    path = f"/corpora/{entry.id}{page.path}" + (f"?{urlencode(parameters)}" if parameters else "")
+    custom = {"lesson": path, **({"presenter": "1"} if chosen["presenter"] else {})}
+    title = chosen["title"].strip()[:200] or f"{entry.name}: {page.title}"
+    return LessonLink(title=title, url=request.host_url.rstrip("/") + path, custom=custom), {}
+
+
+def _picker(ticket: str, chosen: dict, problems: dict, status: int = 200):
+    corpora = [entry for entry in current_app.extensions["webnb"]["catalog"].builtin() if not entry.is_table]
+    models = [(model, model_name(model)) for model in NAIVE_BAYES]
+    return render_template("lti/pick.html", ticket=ticket, corpora=corpora, pages=LINKABLE_PAGES.values(),
+                           models=models, chosen=chosen, problems=problems), status
+
+
+def _choice_expired():
+    return refusal("This choice has expired", "This page for choosing a lesson has expired or was used already. "
+                   "Start again from your course.", 410)
 
 
 @bp.get("/jwks")

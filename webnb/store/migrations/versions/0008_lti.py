@@ -3,7 +3,9 @@ and its login, token and key-set addresses) with their ``lti_deployments``; ``lt
 newest signing, the older ones still published after a rotation); ``lti_logins`` (the state and nonce of each login
 that the platform began, kept on the server so that no cookie is needed, used once); ``lti_users`` (the workspace of
 each (issuer, deployment, subject) the platform launched); ``lti_windows`` (a short-lived ticket that opens a launch
-in a window of its own, stored as a hash). Nothing stored changes. The downgrade drops the tables.
+in a window of its own, stored as a hash); ``lti_deep_links`` (an instructor's pending choice of a lesson for the
+course: where to send it back, behind a ticket stored as a hash). Nothing stored changes. The downgrade drops the
+tables.
 
 Revision 0008, after 0007, written 2026-12-07.
 """
@@ -62,8 +64,17 @@ def upgrade() -> None:
         sa.Column("target", sa.Text, nullable=False),
         sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
     )
+    op.create_table(
+        "lti_deep_links",
+        sa.Column("ticket_hash", sa.Text, primary_key=True),
+        sa.Column("platform", sa.Integer, sa.ForeignKey("lti_platforms.id", ondelete="CASCADE"), nullable=False),
+        sa.Column("deployment_id", sa.Text, nullable=False),
+        sa.Column("settings", sa.Text, nullable=False),  # the platform's deep_linking_settings claim, as JSON
+        sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+    )
 
 
 def downgrade() -> None:
-    for table in ("lti_windows", "lti_users", "lti_logins", "lti_keys", "lti_deployments", "lti_platforms"):
+    for table in ("lti_deep_links", "lti_windows", "lti_users", "lti_logins", "lti_keys", "lti_deployments",
+                  "lti_platforms"):
         op.drop_table(table)
