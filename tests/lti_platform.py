@@ -14,6 +14,8 @@ import requests
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
+GRADES_ENDPOINT = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
+SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 DEEP_LINKING_SETTINGS = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
 LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
 INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
@@ -41,6 +43,9 @@ class FakePlatform(requests.adapters.BaseAdapter):
         self.issuer, self.client_id, self.deployment_id = issuer, client_id, deployment_id
         self.keys = {"platform-key-1": rsa_key("platform-1")}  # kid -> private key, as the key set publishes
         self.keyset_requests = 0
+        self.token_requests: list[dict] = []  # the forms posted to the token address
+        self.score_posts: list[dict] = []  # {"url", "headers", "body"} of every Score posted
+        self.failing_score_posts = 0  # the next this many Score posts answer 503
 
     # -- its addresses, and its key set served to webnb ----------------------------------------------------------
 
@@ -64,12 +69,35 @@ class FakePlatform(requests.adapters.BaseAdapter):
             response.status_code = 200
             response._content = json.dumps({"keys": [public_jwk(key, kid) for kid, key in self.keys.items()]}).encode()
             response.headers["Content-Type"] = "application/json"
+        elif request.url == self.token_url and request.method == "POST":
+            self.token_requests.append({name: values[0] for name, values in parse_qs(request.body).items()})
+            response.status_code = 200
+            response._content = json.dumps({"access_token": f"token-{len(self.token_requests)}",
+                                            "token_type": "Bearer", "expires_in": 3600}).encode()
+        elif request.url.startswith(self.lineitem_url) and request.method == "POST":
+            self.score_posts.append({"url": request.url, "headers": dict(request.headers),
+                                     "body": json.loads(request.body)})
+            if self.failing_score_posts:
+                self.failing_score_posts -= 1
+                response.status_code, response._content = 503, b"busy"
+            else:
+                response.status_code, response._content = 200, b"{}"
         else:
             response.status_code, response._content = 404, b"{}"
         return response
 
     def close(self):
         pass
+
+    @property
+    def lineitem_url(self) -> str:
+        return self.issuer + "/api/lineitems/7/lineitem"
+
+    def grading_claims(self, score_maximum: str = "10", **changes) -> dict:
+        """The claims of a graded activity's launch: its AGS line item, and the maximum webnb's deep linking set."""
+        return {GRADES_ENDPOINT: {"scope": [SCORE_SCOPE, "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem"],
+                                  "lineitem": self.lineitem_url, "lineitems": self.issuer + "/api/lineitems"},
+                "custom": {"score_maximum": score_maximum}, **changes}
 
     def install(self, app) -> "FakePlatform":
         """Register this platform with ``app`` and serve its key set to the app's HTTP session."""

@@ -25,7 +25,8 @@ def hosted(tmp_path):
     from webnb import create_app
 
     made = create_app({"TESTING": True, "WEBNB_MODE": "hosted", "SECRET_KEY": HOSTED_SECRET,
-                       "RATELIMIT_ENABLED": False, "WTF_CSRF_ENABLED": False}, instance_path=str(tmp_path / "instance"))
+                       "RATELIMIT_ENABLED": False, "WTF_CSRF_ENABLED": False,
+                       "WEBNB_LTI_GRADES_IN_BACKGROUND": False}, instance_path=str(tmp_path / "instance"))
     yield made
     made.extensions["webnb"]["storage"].dispose()
     made.extensions["webnb"]["broker"].close()
@@ -374,6 +375,7 @@ def test_deep_linking_answers_the_course_with_a_signed_link_to_the_chosen_lesson
     lesson = "/corpora/spam-ham/inference?model=bernoulli&alpha=0.5&text=free+%3Cprize%3E"
     assert item == {"type": "ltiResourceLink", "title": "Spam or ham: Bayes' rule", "url": TOOL + lesson,
                     "custom": {"lesson": lesson, "presenter": "1"}}
+    assert "lineItem" not in item  # not graded
     assert client.get(picker + "/answer", base_url=TOOL, query_string={"corpus": "spam-ham"}).status_code == 410
     # The link launches a student onto that lesson.
     student = browser(hosted)
@@ -407,3 +409,150 @@ def test_deep_linking_is_refused_to_a_student_and_for_content_webnb_does_not_mak
     assert response.status_code in (400, 403)
     assert BeautifulSoup(response.data, "html.parser").h1.get_text() == f"The launch was refused: {check}"
     assert rows(hosted, "lti_deep_links") == []
+
+
+# --- grades back to the course (AGS) --------------------------------------------------------------------------------
+
+CHALLENGE_SLIDE = "/corpora/match-reviews/inference?model=multinomial&alpha=1&text=brilliant+match&step=decision"
+
+
+def graded_class(hosted, platform, kind="challenge"):
+    """A course's instructor starts a class and asks a challenge (or a tuning); a student launched from a graded
+    activity joins it: (code, number, lecturer, student)."""
+    lecturer, student = browser(hosted), browser(hosted)
+    land(lecturer, platform.launch(lecturer, sub="teacher-1", roles=(INSTRUCTOR,)))
+    corpus = "match-reviews" if kind == "challenge" else "spam-ham"
+    assert lecturer.post("/classes", base_url=TOOL, data={"corpus": corpus}).status_code == 200
+    (code,) = [row[0] for row in rows(hosted, "classes")]
+    land(student, platform.launch(student, **platform.grading_claims()))
+    assert student.get(f"/join/{code}", base_url=TOOL).status_code == 303
+    question = ({"kind": "challenge", "address": CHALLENGE_SLIDE, "challenge": "class:positive"} if kind == "challenge"
+                else {"kind": "tune", "address": "/corpora/spam-ham/evaluation?presenter=1"})
+    asked = lecturer.post(f"/classes/{code}/questions", base_url=TOOL, data=question)
+    assert asked.status_code == 303, asked.get_data(as_text=True)[:500]
+    return code, int(asked.location.rsplit("/", 1)[1]), lecturer, student
+
+
+def answer(client, code, number, text):
+    answered = client.post(f"/classes/{code}/questions/{number}/answers", base_url=TOOL, data={"answer": text},
+                           headers={"Accept": "application/json"})
+    assert answered.status_code == 200, answered.get_data(as_text=True)[:500]
+    return answered.get_json()
+
+
+def test_a_challenge_met_by_a_launched_student_posts_one_score_to_the_course(hosted, platform):
+    import jwt
+
+    code, number, lecturer, student = graded_class(hosted, platform)
+    assert answer(student, code, number, "match was not composed")["success"] is False
+    assert rows(hosted, "lti_scores") == []  # nothing to grade yet
+    assert answer(student, code, number, "brilliant match")["success"] is True
+    assert platform.score_posts == []  # the student's page did not wait for the LMS
+    courier = hosted.extensions["webnb_lti"].courier
+    assert [result for _, result in courier.send_due()] == ["sent"]
+    (token_request,) = platform.token_requests
+    assert {name: token_request[name] for name in ("grant_type", "client_assertion_type", "scope")} == {
+        "grant_type": "client_credentials",
+        "client_assertion_type": "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+        "scope": "https://purl.imsglobal.org/spec/lti-ags/scope/score"}
+    keys = jwt.PyJWKSet.from_dict(browser(hosted).get("/lti/jwks", base_url=TOOL).json)
+    assertion = token_request["client_assertion"]
+    claims = jwt.decode(assertion, keys[jwt.get_unverified_header(assertion)["kid"]].key, algorithms=["RS256"],
+                        audience=platform.token_url)
+    assert claims["iss"] == claims["sub"] == "webnb-client"
+    (posted,) = platform.score_posts
+    assert posted["url"] == platform.lineitem_url + "/scores"
+    assert posted["headers"]["Authorization"] == "Bearer token-1"
+    assert posted["headers"]["Content-Type"] == "application/vnd.ims.lis.v1.score+json"
+    body = posted["body"]
+    assert {name: body[name] for name in ("userId", "scoreGiven", "scoreMaximum", "activityProgress",
+                                          "gradingProgress")} == {
+        "userId": "student-1", "scoreGiven": 10, "scoreMaximum": 10, "activityProgress": "Completed",
+        "gradingProgress": "FullyGraded"}
+    assert body["timestamp"].startswith("20")
+    # The same success again is no new grade: one Score per student and column.
+    answer(student, code, number, "brilliant match")
+    assert courier.send_due() == [] and len(platform.score_posts) == 1
+    assert [(score.state, score.tries) for score in hosted.extensions["webnb_lti"].registry.scores()] == [("sent", 1)]
+
+
+def test_a_tuning_is_graded_by_its_alphas_held_out_accuracy_and_a_better_one_is_sent_again(hosted, platform):
+    code, number, lecturer, student = graded_class(hosted, platform, "tune")
+    courier = hosted.extensions["webnb_lti"].courier
+    first = answer(student, code, number, "0")["accuracy"]
+    courier.send_due()
+    better = answer(student, code, number, "1")["accuracy"]
+    assert 0 < first < better <= 1
+    courier.send_due()
+    answer(student, code, number, "0")  # a worse α later: the better grade stays
+    assert courier.send_due() == []
+    assert [post["body"]["scoreGiven"] for post in platform.score_posts] == [
+        round(first * 10, 6), round(better * 10, 6)]
+
+
+def test_a_score_the_platform_refuses_is_tried_again_with_growing_waits_at_most_five_times(hosted, platform):
+    from datetime import datetime, timedelta, timezone
+
+    code, number, lecturer, student = graded_class(hosted, platform)
+    platform.failing_score_posts = 5
+    answer(student, code, number, "brilliant match")
+    courier, start = hosted.extensions["webnb_lti"].courier, datetime.now(timezone.utc)
+    tried_at = []
+    for minutes in (0, 0.25, 0.6, 1.6, 3.7, 7.8, 20):
+        moment = start + timedelta(minutes=minutes)
+        if courier.send_due(moment):
+            tried_at.append(minutes)
+    assert tried_at == [0, 0.6, 1.6, 3.7, 7.8]  # 30 s, then 1, 2 and 4 minutes between tries
+    assert len(platform.score_posts) == 5
+    (score,) = hosted.extensions["webnb_lti"].registry.scores()
+    assert (score.state, score.tries) == ("failed", 5) and "503" in score.last_error
+    # The instructor sees it failed, and why; a student does not see the page.
+    page = BeautifulSoup(lecturer.get("/lti/grades", base_url=TOOL).data, "html.parser")
+    assert page.select_one(".lti-grade-counts").get_text() == "0 sent · 0 waiting · 1 failed"
+    assert "503" in page.select_one("tr.lti-grade-failed").get_text()
+    assert student.get("/lti/grades", base_url=TOOL).status_code == 403
+
+
+def test_a_failure_then_a_success_sends_the_score_once(hosted, platform):
+    from datetime import datetime, timedelta, timezone
+
+    code, number, lecturer, student = graded_class(hosted, platform)
+    platform.failing_score_posts = 1
+    answer(student, code, number, "brilliant match")
+    courier, start = hosted.extensions["webnb_lti"].courier, datetime.now(timezone.utc)
+    assert courier.send_due(start)[0][1].startswith("There was an error")
+    assert courier.send_due(start + timedelta(seconds=31)) == [(1, "sent")]
+    assert [post["body"]["scoreGiven"] for post in platform.score_posts] == [10, 10]
+    page = BeautifulSoup(lecturer.get("/lti/grades", base_url=TOOL).data, "html.parser")
+    assert page.select_one(".lti-grade-counts").get_text() == "1 sent · 0 waiting · 0 failed"
+
+
+def test_an_ungraded_launch_and_a_student_who_was_not_launched_post_no_score(hosted, platform):
+    code, number, lecturer, student = graded_class(hosted, platform)
+    land(student, platform.launch(student))  # the same student, now from an activity without a gradebook column
+    answer(student, code, number, "brilliant match")
+    anonymous = browser(hosted)
+    assert anonymous.get(f"/join/{code}", base_url=TOOL).status_code == 303
+    answer(anonymous, code, number, "brilliant match")
+    assert rows(hosted, "lti_scores") == []
+
+
+def test_a_graded_choice_asks_the_course_for_a_gradebook_column_worth_its_points(hosted, platform):
+    import jwt
+
+    client = browser(hosted)
+    picker = choose(client, platform)
+    wrong = client.get(picker + "/answer", base_url=TOOL, query_string={
+        "corpus": "match-reviews", "page": "inference", "model": "multinomial", "alpha": "1", "graded": "1",
+        "score_maximum": "0"})
+    assert wrong.status_code == 400
+    assert [item.get_text().split(":")[0] for item in BeautifulSoup(wrong.data, "html.parser").select(".errors li")
+            ] == ["points"]
+    answer = client.get(picker + "/answer", base_url=TOOL, query_string={
+        "corpus": "match-reviews", "page": "inference", "model": "multinomial", "alpha": "1", "graded": "1",
+        "score_maximum": "20", "title": "Beat the model"})
+    signed = BeautifulSoup(answer.data, "html.parser").select_one("input[name=JWT]")["value"]
+    claims = jwt.decode(signed, options={"verify_signature": False})
+    (item,) = claims["https://purl.imsglobal.org/spec/lti-dl/claim/content_items"]
+    assert item["lineItem"] == {"scoreMaximum": 20.0, "label": "Beat the model", "tag": "webnb"}
+    assert item["custom"]["score_maximum"] == "20"

@@ -22,7 +22,7 @@ from webnb.store import migrations
 
 HEAD = "0008"
 LTI_TABLES = ("lti_platforms", "lti_deployments", "lti_keys", "lti_logins", "lti_users", "lti_windows",
-              "lti_deep_links")  # 0008
+              "lti_deep_links", "lti_scores")  # 0008
 
 # --- the schema of the release before Alembic, as webnb/store/database.py defined it ----------------------------------
 
@@ -197,13 +197,23 @@ EXPECTED_SCHEMA = {
     },
     "lti_users": {
         "columns": {"issuer": (TEXT, False), "deployment_id": (TEXT, False), "subject": (TEXT, False),
-                    "workspace": (TEXT, False), "created_at": (TIME, False), "last_launch_at": (TIME, False)},
+                    "workspace": (TEXT, False), "created_at": (TIME, False), "last_launch_at": (TIME, False),
+                    "platform": (INT, True), "lineitem": (TEXT, True), "score_maximum": (float, True),
+                    "context_id": (TEXT, True)},
         "primary_key": ["issuer", "deployment_id", "subject"], "foreign_keys": [], "indexes": {},
     },
     "lti_windows": {
         "columns": {"ticket_hash": (TEXT, False), "workspace": (TEXT, False), "instructor": (bool, False),
-                    "target": (TEXT, False), "expires_at": (TIME, False)},
+                    "target": (TEXT, False), "expires_at": (TIME, False), "course": (TEXT, True)},
         "primary_key": ["ticket_hash"], "foreign_keys": [], "indexes": {},
+    },
+    "lti_scores": {
+        "columns": {"id": (INT, False), "platform": (INT, False), "subject": (TEXT, False), "lineitem": (TEXT, False),
+                    "context_id": (TEXT, True), "workspace": (TEXT, False), "score_given": (float, False),
+                    "score_maximum": (float, False), "scored_at": (TIME, False), "state": (TEXT, False),
+                    "tries": (INT, False), "next_try_at": (TIME, True), "last_error": (TEXT, True)},
+        "primary_key": ["id"],
+        "foreign_keys": [(("platform",), "lti_platforms", ("id",), "CASCADE")], "indexes": {},
     },
     "lti_deep_links": {
         "columns": {"ticket_hash": (TEXT, False), "platform": (INT, False), "deployment_id": (TEXT, False),
@@ -390,7 +400,7 @@ def test_an_empty_database_gets_the_newest_schema(engine):
     assert migrations.current(engine) == migrations.head() == HEAD
     assert describe(engine) == EXPECTED_SCHEMA
     with engine.connect() as connection:
-        assert [count(connection, table) for table in EXPECTED_SCHEMA if table != "alembic_version"] == [0] * 19
+        assert [count(connection, table) for table in EXPECTED_SCHEMA if table != "alembic_version"] == [0] * 20
 
 
 def test_todays_database_upgrades_in_place_and_every_corpus_reads_back_unchanged(engine):

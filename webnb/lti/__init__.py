@@ -59,6 +59,7 @@ class Lti:
     registry: object
     keysets: object
     frame_origins: FrameOrigins
+    courier: object  # sends the grades (webnb/lti/grades.py)
 
 
 def init_app(app) -> None:
@@ -72,10 +73,21 @@ def init_app(app) -> None:
     from webnb.hosting import security
     from webnb.lti import views
     from webnb.lti.adapter import KeySets
+    from webnb.lti.grades import Courier, grade_answer
     from webnb.lti.registry import Registry
 
     registry = Registry(app.extensions["webnb"]["storage"])
-    app.extensions["webnb_lti"] = Lti(registry, KeySets(requests.Session()), FrameOrigins(registry))
+    http = requests.Session()  # the platforms' key sets, tokens and gradebooks
+    # Tests send the grades themselves, at a time they choose (``courier.send_due(now)``).
+    background = app.config.setdefault("WEBNB_LTI_GRADES_IN_BACKGROUND", True)
+    courier = Courier(registry, http, in_background=background)
+    app.extensions["webnb_lti"] = Lti(registry, KeySets(http), FrameOrigins(registry), courier)
+
+    def grade(workspace: str, kind: str, *, success, accuracy) -> None:
+        if grade_answer(registry, workspace, kind, success=success, accuracy=accuracy):
+            courier.wake()
+
+    app.extensions.setdefault("webnb_answer_graders", []).append(grade)
     app.register_blueprint(views.bp)
     csrf = app.extensions["csrf"]
     csrf.exempt(views.login)

@@ -20,23 +20,29 @@ import jwt
 import requests
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
+from pylti1p3.assignments_grades import AssignmentsGradesService
 from pylti1p3.cookie import CookieService
 from pylti1p3.deep_link import DeepLink
 from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.deployment import Deployment
 from pylti1p3.exception import LtiException, OIDCException
+from pylti1p3.grade import Grade
+from pylti1p3.lineitem import LineItem
 from pylti1p3.message_launch import MessageLaunch
 from pylti1p3.oidc_login import OIDCLogin
 from pylti1p3.redirect import Redirect
 from pylti1p3.registration import Registration
 from pylti1p3.request import Request
+from pylti1p3.service_connector import ServiceConnector
 from pylti1p3.session import SessionService
 from pylti1p3.tool_config import ToolConfAbstract
 
-from webnb.lti.registry import DeepLinking, Login, Platform, Registry
+from webnb.lti.registry import DeepLinking, Grading, Login, Platform, Registry, Score
 
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 DEEP_LINKING_SETTINGS = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
+GRADES_ENDPOINT = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
+SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 RESOURCE_LINK_REQUEST = "LtiResourceLinkRequest"
 DEEP_LINKING_REQUEST = "LtiDeepLinkingRequest"
 # How long a platform's key set is kept before it is fetched again (a token naming an unknown key fetches it at once).
@@ -85,6 +91,11 @@ class Launch:
     resource_title: str = ""
     # An instructor's request to choose a lesson for the course (deep linking): the platform's settings for it.
     deep_linking: Mapping | None = None
+    # A graded activity (AGS): the column its student's answers go to. None: this launch grades nothing.
+    grading: Grading | None = None
+    # The LMS's course: its id and title.
+    context_id: str | None = None
+    context_title: str = ""
 
 
 @dataclass(frozen=True)
@@ -94,6 +105,8 @@ class LessonLink:
     title: str
     url: str
     custom: Mapping[str, str]
+    # Graded: the gradebook column the LMS makes for it, out of this many points (None: not graded).
+    score_maximum: float | None = None
 
 
 # --- webnb's keys ---------------------------------------------------------------------------------------------------
@@ -384,8 +397,71 @@ def validate_launch(params: Mapping[str, str], registry: Registry, keysets: KeyS
         target_link_uri=str(body.get(CLAIM + "target_link_uri") or login.target_link_uri),
         custom={str(key): str(value) for key, value in custom.items()} if isinstance(custom, Mapping) else {},
         resource_title=str((body.get(CLAIM + "resource_link") or {}).get("title") or ""),
-        deep_linking=deep_linking,
+        deep_linking=deep_linking, grading=_grading(body, custom), context_id=_context(body).get("id"),
+        context_title=str(_context(body).get("title") or ""),
     )
+
+
+def _context(body: Mapping) -> Mapping:
+    context = body.get(CLAIM + "context")
+    return context if isinstance(context, Mapping) else {}
+
+
+def _grading(body: Mapping, custom) -> Grading | None:
+    """The column a launch's answers are graded in: its AGS line item, when webnb may post scores to it. Its
+    maximum is the custom ``score_maximum`` that webnb's deep linking set, else 1 (the LMS scales a score by
+    ``scoreGiven / scoreMaximum``)."""
+    endpoint = body.get(GRADES_ENDPOINT)
+    if not isinstance(endpoint, Mapping) or not endpoint.get("lineitem"):
+        return None
+    if SCORE_SCOPE not in (endpoint.get("scope") or []):
+        return None
+    try:
+        maximum = float(custom.get("score_maximum", 1)) if isinstance(custom, Mapping) else 1.0
+    except ValueError:
+        maximum = 1.0
+    if not 0 < maximum < float("inf"):
+        maximum = 1.0
+    return Grading(str(endpoint["lineitem"]), maximum, _context(body).get("id"))
+
+
+class ScoreNotSent(Exception):
+    """A score the platform did not take (or could not be reached for), with why."""
+
+
+class _Tokens(ServiceConnector):
+    """The library's service connector with its access tokens kept in ``kept`` (one dict per app), until they
+    expire."""
+
+    def __init__(self, registration: Registration, http: requests.Session, kept: dict):
+        super().__init__(registration, http)
+        self.kept = kept
+
+    def _get_cached_access_token(self, scope_key: str):
+        token, expires = self.kept.get(scope_key, (None, 0.0))
+        return token if time.monotonic() < expires else None
+
+    def _cache_access_token(self, scope_key: str, access_token: str, expires_in: float):
+        # A minute early, so that a token is never sent as it expires.
+        self.kept[scope_key] = (access_token, time.monotonic() + float(expires_in or 0) - 60)
+
+
+def post_score(registry: Registry, http: requests.Session, tokens: dict, score: Score) -> None:
+    """Send ``score`` to its column (AGS): an access token by webnb's signed client assertion (OAuth 2 client
+    credentials, the score scope), then the Score. Raises :class:`ScoreNotSent`."""
+    platform = registry.platform(score.platform)
+    if platform is None:
+        raise ScoreNotSent("the platform is no longer registered")
+    registration = _Registrations(registry, signing_key(registry)).registration(platform)
+    grades = AssignmentsGradesService(_Tokens(registration, http, tokens),
+                                      {"scope": [SCORE_SCOPE], "lineitem": score.lineitem})
+    grade = (Grade().set_user_id(score.subject).set_score_given(score.score_given)
+             .set_score_maximum(score.score_maximum).set_timestamp(score.scored_at.isoformat())
+             .set_activity_progress("Completed").set_grading_progress("FullyGraded"))
+    try:
+        grades.put_grade(grade)
+    except (LtiException, requests.RequestException) as error:  # the library's message names the HTTP status
+        raise ScoreNotSent(str(error) or type(error).__name__) from error
 
 
 def _deep_linking(body: Mapping, launch: _Launch) -> dict:
@@ -411,6 +487,8 @@ def deep_link_answer(registry: Registry, choice: DeepLinking, link: LessonLink) 
     registration = _Registrations(registry, signing_key(registry)).registration(platform)
     resource = (DeepLinkResource().set_type("ltiResourceLink").set_title(link.title).set_url(link.url)
                 .set_custom_params(dict(link.custom)))
+    if link.score_maximum is not None:
+        resource.set_lineitem(LineItem().set_score_maximum(link.score_maximum).set_label(link.title).set_tag("webnb"))
     return DeepLink(registration, choice.deployment_id, choice.settings).get_response_jwt([resource])
 
 

@@ -76,6 +76,11 @@ users = sa.Table(
     sa.Column("workspace", sa.Text, nullable=False, unique=True),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("last_launch_at", sa.DateTime(timezone=True), nullable=False),
+    # Their last launch's platform, gradebook column (AGS line item), its maximum and course: what their answers grade.
+    sa.Column("platform", sa.Integer, nullable=True),
+    sa.Column("lineitem", sa.Text, nullable=True),
+    sa.Column("score_maximum", sa.Float, nullable=True),
+    sa.Column("context_id", sa.Text, nullable=True),
 )
 
 windows = sa.Table(
@@ -86,6 +91,27 @@ windows = sa.Table(
     sa.Column("instructor", sa.Boolean, nullable=False),
     sa.Column("target", sa.Text, nullable=False),  # the lesson's path and query
     sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("course", sa.Text, nullable=True),  # an instructor's course (platform, context), as JSON
+)
+
+scores = sa.Table(
+    "lti_scores",
+    metadata,
+    # One grade per student and gradebook column: a better answer replaces it and it is sent again.
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("platform", sa.Integer, sa.ForeignKey("lti_platforms.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("subject", sa.Text, nullable=False),
+    sa.Column("lineitem", sa.Text, nullable=False),
+    sa.Column("context_id", sa.Text, nullable=True),
+    sa.Column("workspace", sa.Text, nullable=False),
+    sa.Column("score_given", sa.Float, nullable=False),
+    sa.Column("score_maximum", sa.Float, nullable=False),
+    sa.Column("scored_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("state", sa.Text, nullable=False),  # waiting, sent or failed
+    sa.Column("tries", sa.Integer, nullable=False),
+    sa.Column("next_try_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("last_error", sa.Text, nullable=True),
+    sa.UniqueConstraint("platform", "subject", "lineitem", name="lti_scores_student_lineitem"),
 )
 
 deep_links = sa.Table(
@@ -127,11 +153,50 @@ class Login:
 
 @dataclass(frozen=True)
 class Window:
-    """What a window ticket opens: ``target`` in ``workspace``, as an instructor or not."""
+    """What a window ticket opens: ``target`` in ``workspace``, as an instructor (of ``course``) or not."""
 
     workspace: str
     instructor: bool
     target: str
+    course: dict | None = None  # an instructor's: {"platform": id, "context": the LMS's course id, "title": ...}
+
+
+@dataclass(frozen=True)
+class Grading:
+    """What a launch says about grades: the gradebook column (AGS line item) its student's answers go to, out of
+    ``score_maximum``, in the course ``context_id``."""
+
+    lineitem: str
+    score_maximum: float
+    context_id: str | None
+
+
+@dataclass(frozen=True)
+class GradeLink:
+    """Where a workspace's answers are graded: its user at ``platform`` and their last launch's column."""
+
+    platform: int
+    subject: str
+    workspace: str
+    grading: Grading
+
+
+@dataclass(frozen=True)
+class Score:
+    """A grade going back to a course, and how its sending went."""
+
+    id: int
+    platform: int
+    subject: str
+    lineitem: str
+    context_id: str | None
+    workspace: str
+    score_given: float
+    score_maximum: float
+    scored_at: datetime
+    state: str
+    tries: int
+    last_error: str | None
 
 
 @dataclass(frozen=True)
@@ -209,6 +274,7 @@ class Registry:
                     continue
                 connection.execute(logins.delete().where(logins.c.platform == platform_id))
                 connection.execute(deep_links.delete().where(deep_links.c.platform == platform_id))
+                connection.execute(scores.delete().where(scores.c.platform == platform_id))
                 connection.execute(deployments.delete().where(deployments.c.platform == platform_id))
                 connection.execute(platforms.delete().where(platforms.c.id == platform_id))
                 removed.append(f"client {client} at {issuer}, with its deployments")
@@ -292,16 +358,97 @@ class Registry:
 
     # --- launched users -----------------------------------------------------------------------------------------
 
-    def workspace_for(self, issuer: str, deployment_id: str, subject: str, *, now: datetime | None = None) -> str:
-        """The workspace of this user of this deployment: made at their first launch, the same at every later one."""
+    def workspace_for(self, platform: Platform, deployment_id: str, subject: str, *, grading: Grading | None = None,
+                      now: datetime | None = None) -> str:
+        """The workspace of this user of this deployment: made at their first launch, the same at every later one.
+        The launch's ``grading`` (None: this launch grades nothing) is what their answers grade from now on."""
         now = now or _now()
-        key = (users.c.issuer == issuer, users.c.deployment_id == deployment_id, users.c.subject == subject)
+        key = (users.c.issuer == platform.issuer, users.c.deployment_id == deployment_id, users.c.subject == subject)
         with self.storage.writing() as connection:
             insert_ignoring_duplicate(connection, users, ("issuer", "deployment_id", "subject"), {
-                "issuer": issuer, "deployment_id": deployment_id, "subject": subject,
+                "issuer": platform.issuer, "deployment_id": deployment_id, "subject": subject,
                 "workspace": secrets.token_urlsafe(16), "created_at": now, "last_launch_at": now})
-            connection.execute(users.update().where(*key).values(last_launch_at=now))
+            connection.execute(users.update().where(*key).values(
+                last_launch_at=now, platform=platform.id, lineitem=grading and grading.lineitem,
+                score_maximum=grading and grading.score_maximum, context_id=grading and grading.context_id))
             return connection.execute(sa.select(users.c.workspace).where(*key)).scalar_one()
+
+    def grade_link(self, workspace: str) -> GradeLink | None:
+        """Where this workspace's answers are graded, if its user's last launch was of a graded activity."""
+        with self.storage.engine.connect() as connection:
+            row = connection.execute(sa.select(users).where(users.c.workspace == workspace,
+                                                            users.c.lineitem.is_not(None))).mappings().first()
+        if row is None or row["platform"] is None:
+            return None
+        return GradeLink(row["platform"], row["subject"], workspace,
+                         Grading(row["lineitem"], row["score_maximum"], row["context_id"]))
+
+    # --- grades ---------------------------------------------------------------------------------------------------
+
+    def save_score(self, link: GradeLink, score_given: float, *, now: datetime | None = None) -> bool:
+        """The student's grade in their column, to be sent: kept if it is their first or better than the one kept
+        (or that one failed to go). True if it is to be sent."""
+        now = now or _now()
+        waiting = {"score_given": score_given, "score_maximum": link.grading.score_maximum, "scored_at": now,
+                   "state": "waiting", "tries": 0, "next_try_at": now, "last_error": None,
+                   "context_id": link.grading.context_id, "workspace": link.workspace}
+        key = (scores.c.platform == link.platform, scores.c.subject == link.subject,
+               scores.c.lineitem == link.grading.lineitem)
+        with self.storage.writing() as connection:
+            if insert_ignoring_duplicate(connection, scores, ("platform", "subject", "lineitem"), {
+                    "platform": link.platform, "subject": link.subject, "lineitem": link.grading.lineitem, **waiting}):
+                return True
+            better = connection.execute(scores.update().where(
+                *key, sa.or_(scores.c.score_given < score_given, scores.c.state == "failed")).values(**waiting))
+            return better.rowcount == 1
+
+    def claim_due_scores(self, *, now: datetime | None = None, lease: timedelta = timedelta(minutes=1)) -> list[Score]:
+        """The grades due to be sent, each claimed by this process for ``lease`` (another process leaves them be)."""
+        now = now or _now()
+        claimed = []
+        with self.storage.writing() as connection:
+            due = connection.execute(sa.select(scores.c.id).where(
+                scores.c.state == "waiting", scores.c.next_try_at <= now).order_by(scores.c.next_try_at)).scalars()
+            for score_id in list(due):
+                taken = connection.execute(scores.update().where(
+                    scores.c.id == score_id, scores.c.state == "waiting", scores.c.next_try_at <= now)
+                    .values(next_try_at=now + lease))
+                if taken.rowcount == 1:
+                    claimed.append(score_id)
+        return [score for score in self.scores() if score.id in claimed]
+
+    def next_due(self) -> datetime | None:
+        """When the next grade waiting is due to be sent."""
+        with self.storage.engine.connect() as connection:
+            due = connection.execute(sa.select(sa.func.min(scores.c.next_try_at))
+                                     .where(scores.c.state == "waiting")).scalar()
+        return None if due is None else as_utc(due)
+
+    def score_sent(self, score: Score) -> None:
+        """Sent: unless a better grade replaced it meanwhile (then that one is still to go)."""
+        with self.storage.writing() as connection:
+            connection.execute(scores.update().where(scores.c.id == score.id,
+                                                     scores.c.score_given == score.score_given)
+                               .values(state="sent", tries=score.tries + 1, next_try_at=None, last_error=None))
+
+    def score_not_sent(self, score: Score, error: str, *, retry_at: datetime | None) -> None:
+        """A try that failed: tried again at ``retry_at``, or failed for good (None)."""
+        with self.storage.writing() as connection:
+            connection.execute(scores.update().where(scores.c.id == score.id,
+                                                     scores.c.score_given == score.score_given).values(
+                state="waiting" if retry_at else "failed", tries=score.tries + 1, next_try_at=retry_at,
+                last_error=error[:500]))
+
+    def scores(self, *, platform: int | None = None, context_id: str | None = None) -> list[Score]:
+        """The grades kept, all or a course's, in the order they were made."""
+        query = sa.select(scores).order_by(scores.c.id)
+        if platform is not None:
+            query = query.where(scores.c.platform == platform, scores.c.context_id == context_id)
+        with self.storage.engine.connect() as connection:
+            rows = connection.execute(query).mappings().all()
+        return [Score(row["id"], row["platform"], row["subject"], row["lineitem"], row["context_id"],
+                      row["workspace"], row["score_given"], row["score_maximum"], as_utc(row["scored_at"]),
+                      row["state"], row["tries"], row["last_error"]) for row in rows]
 
     # --- window tickets -----------------------------------------------------------------------------------------
 
@@ -313,7 +460,8 @@ class Registry:
             connection.execute(windows.delete().where(windows.c.expires_at < now))
             connection.execute(windows.insert().values(
                 ticket_hash=_ticket_hash(ticket), workspace=window.workspace, instructor=window.instructor,
-                target=window.target, expires_at=now + timedelta(minutes=WINDOW_MINUTES)))
+                target=window.target, expires_at=now + timedelta(minutes=WINDOW_MINUTES),
+                course=None if window.course is None else json.dumps(window.course)))
         return ticket
 
     def peek_window(self, ticket: str, *, now: datetime | None = None) -> Window | None:
@@ -322,15 +470,16 @@ class Registry:
             query = sa.select(windows).where(windows.c.ticket_hash == _ticket_hash(ticket),
                                              windows.c.expires_at >= (now or _now()))
             row = connection.execute(query).mappings().first()
-        return None if row is None else Window(row["workspace"], row["instructor"], row["target"])
+        return None if row is None else _window(row)
 
     def take_window(self, ticket: str, *, now: datetime | None = None) -> Window | None:
         """What the ticket opens, used up: a second use finds nothing."""
         with self.storage.writing() as connection:
             row = connection.execute(windows.delete().where(windows.c.ticket_hash == _ticket_hash(ticket),
                                                             windows.c.expires_at >= (now or _now()))
-                                     .returning(windows.c.workspace, windows.c.instructor, windows.c.target)).first()
-        return None if row is None else Window(row.workspace, row.instructor, row.target)
+                                     .returning(windows.c.workspace, windows.c.instructor, windows.c.target,
+                                                windows.c.course)).mappings().first()
+        return None if row is None else _window(row)
 
     # --- deep linking -------------------------------------------------------------------------------------------
 
@@ -359,6 +508,11 @@ class Registry:
                 deep_links.c.ticket_hash == _ticket_hash(ticket), deep_links.c.expires_at >= (now or _now()))
                 .returning(deep_links.c.platform, deep_links.c.deployment_id, deep_links.c.settings)).first()
         return None if row is None else DeepLinking(row.platform, row.deployment_id, json.loads(row.settings))
+
+
+def _window(row) -> Window:
+    return Window(row["workspace"], row["instructor"], row["target"],
+                  None if row["course"] is None else json.loads(row["course"]))
 
 
 def _now() -> datetime:

@@ -14,6 +14,7 @@ from flask import Blueprint, current_app, jsonify, redirect, render_template, re
 from werkzeug.exceptions import HTTPException
 
 from webnb.answers import refusal
+from webnb.engine.shared.numbers import parse_decimal
 from webnb.hosting.security import content_security_policy
 from webnb.lesson.notation import model_name
 from webnb.lesson.pages import NAIVE_BAYES, TEXT_PAGES
@@ -65,8 +66,11 @@ def launch():
         ticket = registry.open_deep_link(DeepLinking(launched.platform_id, launched.deployment_id,
                                                      dict(launched.deep_linking)))
         return redirect(url_for("lti.pick", ticket=ticket), 303)
-    workspace = registry.workspace_for(launched.issuer, launched.deployment_id, launched.subject)
-    window = Window(workspace, launched.instructor, lesson_target(launched))
+    workspace = registry.workspace_for(registry.platform(launched.platform_id), launched.deployment_id,
+                                       launched.subject, grading=launched.grading)
+    course = ({"platform": launched.platform_id, "context": launched.context_id, "title": launched.context_title}
+              if launched.instructor and launched.context_id else None)
+    window = Window(workspace, launched.instructor, lesson_target(launched), course)
     ticket = registry.open_window(window)
     _sign_in(window)  # kept if the browser keeps webnb's cookie here (a launch in a window of its own)
     return redirect(url_for("lti.enter", ticket=ticket), 303)
@@ -107,8 +111,10 @@ def answer(ticket: str):
     registry = lti().registry
     if registry.peek_deep_link(ticket) is None:
         return _choice_expired()
-    chosen = {name: request.args.get(name, "") for name in ("corpus", "page", "model", "alpha", "text", "title")}
+    chosen = {name: request.args.get(name, "") for name in ("corpus", "page", "model", "alpha", "text", "title",
+                                                            "score_maximum")}
     chosen["presenter"] = "1" if request.args.get("presenter") else ""
+    chosen["graded"] = "1" if request.args.get("graded") else ""
     link, problems = lesson_link(chosen)
     if problems:
         return _picker(ticket, chosen, problems, 400)
@@ -141,6 +147,13 @@ def lesson_link(chosen: dict) -> tuple[LessonLink | None, dict]:
         problems["page"] = "Choose one of the pages listed."
     if chosen["model"] not in NAIVE_BAYES:
         problems["model"] = "Choose one of the models listed."
+    score_maximum = None
+    if chosen["graded"]:
+        try:
+            score_maximum = parse_decimal(chosen["score_maximum"] or "10", "The points", low=0, high=10_000,
+                                          low_open=True)
+        except ValueError as problem:
+            problems["points"] = str(problem)
     parameters = [(name, chosen[name]) for name in ("model", "alpha", "text") if chosen[name]]
     if entry is not None:
         problems.update(preset_state(entry.presets + tuple(parameters), entry.n_documents).errors)
@@ -148,8 +161,11 @@ def lesson_link(chosen: dict) -> tuple[LessonLink | None, dict]:
         return None, problems
     path = f"/corpora/{entry.id}{page.path}" + (f"?{urlencode(parameters)}" if parameters else "")
     custom = {"lesson": path, **({"presenter": "1"} if chosen["presenter"] else {})}
+    if score_maximum is not None:
+        custom["score_maximum"] = f"{score_maximum:g}"
     title = chosen["title"].strip()[:200] or f"{entry.name}: {page.title}"
-    return LessonLink(title=title, url=request.host_url.rstrip("/") + path, custom=custom), {}
+    return LessonLink(title=title, url=request.host_url.rstrip("/") + path, custom=custom,
+                      score_maximum=score_maximum), {}
 
 
 def _picker(ticket: str, chosen: dict, problems: dict, status: int = 200):
@@ -162,6 +178,18 @@ def _picker(ticket: str, chosen: dict, problems: dict, status: int = 200):
 def _choice_expired():
     return refusal("This choice has expired", "This page for choosing a lesson has expired or was used already. "
                    "Start again from your course.", 410)
+
+
+@bp.get("/grades")
+def grades():
+    """For a course's instructor: the grades webnb sends to their course, each waiting, sent or failed."""
+    course = session.get("lti_course")
+    if not course:
+        return refusal("Only for a course's instructors", "This page lists the grades webnb sends to a course. Open "
+                       "webnb from your course as its instructor to see it.", 403)
+    kept = lti().registry.scores(platform=course["platform"], context_id=course["context"])
+    counts = {state: sum(score.state == state for score in kept) for state in ("waiting", "sent", "failed")}
+    return render_template("lti/grades.html", course=course, scores=kept, counts=counts)
 
 
 @bp.get("/jwks")
@@ -224,6 +252,8 @@ def _sign_in(window: Window) -> None:
     session.permanent = True
     if window.instructor:
         session["lti_instructor"] = True
+    if window.course:
+        session["lti_course"] = window.course
 
 
 def _refused(refused: LaunchRefused, what: str):

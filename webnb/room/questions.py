@@ -8,6 +8,7 @@ the students' pages show the answer too.
 """
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
@@ -53,6 +54,7 @@ from webnb.views.evaluation import score_on, sweep_for
 from webnb.views.inference import lesson_explained
 
 bp = Blueprint("questions", __name__)
+logger = logging.getLogger(__name__)
 
 # Attempts of one student at one class's questions: a challenge is tried again and again, but not by a script.
 ANSWERS_PER_STUDENT = "30 per minute"
@@ -318,6 +320,7 @@ class _Tuning:
     args: MultiDict  # the lesson parameters of the slide the question was asked from
     shared: object  # catalog.ScopedCatalog
     storage: object  # storage.Storage
+    graders: tuple = ()  # the app's graders of answers (``_grade``), taken in the request for the job
 
     def at(self, alpha: str | None = None):
         """The slide's settings (with α = ``alpha``): those of the evaluation page at that α."""
@@ -344,6 +347,9 @@ class _Tuning:
             except ValueError:  # the model cannot be trained at this α: the student is told so
                 accuracy = None
             self.storage.score_tunings(self.question.id, alpha, accuracy)
+            if accuracy:  # the students waiting at this α are graded now (again for the others: no change)
+                for student in self.storage.students_at(self.question.id, alpha):
+                    _grade_with(self.graders, student, "tune", success=None, accuracy=accuracy)
 
 
 def _score_tuning(record, question) -> tuple[object, bool]:
@@ -354,7 +360,8 @@ def _score_tuning(record, question) -> tuple[object, bool]:
     entry = shared.get(record.corpus_id)
     if entry is None:  # the class's corpus was removed: nothing to score on
         return None, False
-    tuning = _Tuning(question, entry, _address_args(question.address), shared, room_storage())
+    tuning = _Tuning(question, entry, _address_args(question.address), shared, room_storage(),
+                     tuple(current_app.extensions.get("webnb_answer_graders", ())))
     try:
         # A small corpus is counted here, as quickly as the evaluation page counts it; a large one in the background.
         held = tuning.held_out(counted_only=entry.n_documents > LARGE_CORPUS)
@@ -468,10 +475,30 @@ def answer(code: str, number: int):
         _score_tuning(record, question)
         own = room_storage().own_answer(question.id, student_id())
         stored.update(success=own.success, accuracy=own.score, pending=own.pending)
+    _grade(question.kind, stored)
     room_broker.publish(record.code, "tally", {"number": question.number})  # the projector redraws its tally
     if wants_json():
         return stored
     return redirect(url_for("questions.show", code=record.code, number=question.number), 303)
+
+
+def _grade(kind: str, stored: dict) -> None:
+    """The answer's grade goes to the student's course, when an LMS launched them into a graded activity: the
+    graders are the LMS layer's (webnb/lti/grades.py), which keeps the grade and sends it in the background. A tuning
+    scored later, in the background, is graded then (``_Tuning.score_pending``)."""
+    if kind == "tune" and stored.get("pending"):
+        return
+    _grade_with(current_app.extensions.get("webnb_answer_graders", ()), student_id(), kind,
+                success=stored["success"], accuracy=stored["accuracy"])
+
+
+def _grade_with(graders, student: str, kind: str, *, success, accuracy) -> None:
+    """Each grader's grade of one answer. A grade that cannot be kept never costs the student their answer."""
+    for grader in graders:
+        try:
+            grader(student, kind, success=success, accuracy=accuracy)
+        except Exception:
+            logger.exception("The grade of an answer could not be kept for the course")
 
 
 def _refused_answer(record, question, refused: _Refused, typed: str):

@@ -817,6 +817,14 @@ class Storage:
                 class_answers.update().where(*_pending(question_id), class_answers.c.answer == alpha),
                 {"score": score, "success": None if score is not None else False}).rowcount
 
+    def students_at(self, question_id: int, answer: str) -> list[str]:
+        """The students whose answer to the question is ``answer`` (a tuning's α), first answered first."""
+        with self.engine.connect() as connection:
+            return list(connection.execute(
+                sa.select(class_answers.c.student).where(class_answers.c.question_id == question_id,
+                                                         class_answers.c.answer == answer)
+                .order_by(class_answers.c.answered_at, class_answers.c.student)).scalars())
+
     def hide_answer(self, question: QuestionRecord, student_number: int) -> bool:
         """Hide the answer of the class's student ``student_number`` from the question's reveal; False when that
         student did not answer it."""

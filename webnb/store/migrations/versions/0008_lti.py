@@ -3,7 +3,8 @@ and its login, token and key-set addresses) with their ``lti_deployments``; ``lt
 newest signing, the older ones still published after a rotation); ``lti_logins`` (the state and nonce of each login
 that the platform began, kept on the server so that no cookie is needed, used once); ``lti_users`` (the workspace of
 each (issuer, deployment, subject) the platform launched); ``lti_windows`` (a short-lived ticket that opens a launch
-in a window of its own, stored as a hash); ``lti_deep_links`` (an instructor's pending choice of a lesson for the
+in a window of its own, stored as a hash); ``lti_scores`` (the grades going back to the courses: one per student and
+gradebook column, with how their sending went); ``lti_deep_links`` (an instructor's pending choice of a lesson for the
 course: where to send it back, behind a ticket stored as a hash). Nothing stored changes. The downgrade drops the
 tables.
 
@@ -55,6 +56,12 @@ def upgrade() -> None:
         sa.Column("workspace", sa.Text, nullable=False, unique=True),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("last_launch_at", sa.DateTime(timezone=True), nullable=False),
+        # Their last launch's platform, gradebook column (AGS line item), its maximum and course: what their answers
+        # grade.
+        sa.Column("platform", sa.Integer, nullable=True),
+        sa.Column("lineitem", sa.Text, nullable=True),
+        sa.Column("score_maximum", sa.Float, nullable=True),
+        sa.Column("context_id", sa.Text, nullable=True),
     )
     op.create_table(
         "lti_windows",
@@ -63,6 +70,24 @@ def upgrade() -> None:
         sa.Column("instructor", sa.Boolean, nullable=False),
         sa.Column("target", sa.Text, nullable=False),
         sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("course", sa.Text, nullable=True),  # an instructor's course (platform, context), as JSON
+    )
+    op.create_table(
+        "lti_scores",
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("platform", sa.Integer, sa.ForeignKey("lti_platforms.id", ondelete="CASCADE"), nullable=False),
+        sa.Column("subject", sa.Text, nullable=False),
+        sa.Column("lineitem", sa.Text, nullable=False),
+        sa.Column("context_id", sa.Text, nullable=True),
+        sa.Column("workspace", sa.Text, nullable=False),
+        sa.Column("score_given", sa.Float, nullable=False),
+        sa.Column("score_maximum", sa.Float, nullable=False),
+        sa.Column("scored_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("state", sa.Text, nullable=False),  # waiting, sent or failed
+        sa.Column("tries", sa.Integer, nullable=False),
+        sa.Column("next_try_at", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("last_error", sa.Text, nullable=True),
+        sa.UniqueConstraint("platform", "subject", "lineitem", name="lti_scores_student_lineitem"),
     )
     op.create_table(
         "lti_deep_links",
@@ -75,6 +100,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    for table in ("lti_deep_links", "lti_windows", "lti_users", "lti_logins", "lti_keys", "lti_deployments",
-                  "lti_platforms"):
+    for table in ("lti_scores", "lti_deep_links", "lti_windows", "lti_users", "lti_logins", "lti_keys",
+                  "lti_deployments", "lti_platforms"):
         op.drop_table(table)
