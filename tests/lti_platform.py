@@ -16,6 +16,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 GRADES_ENDPOINT = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+ROSTER_SERVICE = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
 DEEP_LINKING_SETTINGS = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
 LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
 INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
@@ -46,6 +47,8 @@ class FakePlatform(requests.adapters.BaseAdapter):
         self.token_requests: list[dict] = []  # the forms posted to the token address
         self.score_posts: list[dict] = []  # {"url", "headers", "body"} of every Score posted
         self.failing_score_posts = 0  # the next this many Score posts answer 503
+        self.members: list[dict] = []  # the course's members, as the roster service lists them
+        self.roster_requests: list[dict] = []  # the headers of each request for them
 
     # -- its addresses, and its key set served to webnb ----------------------------------------------------------
 
@@ -74,6 +77,11 @@ class FakePlatform(requests.adapters.BaseAdapter):
             response.status_code = 200
             response._content = json.dumps({"access_token": f"token-{len(self.token_requests)}",
                                             "token_type": "Bearer", "expires_in": 3600}).encode()
+        elif request.url == self.memberships_url:
+            self.roster_requests.append(dict(request.headers))
+            response.status_code = 200
+            response._content = json.dumps({"id": self.memberships_url, "context": {"id": "course-1"},
+                                            "members": self.members}).encode()
         elif request.url.startswith(self.lineitem_url) and request.method == "POST":
             self.score_posts.append({"url": request.url, "headers": dict(request.headers),
                                      "body": json.loads(request.body)})
@@ -88,6 +96,14 @@ class FakePlatform(requests.adapters.BaseAdapter):
 
     def close(self):
         pass
+
+    @property
+    def memberships_url(self) -> str:
+        return self.issuer + "/api/courses/1/memberships"
+
+    def roster_claims(self, **changes) -> dict:
+        return {ROSTER_SERVICE: {"context_memberships_url": self.memberships_url, "service_versions": ["2.0"]},
+                **changes}
 
     @property
     def lineitem_url(self) -> str:

@@ -556,3 +556,54 @@ def test_a_graded_choice_asks_the_course_for_a_gradebook_column_worth_its_points
     (item,) = claims["https://purl.imsglobal.org/spec/lti-dl/claim/content_items"]
     assert item["lineItem"] == {"scoreMaximum": 20.0, "label": "Beat the model", "tag": "webnb"}
     assert item["custom"]["score_maximum"] == "20"
+
+
+# --- the course's members (NRPS), for its instructor ----------------------------------------------------------------
+
+def test_the_roster_shows_the_courses_members_beside_who_joined_and_answered_never_on_the_projector(hosted, platform):
+    platform.members = [
+        {"user_id": "student-1", "name": "Ada <Lovelace>", "roles": [LEARNER_ROLE], "status": "Active"},
+        {"user_id": "student-2", "name": "Grace Hopper", "roles": [LEARNER_ROLE], "status": "Active"},
+        {"user_id": "teacher-1", "name": "Alan Turing", "roles": [INSTRUCTOR], "status": "Active"},
+    ]
+    lecturer, student = browser(hosted), browser(hosted)
+    land(lecturer, platform.launch(lecturer, sub="teacher-1", roles=(INSTRUCTOR,), **platform.roster_claims()))
+    before = BeautifulSoup(lecturer.get("/lti/roster", base_url=TOOL).data, "html.parser")
+    assert [row.select("td")[0].get_text() for row in before.select("table.lti-roster tbody tr")] == [
+        "Ada <Lovelace>", "Grace Hopper", "Alan Turing"]  # escaped, as text
+    assert "No class is running" in before.select_one(".lti-roster-counts").get_text()
+    assert lecturer.post("/classes", base_url=TOOL, data={"corpus": "match-reviews"}).status_code == 200
+    (code,) = [row[0] for row in rows(hosted, "classes")]
+    land(student, platform.launch(student))
+    student.get(f"/join/{code}", base_url=TOOL)
+    anonymous = browser(hosted)
+    anonymous.get(f"/join/{code}", base_url=TOOL)
+    asked = lecturer.post(f"/classes/{code}/questions", base_url=TOOL,
+                          data={"kind": "challenge", "address": CHALLENGE_SLIDE, "challenge": "class:positive"})
+    number = int(asked.location.rsplit("/", 1)[1])
+    answer(student, code, number, "brilliant match")
+    page = BeautifulSoup(lecturer.get("/lti/roster", base_url=TOOL).data, "html.parser")
+    assert [[cell.get_text() for cell in row.select("td")] for row in page.select("table.lti-roster tbody tr")] == [
+        ["Ada <Lovelace>", "Learner", "yes", "1"], ["Grace Hopper", "Learner", "no", "0"],
+        ["Alan Turing", "Instructor", "no", "0"]]
+    assert page.select_one(".lti-roster-counts").get_text() == (
+        f"Class {code}: 1 of 3 members joined, and 1 more not launched from the course.")
+    token = platform.token_requests[-1]
+    assert token["scope"] == "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
+    assert platform.roster_requests[-1]["Accept"] == "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"
+    # Never on the projector: the class's own pages carry no member's name.
+    for address in (f"/classes/{code}/questions/{number}", f"/classes/{code}/questions/{number}/tally",
+                    CHALLENGE_SLIDE + "&presenter=1"):
+        shown = lecturer.get(address, base_url=TOOL).get_data(as_text=True)
+        assert "Lovelace" not in shown and "Grace Hopper" not in shown, address
+    # Only the course's instructor reads it.
+    assert student.get("/lti/roster", base_url=TOOL).status_code == 403
+    assert browser(hosted).get("/lti/roster", base_url=TOOL).status_code == 403
+
+
+def test_a_course_without_the_roster_service_says_how_to_turn_it_on(hosted, platform):
+    lecturer = browser(hosted)
+    land(lecturer, platform.launch(lecturer, sub="teacher-1", roles=(INSTRUCTOR,)))
+    answer_page = lecturer.get("/lti/roster", base_url=TOOL)
+    assert answer_page.status_code == 404
+    assert "Names and Role Provisioning Service" in answer_page.get_data(as_text=True)

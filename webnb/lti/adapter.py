@@ -29,6 +29,7 @@ from pylti1p3.exception import LtiException, OIDCException
 from pylti1p3.grade import Grade
 from pylti1p3.lineitem import LineItem
 from pylti1p3.message_launch import MessageLaunch
+from pylti1p3.names_roles import NamesRolesProvisioningService
 from pylti1p3.oidc_login import OIDCLogin
 from pylti1p3.redirect import Redirect
 from pylti1p3.registration import Registration
@@ -42,6 +43,7 @@ from webnb.lti.registry import DeepLinking, Grading, Login, Platform, Registry, 
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 DEEP_LINKING_SETTINGS = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
 GRADES_ENDPOINT = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
+ROSTER_SERVICE = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 RESOURCE_LINK_REQUEST = "LtiResourceLinkRequest"
 DEEP_LINKING_REQUEST = "LtiDeepLinkingRequest"
@@ -93,9 +95,10 @@ class Launch:
     deep_linking: Mapping | None = None
     # A graded activity (AGS): the column its student's answers go to. None: this launch grades nothing.
     grading: Grading | None = None
-    # The LMS's course: its id and title.
+    # The LMS's course: its id and title, and where its members are listed (NRPS), when the platform offers it.
     context_id: str | None = None
     context_title: str = ""
+    memberships_url: str | None = None
 
 
 @dataclass(frozen=True)
@@ -399,6 +402,7 @@ def validate_launch(params: Mapping[str, str], registry: Registry, keysets: KeyS
         resource_title=str((body.get(CLAIM + "resource_link") or {}).get("title") or ""),
         deep_linking=deep_linking, grading=_grading(body, custom), context_id=_context(body).get("id"),
         context_title=str(_context(body).get("title") or ""),
+        memberships_url=(body.get(ROSTER_SERVICE) or {}).get("context_memberships_url") or None,
     )
 
 
@@ -425,7 +429,11 @@ def _grading(body: Mapping, custom) -> Grading | None:
     return Grading(str(endpoint["lineitem"]), maximum, _context(body).get("id"))
 
 
-class ScoreNotSent(Exception):
+class ServiceFailed(Exception):
+    """A request to the platform's services (grades, roster) that it did not answer as asked, with why."""
+
+
+class ScoreNotSent(ServiceFailed):
     """A score the platform did not take (or could not be reached for), with why."""
 
 
@@ -444,6 +452,35 @@ class _Tokens(ServiceConnector):
     def _cache_access_token(self, scope_key: str, access_token: str, expires_in: float):
         # A minute early, so that a token is never sent as it expires.
         self.kept[scope_key] = (access_token, time.monotonic() + float(expires_in or 0) - 60)
+
+
+@dataclass(frozen=True)
+class Member:
+    """One member of a course, as the LMS lists it."""
+
+    user_id: str
+    name: str
+    roles: tuple[str, ...]
+    status: str
+
+
+def course_members(registry: Registry, http: requests.Session, tokens: dict, platform_id: int,
+                   memberships_url: str) -> list[Member]:
+    """The course's members (NRPS), every page of them, with an access token for the roster's scope. Raises
+    :class:`ServiceFailed` when the platform does not answer."""
+    platform = registry.platform(platform_id)
+    if platform is None:
+        raise ServiceFailed("the platform is no longer registered")
+    registration = _Registrations(registry, signing_key(registry)).registration(platform)
+    roster = NamesRolesProvisioningService(_Tokens(registration, http, tokens),
+                                           {"context_memberships_url": memberships_url})
+    try:
+        listed = roster.get_members()
+    except (LtiException, requests.RequestException, ValueError) as error:
+        raise ServiceFailed(str(error) or type(error).__name__) from error
+    return [Member(str(member.get("user_id", "")), str(member.get("name") or ""),
+                   tuple(role.rsplit("#", 1)[-1] for role in member.get("roles") or ()),
+                   str(member.get("status") or "Active")) for member in listed]
 
 
 def post_score(registry: Registry, http: requests.Session, tokens: dict, score: Score) -> None:

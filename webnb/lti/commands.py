@@ -78,7 +78,10 @@ def moodle_configuration(addresses: dict[str, str]) -> dict[str, str]:
             "Public keyset": addresses["jwks_url"], "Initiate login URL": addresses["login_url"],
             "Redirection URI(s)": addresses["launch_url"],
             "Supports Deep Linking (Content-Item Message)": "yes",
-            "Content Selection URL": addresses["deep_link_url"]}
+            "Content Selection URL": addresses["deep_link_url"],
+            "IMS LTI Assignment and Grade Services": "Use this service for grade sync only",
+            "IMS LTI Names and Role Provisioning": "Use this service to retrieve members' information as per "
+                                                   "privacy settings"}
 
 
 def canvas_configuration(addresses: dict[str, str]) -> dict:
@@ -90,11 +93,15 @@ def canvas_configuration(addresses: dict[str, str]) -> dict:
         "oidc_initiation_url": addresses["login_url"],
         "target_link_uri": addresses["launch_url"],
         "public_jwk_url": addresses["jwks_url"],
-        "scopes": [],
+        # Grades back to the course, and its list of members for the instructor.
+        "scopes": ["https://purl.imsglobal.org/spec/lti-ags/scope/lineitem",
+                   "https://purl.imsglobal.org/spec/lti-ags/scope/score",
+                   "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"],
         "extensions": [{
             "platform": "canvas.instructure.com",
             "domain": domain,
-            # webnb needs no names or e-mail addresses to launch: the subject id is enough for a workspace.
+            # webnb needs no names or e-mail addresses in a launch: the subject id is enough for a workspace (the
+            # instructor's list of members asks the roster service for names).
             "privacy_level": "anonymous",
             "settings": {"placements": [
                 {"placement": "course_navigation", "message_type": "LtiResourceLinkRequest",

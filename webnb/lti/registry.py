@@ -373,6 +373,13 @@ class Registry:
                 score_maximum=grading and grading.score_maximum, context_id=grading and grading.context_id))
             return connection.execute(sa.select(users.c.workspace).where(*key)).scalar_one()
 
+    def workspaces_of(self, issuer: str, deployment_id: str) -> dict[str, str]:
+        """The workspaces of a deployment's launched users, by their ``sub``."""
+        with self.storage.engine.connect() as connection:
+            rows = connection.execute(sa.select(users.c.subject, users.c.workspace).where(
+                users.c.issuer == issuer, users.c.deployment_id == deployment_id)).all()
+        return {subject: workspace for subject, workspace in rows}
+
     def grade_link(self, workspace: str) -> GradeLink | None:
         """Where this workspace's answers are graded, if its user's last launch was of a graded activity."""
         with self.storage.engine.connect() as connection:

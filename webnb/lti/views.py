@@ -23,6 +23,8 @@ from webnb.lti.adapter import (
     CHECKS,
     LaunchRefused,
     LessonLink,
+    ServiceFailed,
+    course_members,
     deep_link_answer,
     key_set,
     login_redirect,
@@ -68,7 +70,8 @@ def launch():
         return redirect(url_for("lti.pick", ticket=ticket), 303)
     workspace = registry.workspace_for(registry.platform(launched.platform_id), launched.deployment_id,
                                        launched.subject, grading=launched.grading)
-    course = ({"platform": launched.platform_id, "context": launched.context_id, "title": launched.context_title}
+    course = ({"platform": launched.platform_id, "deployment": launched.deployment_id,
+               "context": launched.context_id, "title": launched.context_title, "roster": launched.memberships_url}
               if launched.instructor and launched.context_id else None)
     window = Window(workspace, launched.instructor, lesson_target(launched), course)
     ticket = registry.open_window(window)
@@ -190,6 +193,38 @@ def grades():
     kept = lti().registry.scores(platform=course["platform"], context_id=course["context"])
     counts = {state: sum(score.state == state for score in kept) for state in ("waiting", "sent", "failed")}
     return render_template("lti/grades.html", course=course, scores=kept, counts=counts)
+
+
+@bp.get("/roster")
+def roster():
+    """For a course's instructor: the course's members (their names, on this page only, never on the projector),
+    beside who joined the class this browser leads and how many of its questions each answered."""
+    course = session.get("lti_course")
+    if not course:
+        return refusal("Only for a course's instructors", "This page lists a course's members. Open webnb from your "
+                       "course as its instructor to see it.", 403)
+    if not course.get("roster"):
+        return refusal("No list of members", "Your course's LMS did not offer webnb the list of its members (the "
+                       "Names and Role Provisioning Service). Turn it on in the tool's settings in the LMS, then open "
+                       "webnb from the course again.", 404)
+    try:
+        members = course_members(lti().registry, lti().keysets.http, lti().courier.tokens, course["platform"],
+                                 course["roster"])
+    except ServiceFailed as failed:
+        return refusal("The course's members could not be read", f"Your course's LMS did not list its members "
+                       f"({failed}). Try again in a moment.", 502)
+    platform = lti().registry.platform(course["platform"])
+    workspaces = lti().registry.workspaces_of(platform.issuer, course["deployment"]) if platform else {}
+    storage = current_app.extensions["webnb"]["storage"]
+    code = session.get("leading")
+    lecture = storage.get_class(code) if code else None
+    joined = set(storage.class_members(lecture.code)) if lecture else set()
+    answered = storage.answers_per_student(lecture.code) if lecture else {}
+    rows = [(member, workspaces.get(member.user_id) in joined, answered.get(workspaces.get(member.user_id), 0))
+            for member in members]
+    return render_template("lti/roster.html", course=course, lecture=lecture, rows=rows,
+                           joined=sum(in_class for _, in_class, _ in rows),
+                           others=len(joined - {workspaces.get(member.user_id) for member in members}))
 
 
 @bp.get("/jwks")

@@ -817,6 +817,15 @@ class Storage:
                 class_answers.update().where(*_pending(question_id), class_answers.c.answer == alpha),
                 {"score": score, "success": None if score is not None else False}).rowcount
 
+    def answers_per_student(self, code: str) -> dict[str, int]:
+        """How many of the class's questions each student answered, by workspace."""
+        with self.engine.connect() as connection:
+            rows = connection.execute(
+                sa.select(class_answers.c.student, sa.func.count()).select_from(
+                    class_answers.join(class_questions, class_questions.c.id == class_answers.c.question_id))
+                .where(class_questions.c.code == code).group_by(class_answers.c.student)).all()
+        return {student: count for student, count in rows}
+
     def students_at(self, question_id: int, answer: str) -> list[str]:
         """The students whose answer to the question is ``answer`` (a tuning's α), first answered first."""
         with self.engine.connect() as connection:
