@@ -40,6 +40,7 @@ class LivePlatform(FakePlatform):
     def __init__(self, issuer: str, tool: str):
         super().__init__(issuer=issuer)
         self.tool = tool
+        self.next_claims: dict = {"custom": {"lesson": LESSON}}  # what the next launch's token says
 
     def __call__(self, environ, start_response):
         return self.wsgi(environ, start_response)
@@ -63,7 +64,7 @@ class LivePlatform(FakePlatform):
                 "client_id": self.client_id, "lti_deployment_id": self.deployment_id})
         if request.path == "/auth":
             asked = request.args
-            token = self.sign(self.claims(asked["nonce"], custom={"lesson": LESSON}))
+            token = self.sign(self.claims(asked["nonce"], **self.next_claims))
             return auto_post(asked["redirect_uri"], {"id_token": token, "state": asked["state"]})
         return Response("not here", status=404)
 
@@ -71,7 +72,8 @@ class LivePlatform(FakePlatform):
 @pytest.fixture()
 def hosted_webnb(tmp_path):
     app = create_app({"TESTING": True, "WEBNB_MODE": "hosted", "SECRET_KEY": HOSTED_SECRET,
-                      "WEBNB_COOKIE_SECURE": False, "RATELIMIT_ENABLED": False},
+                      "WEBNB_COOKIE_SECURE": False, "RATELIMIT_ENABLED": False,
+                      "WEBNB_LTI_GRADES_IN_BACKGROUND": False},
                      instance_path=str(tmp_path / "instance"))
     yield app
     app.extensions["webnb"]["storage"].dispose()
@@ -112,4 +114,49 @@ def test_a_launch_in_the_lmss_iframe_with_third_party_cookies_blocked_lands_on_t
             shot(window, "lti-launch-own-window", full_page=False)
             kept = [cookie["name"] for cookie in browsing.context.cookies(tool)]
             assert kept == [hosted_webnb.config["SESSION_COOKIE_NAME"]]
+            assert browsing.errors == []
+
+
+SIZES = {"projector": {"width": 1024, "height": 768}, "phone": {"width": 390, "height": 844}}
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_the_instructors_pages_fit_a_projector_and_a_phone(hosted_webnb, new_browsing, shot, size):
+    """The picker (deep linking), the grades and the members of a course, at 1024 × 768 and on a 390 × 844 phone:
+    nothing wider than the screen, the members' names escaped."""
+    from lti_platform import INSTRUCTOR
+
+    with serving(hosted_webnb) as webnb_url:
+        tool = webnb_url.replace("://127.0.0.1:", "://localhost:")
+        platform = LivePlatform("http://127.0.0.1:0", tool)
+        with serving(platform) as platform_url:
+            platform.issuer = platform_url
+            platform.install(hosted_webnb)
+            platform.members = [{"user_id": f"student-{n}", "name": f"Student <{n}> with a rather long name",
+                                 "roles": ["http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"]}
+                                for n in range(1, 6)]
+            browsing = new_browsing()
+            page = browsing.new_page()
+            page.set_viewport_size(SIZES[size])
+
+            def launched(**claims):  # a launch in a window of its own (top level)
+                platform.next_claims = claims
+                page.goto(platform_url + "/start")
+                page.wait_for_url(re.compile(r"^" + re.escape(tool)))
+
+            def fits(name: str) -> None:
+                assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), name
+                shot(page, f"lti-{name}-{size}")
+
+            launched(**platform.deep_linking_claims())
+            expect(page.get_by_role("heading", name="Choose a lesson for your course")).to_be_visible()
+            fits("picker")
+            launched(sub="teacher-1", roles=[INSTRUCTOR], **platform.roster_claims())
+            page.goto(tool + "/lti/roster")
+            expect(page.locator("table.lti-roster tbody tr")).to_have_count(5)
+            expect(page.locator("table.lti-roster tbody tr").first).to_contain_text("Student <1> with a rather")
+            fits("roster")
+            page.goto(tool + "/lti/grades")
+            expect(page.locator(".lti-grade-counts")).to_have_text("0 sent · 0 waiting · 0 failed")
+            fits("grades")
             assert browsing.errors == []
