@@ -49,6 +49,8 @@ class FakePlatform(requests.adapters.BaseAdapter):
         self.failing_score_posts = 0  # the next this many Score posts answer 503
         self.members: list[dict] = []  # the course's members, as the roster service lists them
         self.roster_requests: list[dict] = []  # the headers of each request for them
+        self.registrations: list[dict] = []  # {"headers", "body"} of each dynamic registration posted
+        self.registration_fails = False  # the registration endpoint answers 500
 
     # -- its addresses, and its key set served to webnb ----------------------------------------------------------
 
@@ -77,6 +79,26 @@ class FakePlatform(requests.adapters.BaseAdapter):
             response.status_code = 200
             response._content = json.dumps({"access_token": f"token-{len(self.token_requests)}",
                                             "token_type": "Bearer", "expires_in": 3600}).encode()
+        elif request.url == self.issuer + "/.well-known/openid-configuration":
+            response.status_code = 200
+            response._content = json.dumps({
+                "issuer": self.issuer, "authorization_endpoint": self.login_url, "token_endpoint": self.token_url,
+                "jwks_uri": self.keyset_url, "registration_endpoint": self.issuer + "/register",
+                "https://purl.imsglobal.org/spec/lti-platform-configuration": {
+                    "product_family_code": "fake-lms", "version": "1.0",
+                    "messages_supported": [{"type": "LtiResourceLinkRequest"}, {"type": "LtiDeepLinkingRequest"}]},
+            }).encode()
+        elif request.url == self.issuer + "/register" and request.method == "POST":
+            self.registrations.append({"headers": dict(request.headers), "body": json.loads(request.body)})
+            if self.registration_fails:
+                response.status_code, response._content = 500, b"{}"
+            else:
+                response.status_code = 200
+                response._content = json.dumps({
+                    "client_id": self.client_id, **json.loads(request.body),
+                    "https://purl.imsglobal.org/spec/lti-tool-configuration": {
+                        **json.loads(request.body)["https://purl.imsglobal.org/spec/lti-tool-configuration"],
+                        "deployment_id": self.deployment_id}}).encode()
         elif request.url == self.memberships_url:
             self.roster_requests.append(dict(request.headers))
             response.status_code = 200

@@ -101,3 +101,44 @@ def test_without_the_lti_extra_the_app_has_no_lti_routes_and_the_command_says_wh
         assert "frame-ancestors 'none'" in app.test_client().get("/").headers["Content-Security-Policy"]
     finally:
         app.extensions["webnb"]["storage"].dispose()
+
+
+def test_an_lms_registers_itself_through_a_one_time_address(app, webnb, client):
+    from lti_platform import FakePlatform
+
+    platform = FakePlatform(issuer="https://moodle.dynamic.test", client_id="dynamic-client",
+                            deployment_id="dynamic-deployment")
+    app.extensions["webnb_lti"].keysets.http.mount(platform.issuer + "/", platform)
+    code, out, _ = webnb(app, "lti", "registration-url", "--base-url", "https://webnb.example.edu")
+    assert code == 0
+    address = out.split()[out.split().index("hours):") + 1]
+    assert address.startswith("https://webnb.example.edu/lti/register/")
+    path = address.removeprefix("https://webnb.example.edu")
+    assert client.get(path).status_code == 400  # not opened by an LMS
+    opened = {"openid_configuration": platform.issuer + "/.well-known/openid-configuration",
+              "registration_token": "reg-token-1"}
+    platform.registration_fails = True
+    failed = client.get(path, query_string=opened)
+    assert failed.status_code == 502 and app.extensions["webnb_lti"].registry.platforms() == []
+    platform.registration_fails = False
+    registered = client.get(path, query_string=opened, base_url="https://webnb.example.edu")
+    assert registered.status_code == 200, registered.get_data(as_text=True)[:500]
+    assert "frame-ancestors 'self' https://moodle.dynamic.test" in registered.headers["Content-Security-Policy"]
+    (platform_kept,) = app.extensions["webnb_lti"].registry.platforms()
+    assert (platform_kept.issuer, platform_kept.client_id, platform_kept.deployments, platform_kept.login_url,
+            platform_kept.token_url, platform_kept.keyset_url) == (
+        platform.issuer, "dynamic-client", ("dynamic-deployment",), platform.login_url, platform.token_url,
+        platform.keyset_url)
+    sent = platform.registrations[-1]
+    assert sent["headers"]["Authorization"] == "Bearer reg-token-1"
+    body = sent["body"]
+    assert (body["initiate_login_uri"], body["redirect_uris"], body["jwks_uri"]) == (
+        "https://webnb.example.edu/lti/login", ["https://webnb.example.edu/lti/launch"],
+        "https://webnb.example.edu/lti/jwks")
+    assert "https://purl.imsglobal.org/spec/lti-ags/scope/score" in body["scope"].split()
+    tool = body["https://purl.imsglobal.org/spec/lti-tool-configuration"]
+    assert tool["domain"] == "webnb.example.edu"
+    assert tool["messages"] == [{"type": "LtiDeepLinkingRequest", "target_link_uri": "https://webnb.example.edu/lti/launch",
+                                 "label": "webnb lesson"}]
+    assert client.get(path, query_string=opened).status_code == 410  # once
+    assert client.get("/lti/register/not-a-ticket", query_string=opened).status_code == 410

@@ -22,7 +22,7 @@ from webnb.store import migrations
 
 HEAD = "0008"
 LTI_TABLES = ("lti_platforms", "lti_deployments", "lti_keys", "lti_logins", "lti_users", "lti_windows",
-              "lti_deep_links", "lti_scores")  # 0008
+              "lti_deep_links", "lti_scores", "lti_registrations")  # 0008
 
 # --- the schema of the release before Alembic, as webnb/store/database.py defined it ----------------------------------
 
@@ -215,6 +215,10 @@ EXPECTED_SCHEMA = {
         "primary_key": ["id"],
         "foreign_keys": [(("platform",), "lti_platforms", ("id",), "CASCADE")], "indexes": {},
     },
+    "lti_registrations": {
+        "columns": {"ticket_hash": (TEXT, False), "expires_at": (TIME, False), "used_at": (TIME, True)},
+        "primary_key": ["ticket_hash"], "foreign_keys": [], "indexes": {},
+    },
     "lti_deep_links": {
         "columns": {"ticket_hash": (TEXT, False), "platform": (INT, False), "deployment_id": (TEXT, False),
                     "settings": (TEXT, False), "expires_at": (TIME, False)},
@@ -400,7 +404,7 @@ def test_an_empty_database_gets_the_newest_schema(engine):
     assert migrations.current(engine) == migrations.head() == HEAD
     assert describe(engine) == EXPECTED_SCHEMA
     with engine.connect() as connection:
-        assert [count(connection, table) for table in EXPECTED_SCHEMA if table != "alembic_version"] == [0] * 20
+        assert [count(connection, table) for table in EXPECTED_SCHEMA if table != "alembic_version"] == [0] * 21
 
 
 def test_todays_database_upgrades_in_place_and_every_corpus_reads_back_unchanged(engine):

@@ -9,6 +9,7 @@ a nonce used once, and the platform's key set fetched again when a token names a
 """
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Mapping
@@ -25,6 +26,7 @@ from pylti1p3.cookie import CookieService
 from pylti1p3.deep_link import DeepLink
 from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.deployment import Deployment
+from pylti1p3.dynamic_registration import DynamicRegistration
 from pylti1p3.exception import LtiException, OIDCException
 from pylti1p3.grade import Grade
 from pylti1p3.lineitem import LineItem
@@ -481,6 +483,89 @@ def course_members(registry: Registry, http: requests.Session, tokens: dict, pla
     return [Member(str(member.get("user_id", "")), str(member.get("name") or ""),
                    tuple(role.rsplit("#", 1)[-1] for role in member.get("roles") or ()),
                    str(member.get("status") or "Active")) for member in listed]
+
+
+TOOL_SCOPES = ("https://purl.imsglobal.org/spec/lti-ags/scope/lineitem", SCORE_SCOPE,
+               "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly")
+PLATFORM_CONFIGURATION = "https://purl.imsglobal.org/spec/lti-platform-configuration"
+TOOL_CONFIGURATION = "https://purl.imsglobal.org/spec/lti-tool-configuration"
+
+
+class _Registering(DynamicRegistration):
+    """webnb as the library's dynamically registered tool: its addresses, scopes and messages."""
+
+    client_name = "webnb"
+    description = "Naive Bayes text classification, taught by showing every number."
+
+    def __init__(self, http: requests.Session, addresses: Mapping[str, str], openid_configuration: str,
+                 registration_token: str | None):
+        self.http, self.addresses = http, addresses
+        self.openid_configuration, self.registration_token = openid_configuration, registration_token
+
+    def get_request_session(self):
+        return contextlib.nullcontext(self.http)  # the app's session, which the library must not close
+
+    def get_initiate_login_uri(self) -> str:
+        return self.addresses["login_url"]
+
+    def get_jwks_uri(self) -> str:
+        return self.addresses["jwks_url"]
+
+    def get_redirect_uris(self) -> list[str]:
+        return [self.addresses["launch_url"]]
+
+    def get_scopes(self) -> list[str]:
+        return list(TOOL_SCOPES)
+
+    def get_domain(self) -> str:
+        return urlsplit(self.addresses["launch_url"]).netloc
+
+    def get_target_link_uri(self) -> str:
+        return self.addresses["launch_url"]
+
+    def get_claims(self) -> list[str]:
+        return ["iss", "sub"]
+
+    def get_messages(self) -> list[dict]:
+        return [{"type": DEEP_LINKING_REQUEST, "target_link_uri": self.addresses["deep_link_url"],
+                 "label": "webnb lesson"}]
+
+    def get_logo_uri(self) -> str:
+        return ""
+
+    def lti_registration_data(self) -> dict:
+        data = super().lti_registration_data()
+        data.pop("logo_uri")  # webnb has no logo
+        return data
+
+    def get_openid_configuration_endpoint(self) -> str:
+        return self.openid_configuration
+
+    def get_registration_token(self) -> str | None:
+        return self.registration_token
+
+    def complete_registration(self, openid_configuration: dict, openid_registration: dict) -> dict:
+        tool = openid_registration[TOOL_CONFIGURATION]
+        return {"issuer": openid_configuration["issuer"], "client_id": openid_registration["client_id"],
+                "deployment_id": tool["deployment_id"], "login_url": openid_configuration["authorization_endpoint"],
+                "token_url": openid_configuration["token_endpoint"], "keyset_url": openid_configuration["jwks_uri"]}
+
+
+def register_platform(registry: Registry, http: requests.Session, addresses: Mapping[str, str],
+                      openid_configuration: str, registration_token: str | None) -> Platform:
+    """LTI Dynamic Registration: read the platform's OpenID configuration, register webnb with it (its addresses,
+    scopes and deep linking), and keep the client id and deployment it gives. Raises :class:`ServiceFailed`."""
+    if urlsplit(openid_configuration).scheme not in ("http", "https"):
+        raise ServiceFailed("the openid_configuration address is not an http(s) address")
+    try:
+        found = _Registering(http, addresses, openid_configuration, registration_token).register()
+    except (LtiException, AssertionError, KeyError, TypeError, ValueError, requests.RequestException) as error:
+        raise ServiceFailed(str(error) or f"the platform's answer lacks {type(error).__name__}") from error
+    addresses_given = [found[name] for name in ("login_url", "token_url", "keyset_url")]
+    if any(urlsplit(str(address)).scheme not in ("http", "https") for address in addresses_given):
+        raise ServiceFailed("the platform's configuration has an address that is not http(s)")
+    platform, _ = registry.add_platform(**{name: str(value) for name, value in found.items()})
+    return platform
 
 
 def post_score(registry: Registry, http: requests.Session, tokens: dict, score: Score) -> None:

@@ -9,6 +9,8 @@ import argparse
 import json
 from urllib.parse import urlsplit
 
+from webnb.lti import tool_addresses
+
 LTI_EXAMPLES = """examples:
   webnb lti add-platform --issuer https://moodle.example.edu --client-id aBc123 --deployment-id 1 \\
       --login-url https://moodle.example.edu/mod/lti/auth.php \\
@@ -51,9 +53,27 @@ def add_commands(commands, add_command) -> None:
     remove.add_argument("issuer", metavar="ISS")
     remove.add_argument("--client-id", default=None, metavar="CID", help="only this client id's registration")
     remove.add_argument("--deployment-id", default=None, metavar="DID", help="only this deployment")
+    invite = actions.add_parser(
+        "registration-url", help="print a one-time address through which an LMS registers itself (LTI Dynamic "
+                                 "Registration: Moodle's \"Tool URL\" under \"Add tool\", Canvas's "
+                                 "\"LTI Registration\")")
+    invite.add_argument("--base-url", default="http://127.0.0.1:5000", type=_address, metavar="URL",
+                        help="where the LMS reaches webnb (default http://127.0.0.1:5000)")
+    invite.add_argument("--hours", type=_registration_hours, default=24.0,
+                        help="how long the address stays valid (default 24)")
     actions.add_parser("rotate-key", help="make a new signing key; the old one stays published until withdrawn")
     withdraw = actions.add_parser("withdraw-key", help="stop publishing an older key (never the signing one)")
     withdraw.add_argument("kid", metavar="KID")
+
+
+def _registration_hours(text: str) -> float:
+    try:
+        hours = float(text)
+    except ValueError:
+        hours = float("nan")
+    if not 0 < hours <= 24 * 30:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"give a number of hours above 0 and at most {24 * 30}, such as 24")
+    return hours
 
 
 def _address(text: str) -> str:
@@ -62,14 +82,6 @@ def _address(text: str) -> str:
         raise argparse.ArgumentTypeError(f"expected an http or https address, such as https://lms.example.edu/..., "
                                          f"not {text[:80]!r}")
     return text.strip()
-
-
-def tool_addresses(base_url: str) -> dict[str, str]:
-    """webnb's addresses that a platform is given."""
-    base = base_url.rstrip("/")
-    # An instructor's request to choose a lesson (deep linking) comes to the launch address too, as its own message.
-    return {"login_url": base + "/lti/login", "launch_url": base + "/lti/launch", "jwks_url": base + "/lti/jwks",
-            "deep_link_url": base + "/lti/launch"}
 
 
 def moodle_configuration(addresses: dict[str, str]) -> dict[str, str]:
@@ -142,6 +154,12 @@ def run(app, args, out) -> int:
             return 2
         for line in removed:
             print(f"Removed {line}.", file=out)
+        return 0
+    if args.action == "registration-url":
+        ticket = registry.open_registration(args.hours)
+        address = args.base_url.rstrip("/") + f"/lti/register/{ticket}"
+        print(f"Give this address to the LMS's dynamic registration (once, within {args.hours:g} hours):\n  {address}\n"
+              "The LMS then registers webnb, and webnb keeps the client id and deployment it gives.", file=out)
         return 0
     if args.action == "rotate-key":
         adapter.signing_key(registry)

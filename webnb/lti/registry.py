@@ -124,6 +124,15 @@ deep_links = sa.Table(
     sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
 )
 
+registrations = sa.Table(
+    "lti_registrations",
+    metadata,
+    # The one-time addresses through which an LMS registers itself (dynamic registration), as hashes.
+    sa.Column("ticket_hash", sa.Text, primary_key=True),
+    sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("used_at", sa.DateTime(timezone=True), nullable=True),
+)
+
 
 @dataclass(frozen=True)
 class Platform:
@@ -487,6 +496,37 @@ class Registry:
                                      .returning(windows.c.workspace, windows.c.instructor, windows.c.target,
                                                 windows.c.course)).mappings().first()
         return None if row is None else _window(row)
+
+    # --- dynamic registration -----------------------------------------------------------------------------------
+
+    def open_registration(self, hours: float, *, now: datetime | None = None) -> str:
+        """A ticket for one LMS to register itself, valid ``hours``."""
+        now = now or _now()
+        ticket = secrets.token_urlsafe(24)
+        with self.storage.writing() as connection:
+            connection.execute(registrations.insert().values(ticket_hash=_ticket_hash(ticket),
+                                                             expires_at=now + timedelta(hours=hours)))
+        return ticket
+
+    def registration_open(self, ticket: str, *, now: datetime | None = None) -> bool:
+        with self.storage.engine.connect() as connection:
+            return connection.execute(sa.select(sa.exists().where(
+                registrations.c.ticket_hash == _ticket_hash(ticket), registrations.c.used_at.is_(None),
+                registrations.c.expires_at >= (now or _now())))).scalar()
+
+    def use_registration(self, ticket: str, *, now: datetime | None = None) -> bool:
+        """Mark the ticket used, once: False if it was used (or expired) meanwhile."""
+        now = now or _now()
+        with self.storage.writing() as connection:
+            return connection.execute(registrations.update().where(
+                registrations.c.ticket_hash == _ticket_hash(ticket), registrations.c.used_at.is_(None),
+                registrations.c.expires_at >= now).values(used_at=now)).rowcount == 1
+
+    def release_registration(self, ticket: str) -> None:
+        """The registration through this ticket failed: it may be tried again while it is valid."""
+        with self.storage.writing() as connection:
+            connection.execute(registrations.update().where(registrations.c.ticket_hash == _ticket_hash(ticket))
+                               .values(used_at=None))
 
     # --- deep linking -------------------------------------------------------------------------------------------
 

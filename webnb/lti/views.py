@@ -19,6 +19,7 @@ from webnb.hosting.security import content_security_policy
 from webnb.lesson.notation import model_name
 from webnb.lesson.pages import NAIVE_BAYES, TEXT_PAGES
 from webnb.lesson.state import preset_state
+from webnb.lti import tool_addresses
 from webnb.lti.adapter import (
     CHECKS,
     LaunchRefused,
@@ -28,6 +29,7 @@ from webnb.lti.adapter import (
     deep_link_answer,
     key_set,
     login_redirect,
+    register_platform,
     validate_launch,
 )
 from webnb.lti.registry import DeepLinking, Window
@@ -225,6 +227,36 @@ def roster():
     return render_template("lti/roster.html", course=course, lecture=lecture, rows=rows,
                            joined=sum(in_class for _, in_class, _ in rows),
                            others=len(joined - {workspaces.get(member.user_id) for member in members}))
+
+
+@bp.get("/register/<ticket>")
+def register(ticket: str):
+    """LTI Dynamic Registration, through a one-time address from `webnb lti registration-url`: the LMS opens it with
+    its ``openid_configuration`` (and a ``registration_token``), and webnb registers itself there."""
+    registry = lti().registry
+    openid_configuration = request.args.get("openid_configuration", "")
+    if not registry.registration_open(ticket):
+        return refusal("This registration address has expired", "This address for registering an LMS has expired "
+                       "or was used already. Ask the server's operator for a new one (`webnb lti registration-url`).",
+                       410)
+    if not openid_configuration:
+        return refusal("Open this address from your LMS", "The LMS opens this address when it registers a tool "
+                       "(with its openid_configuration); paste it there, as the tool's registration URL.", 400)
+    if not registry.use_registration(ticket):
+        return refusal("This registration address has expired", "This address was used a moment ago.", 410)
+    try:
+        platform = register_platform(registry, lti().keysets.http, tool_addresses(request.host_url),
+                                     openid_configuration, request.args.get("registration_token"))
+    except ServiceFailed as failed:
+        registry.release_registration(ticket)
+        return refusal("The LMS did not register webnb", f"Registering with the LMS failed ({failed}). Nothing was "
+                       "stored; the address stays valid, so try again from the LMS.", 502)
+    lti().frame_origins.forget()
+    response = current_app.make_response(render_template("lti/registered.html", platform=platform))
+    asking = urlsplit(openid_configuration)
+    response.headers["Content-Security-Policy"] = content_security_policy(
+        (*lti().frame_origins(), f"{asking.scheme}://{asking.netloc}"))
+    return response
 
 
 @bp.get("/jwks")

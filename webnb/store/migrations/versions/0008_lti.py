@@ -5,7 +5,8 @@ that the platform began, kept on the server so that no cookie is needed, used on
 each (issuer, deployment, subject) the platform launched); ``lti_windows`` (a short-lived ticket that opens a launch
 in a window of its own, stored as a hash); ``lti_scores`` (the grades going back to the courses: one per student and
 gradebook column, with how their sending went); ``lti_deep_links`` (an instructor's pending choice of a lesson for the
-course: where to send it back, behind a ticket stored as a hash). Nothing stored changes. The downgrade drops the
+course: where to send it back, behind a ticket stored as a hash); ``lti_registrations`` (the one-time addresses
+through which an LMS registers itself, as hashes). Nothing stored changes. The downgrade drops the
 tables.
 
 Revision 0008, after 0007, written 2026-12-07.
@@ -97,9 +98,15 @@ def upgrade() -> None:
         sa.Column("settings", sa.Text, nullable=False),  # the platform's deep_linking_settings claim, as JSON
         sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
     )
+    op.create_table(
+        "lti_registrations",
+        sa.Column("ticket_hash", sa.Text, primary_key=True),
+        sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("used_at", sa.DateTime(timezone=True), nullable=True),
+    )
 
 
 def downgrade() -> None:
-    for table in ("lti_scores", "lti_deep_links", "lti_windows", "lti_users", "lti_logins", "lti_keys",
-                  "lti_deployments", "lti_platforms"):
+    for table in ("lti_registrations", "lti_scores", "lti_deep_links", "lti_windows", "lti_users", "lti_logins",
+                  "lti_keys", "lti_deployments", "lti_platforms"):
         op.drop_table(table)
