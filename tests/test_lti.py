@@ -217,7 +217,7 @@ def test_a_launch_that_fails_a_check_is_refused_on_webnbs_page_naming_it_and_cha
     page = BeautifulSoup(response.data, "html.parser")
     assert page.h1.get_text() == f"The launch was refused: {check}"
     assert f"the {check} check failed" in page.select_one(".refusal-note").get_text()
-    assert rows(hosted, "lti_users") == [] and rows(hosted, "lti_windows") == []
+    assert rows(hosted, "lti_users") == [] and rows(hosted, "lti_tickets") == []
     assert [row[-1] for row in rows(hosted, "lti_logins")] == [None]  # the login is not used up
     assert "lti_instructor" not in session_of(hosted, client)  # an anonymous workspace, as any visitor's
 
@@ -228,7 +228,7 @@ def test_a_launch_posted_twice_is_refused_the_second_time_as_a_replay(hosted, pl
     replay = platform.post_launch(browser(hosted), platform.last["state"], platform.last["token"])
     assert replay.status_code == 403
     assert BeautifulSoup(replay.data, "html.parser").h1.get_text() == "The launch was refused: nonce"
-    assert len(rows(hosted, "lti_windows")) == 0 and len(rows(hosted, "lti_users")) == 1
+    assert len(rows(hosted, "lti_tickets")) == 1 and len(rows(hosted, "lti_users")) == 1  # the first launch's
 
 
 def test_a_forged_token_with_a_real_students_subject_reaches_none_of_their_corpora(hosted, platform):
@@ -408,7 +408,7 @@ def test_deep_linking_is_refused_to_a_student_and_for_content_webnb_does_not_mak
     response = platform.launch(browser(hosted), **platform.deep_linking_claims(**claims))
     assert response.status_code in (400, 403)
     assert BeautifulSoup(response.data, "html.parser").h1.get_text() == f"The launch was refused: {check}"
-    assert rows(hosted, "lti_deep_links") == []
+    assert rows(hosted, "lti_tickets") == []
 
 
 # --- grades back to the course (AGS) --------------------------------------------------------------------------------

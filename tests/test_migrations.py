@@ -21,8 +21,8 @@ from alembic import command
 from webnb.store import migrations
 
 HEAD = "0008"
-LTI_TABLES = ("lti_platforms", "lti_deployments", "lti_keys", "lti_logins", "lti_users", "lti_windows",
-              "lti_deep_links", "lti_scores", "lti_registrations")  # 0008
+LTI_TABLES = ("lti_platforms", "lti_deployments", "lti_keys", "lti_logins", "lti_users", "lti_tickets",
+              "lti_scores")  # 0008
 
 # --- the schema of the release before Alembic, as webnb/store/database.py defined it ----------------------------------
 
@@ -202,9 +202,9 @@ EXPECTED_SCHEMA = {
                     "context_id": (TEXT, True)},
         "primary_key": ["issuer", "deployment_id", "subject"], "foreign_keys": [], "indexes": {},
     },
-    "lti_windows": {
-        "columns": {"ticket_hash": (TEXT, False), "workspace": (TEXT, False), "instructor": (bool, False),
-                    "target": (TEXT, False), "expires_at": (TIME, False), "course": (TEXT, True)},
+    "lti_tickets": {
+        "columns": {"ticket_hash": (TEXT, False), "kind": (TEXT, False), "payload": (TEXT, False),
+                    "expires_at": (TIME, False), "used_at": (TIME, True)},
         "primary_key": ["ticket_hash"], "foreign_keys": [], "indexes": {},
     },
     "lti_scores": {
@@ -213,16 +213,6 @@ EXPECTED_SCHEMA = {
                     "score_maximum": (float, False), "scored_at": (TIME, False), "state": (TEXT, False),
                     "tries": (INT, False), "next_try_at": (TIME, True), "last_error": (TEXT, True)},
         "primary_key": ["id"],
-        "foreign_keys": [(("platform",), "lti_platforms", ("id",), "CASCADE")], "indexes": {},
-    },
-    "lti_registrations": {
-        "columns": {"ticket_hash": (TEXT, False), "expires_at": (TIME, False), "used_at": (TIME, True)},
-        "primary_key": ["ticket_hash"], "foreign_keys": [], "indexes": {},
-    },
-    "lti_deep_links": {
-        "columns": {"ticket_hash": (TEXT, False), "platform": (INT, False), "deployment_id": (TEXT, False),
-                    "settings": (TEXT, False), "expires_at": (TIME, False)},
-        "primary_key": ["ticket_hash"],
         "foreign_keys": [(("platform",), "lti_platforms", ("id",), "CASCADE")], "indexes": {},
     },
 }
@@ -404,7 +394,7 @@ def test_an_empty_database_gets_the_newest_schema(engine):
     assert migrations.current(engine) == migrations.head() == HEAD
     assert describe(engine) == EXPECTED_SCHEMA
     with engine.connect() as connection:
-        assert [count(connection, table) for table in EXPECTED_SCHEMA if table != "alembic_version"] == [0] * 21
+        assert [count(connection, table) for table in EXPECTED_SCHEMA if table != "alembic_version"] == [0] * 19
 
 
 def test_todays_database_upgrades_in_place_and_every_corpus_reads_back_unchanged(engine):
@@ -738,7 +728,6 @@ def test_0008_adds_the_lms_tables_and_goes_back(engine):
             connection.execute(sa.text("PRAGMA foreign_keys = ON"))
         connection.execute(sa.text("DELETE FROM lti_platforms"))
         assert [count(connection, table) for table in ("lti_deployments", "lti_logins")] == [0, 0]
-        assert count(connection, "lti_deep_links") == 0
     assert_goes_back_and_up(engine, "0007", before)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from datetime import timedelta
 from urllib.parse import urlsplit
 
 from webnb.lti import tool_addresses
@@ -156,7 +157,7 @@ def run(app, args, out) -> int:
             print(f"Removed {line}.", file=out)
         return 0
     if args.action == "registration-url":
-        ticket = registry.open_registration(args.hours)
+        ticket = registry.open_ticket("registration", {}, timedelta(hours=args.hours))
         address = args.base_url.rstrip("/") + f"/lti/register/{ticket}"
         print(f"Give this address to the LMS's dynamic registration (once, within {args.hours:g} hours):\n  {address}\n"
               "The LMS then registers webnb, and webnb keeps the client id and deployment it gives.", file=out)

@@ -7,6 +7,7 @@ Nothing here knows the LTI library: webnb/lti/adapter.py reads these records for
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import secrets
@@ -83,17 +84,6 @@ users = sa.Table(
     sa.Column("context_id", sa.Text, nullable=True),
 )
 
-windows = sa.Table(
-    "lti_windows",
-    metadata,
-    sa.Column("ticket_hash", sa.Text, primary_key=True),  # SHA-256 of the ticket: the ticket itself is a credential
-    sa.Column("workspace", sa.Text, nullable=False),
-    sa.Column("instructor", sa.Boolean, nullable=False),
-    sa.Column("target", sa.Text, nullable=False),  # the lesson's path and query
-    sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
-    sa.Column("course", sa.Text, nullable=True),  # an instructor's course (platform, context), as JSON
-)
-
 scores = sa.Table(
     "lti_scores",
     metadata,
@@ -114,21 +104,15 @@ scores = sa.Table(
     sa.UniqueConstraint("platform", "subject", "lineitem", name="lti_scores_student_lineitem"),
 )
 
-deep_links = sa.Table(
-    "lti_deep_links",
+tickets = sa.Table(
+    "lti_tickets",
     metadata,
+    # A short-lived, single-use ticket, stored as a hash (the ticket itself is a credential), with what it opens:
+    # a launch in a window of its own ("window"), an instructor's choice of a lesson ("deep-link"), or an LMS's
+    # registration of itself ("registration").
     sa.Column("ticket_hash", sa.Text, primary_key=True),
-    sa.Column("platform", sa.Integer, sa.ForeignKey("lti_platforms.id", ondelete="CASCADE"), nullable=False),
-    sa.Column("deployment_id", sa.Text, nullable=False),
-    sa.Column("settings", sa.Text, nullable=False),  # the platform's deep_linking_settings claim, as JSON
-    sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
-)
-
-registrations = sa.Table(
-    "lti_registrations",
-    metadata,
-    # The one-time addresses through which an LMS registers itself (dynamic registration), as hashes.
-    sa.Column("ticket_hash", sa.Text, primary_key=True),
+    sa.Column("kind", sa.Text, nullable=False),
+    sa.Column("payload", sa.Text, nullable=False),  # JSON
     sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("used_at", sa.DateTime(timezone=True), nullable=True),
 )
@@ -282,7 +266,6 @@ class Registry:
                         removed.append(f"deployment {deployment_id} of client {client} at {issuer}")
                     continue
                 connection.execute(logins.delete().where(logins.c.platform == platform_id))
-                connection.execute(deep_links.delete().where(deep_links.c.platform == platform_id))
                 connection.execute(scores.delete().where(scores.c.platform == platform_id))
                 connection.execute(deployments.delete().where(deployments.c.platform == platform_id))
                 connection.execute(platforms.delete().where(platforms.c.id == platform_id))
@@ -466,100 +449,64 @@ class Registry:
                       row["workspace"], row["score_given"], row["score_maximum"], as_utc(row["scored_at"]),
                       row["state"], row["tries"], row["last_error"]) for row in rows]
 
-    # --- window tickets -----------------------------------------------------------------------------------------
+    # --- tickets -----------------------------------------------------------------------------------------------
 
-    def open_window(self, window: Window, *, now: datetime | None = None) -> str:
-        """A ticket that opens ``window`` once, within ``WINDOW_MINUTES``."""
+    def open_ticket(self, kind: str, payload: dict, lifetime: timedelta, *, now: datetime | None = None) -> str:
+        """A new single-use ticket of ``kind`` for ``payload``, valid for ``lifetime``."""
         now = now or _now()
         ticket = secrets.token_urlsafe(24)
         with self.storage.writing() as connection:
-            connection.execute(windows.delete().where(windows.c.expires_at < now))
-            connection.execute(windows.insert().values(
-                ticket_hash=_ticket_hash(ticket), workspace=window.workspace, instructor=window.instructor,
-                target=window.target, expires_at=now + timedelta(minutes=WINDOW_MINUTES),
-                course=None if window.course is None else json.dumps(window.course)))
+            # The tickets of a day ago are of no use to anyone: they go as new ones come.
+            connection.execute(tickets.delete().where(tickets.c.expires_at < now - timedelta(days=1)))
+            connection.execute(tickets.insert().values(ticket_hash=_ticket_hash(ticket), kind=kind,
+                                                       payload=json.dumps(payload), expires_at=now + lifetime))
         return ticket
 
-    def peek_window(self, ticket: str, *, now: datetime | None = None) -> Window | None:
-        """What the ticket opens, if it is still valid; it stays valid."""
+    def peek_ticket(self, kind: str, ticket: str, *, now: datetime | None = None) -> dict | None:
+        """What the ticket opens, if it is of ``kind``, unused and unexpired; it stays so."""
         with self.storage.engine.connect() as connection:
-            query = sa.select(windows).where(windows.c.ticket_hash == _ticket_hash(ticket),
-                                             windows.c.expires_at >= (now or _now()))
-            row = connection.execute(query).mappings().first()
-        return None if row is None else _window(row)
+            payload = connection.execute(sa.select(tickets.c.payload).where(*_valid(kind, ticket, now))).scalar()
+        return None if payload is None else json.loads(payload)
 
-    def take_window(self, ticket: str, *, now: datetime | None = None) -> Window | None:
-        """What the ticket opens, used up: a second use finds nothing."""
+    def take_ticket(self, kind: str, ticket: str, *, now: datetime | None = None) -> dict | None:
+        """What the ticket opens, used up: a second use (also at the same moment) finds nothing."""
         with self.storage.writing() as connection:
-            row = connection.execute(windows.delete().where(windows.c.ticket_hash == _ticket_hash(ticket),
-                                                            windows.c.expires_at >= (now or _now()))
-                                     .returning(windows.c.workspace, windows.c.instructor, windows.c.target,
-                                                windows.c.course)).mappings().first()
-        return None if row is None else _window(row)
+            payload = connection.execute(tickets.update().where(*_valid(kind, ticket, now))
+                                         .values(used_at=now or _now()).returning(tickets.c.payload)).scalar()
+        return None if payload is None else json.loads(payload)
 
-    # --- dynamic registration -----------------------------------------------------------------------------------
-
-    def open_registration(self, hours: float, *, now: datetime | None = None) -> str:
-        """A ticket for one LMS to register itself, valid ``hours``."""
-        now = now or _now()
-        ticket = secrets.token_urlsafe(24)
+    def release_ticket(self, kind: str, ticket: str) -> None:
+        """The ticket's use failed: it may be used again while it is valid."""
         with self.storage.writing() as connection:
-            connection.execute(registrations.insert().values(ticket_hash=_ticket_hash(ticket),
-                                                             expires_at=now + timedelta(hours=hours)))
-        return ticket
+            connection.execute(tickets.update().where(tickets.c.ticket_hash == _ticket_hash(ticket),
+                                                      tickets.c.kind == kind).values(used_at=None))
 
-    def registration_open(self, ticket: str, *, now: datetime | None = None) -> bool:
-        with self.storage.engine.connect() as connection:
-            return connection.execute(sa.select(sa.exists().where(
-                registrations.c.ticket_hash == _ticket_hash(ticket), registrations.c.used_at.is_(None),
-                registrations.c.expires_at >= (now or _now())))).scalar()
+    def open_window(self, window: Window) -> str:
+        return self.open_ticket("window", dataclasses.asdict(window), timedelta(minutes=WINDOW_MINUTES))
 
-    def use_registration(self, ticket: str, *, now: datetime | None = None) -> bool:
-        """Mark the ticket used, once: False if it was used (or expired) meanwhile."""
-        now = now or _now()
-        with self.storage.writing() as connection:
-            return connection.execute(registrations.update().where(
-                registrations.c.ticket_hash == _ticket_hash(ticket), registrations.c.used_at.is_(None),
-                registrations.c.expires_at >= now).values(used_at=now)).rowcount == 1
+    def peek_window(self, ticket: str) -> Window | None:
+        payload = self.peek_ticket("window", ticket)
+        return None if payload is None else Window(**payload)
 
-    def release_registration(self, ticket: str) -> None:
-        """The registration through this ticket failed: it may be tried again while it is valid."""
-        with self.storage.writing() as connection:
-            connection.execute(registrations.update().where(registrations.c.ticket_hash == _ticket_hash(ticket))
-                               .values(used_at=None))
+    def take_window(self, ticket: str) -> Window | None:
+        payload = self.take_ticket("window", ticket)
+        return None if payload is None else Window(**payload)
 
-    # --- deep linking -------------------------------------------------------------------------------------------
+    def open_deep_link(self, choice: DeepLinking) -> str:
+        return self.open_ticket("deep-link", dataclasses.asdict(choice), timedelta(minutes=DEEP_LINK_MINUTES))
 
-    def open_deep_link(self, choice: DeepLinking, *, now: datetime | None = None) -> str:
-        """A ticket for the instructor's choice, valid ``DEEP_LINK_MINUTES`` and used once."""
-        now = now or _now()
-        ticket = secrets.token_urlsafe(24)
-        with self.storage.writing() as connection:
-            connection.execute(deep_links.delete().where(deep_links.c.expires_at < now))
-            connection.execute(deep_links.insert().values(
-                ticket_hash=_ticket_hash(ticket), platform=choice.platform, deployment_id=choice.deployment_id,
-                settings=json.dumps(choice.settings), expires_at=now + timedelta(minutes=DEEP_LINK_MINUTES)))
-        return ticket
+    def peek_deep_link(self, ticket: str) -> DeepLinking | None:
+        payload = self.peek_ticket("deep-link", ticket)
+        return None if payload is None else DeepLinking(**payload)
 
-    def peek_deep_link(self, ticket: str, *, now: datetime | None = None) -> DeepLinking | None:
-        with self.storage.engine.connect() as connection:
-            row = connection.execute(sa.select(deep_links).where(
-                deep_links.c.ticket_hash == _ticket_hash(ticket), deep_links.c.expires_at >= (now or _now()))
-            ).mappings().first()
-        return None if row is None else DeepLinking(row["platform"], row["deployment_id"], json.loads(row["settings"]))
-
-    def take_deep_link(self, ticket: str, *, now: datetime | None = None) -> DeepLinking | None:
-        """The choice, used up: the answer goes back once."""
-        with self.storage.writing() as connection:
-            row = connection.execute(deep_links.delete().where(
-                deep_links.c.ticket_hash == _ticket_hash(ticket), deep_links.c.expires_at >= (now or _now()))
-                .returning(deep_links.c.platform, deep_links.c.deployment_id, deep_links.c.settings)).first()
-        return None if row is None else DeepLinking(row.platform, row.deployment_id, json.loads(row.settings))
+    def take_deep_link(self, ticket: str) -> DeepLinking | None:
+        payload = self.take_ticket("deep-link", ticket)
+        return None if payload is None else DeepLinking(**payload)
 
 
-def _window(row) -> Window:
-    return Window(row["workspace"], row["instructor"], row["target"],
-                  None if row["course"] is None else json.loads(row["course"]))
+def _valid(kind: str, ticket: str, now: datetime | None) -> tuple:
+    return (tickets.c.ticket_hash == _ticket_hash(ticket), tickets.c.kind == kind, tickets.c.used_at.is_(None),
+            tickets.c.expires_at >= (now or _now()))
 
 
 def _now() -> datetime:

@@ -235,20 +235,20 @@ def register(ticket: str):
     its ``openid_configuration`` (and a ``registration_token``), and webnb registers itself there."""
     registry = lti().registry
     openid_configuration = request.args.get("openid_configuration", "")
-    if not registry.registration_open(ticket):
+    if registry.peek_ticket("registration", ticket) is None:
         return refusal("This registration address has expired", "This address for registering an LMS has expired "
                        "or was used already. Ask the server's operator for a new one (`webnb lti registration-url`).",
                        410)
     if not openid_configuration:
         return refusal("Open this address from your LMS", "The LMS opens this address when it registers a tool "
                        "(with its openid_configuration); paste it there, as the tool's registration URL.", 400)
-    if not registry.use_registration(ticket):
+    if registry.take_ticket("registration", ticket) is None:
         return refusal("This registration address has expired", "This address was used a moment ago.", 410)
     try:
         platform = register_platform(registry, lti().keysets.http, tool_addresses(request.host_url),
                                      openid_configuration, request.args.get("registration_token"))
     except ServiceFailed as failed:
-        registry.release_registration(ticket)
+        registry.release_ticket("registration", ticket)
         return refusal("The LMS did not register webnb", f"Registering with the LMS failed ({failed}). Nothing was "
                        "stored; the address stays valid, so try again from the LMS.", 502)
     lti().frame_origins.forget()

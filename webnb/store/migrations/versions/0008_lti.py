@@ -2,12 +2,10 @@
 and its login, token and key-set addresses) with their ``lti_deployments``; ``lti_keys`` (webnb's own RSA keys, the
 newest signing, the older ones still published after a rotation); ``lti_logins`` (the state and nonce of each login
 that the platform began, kept on the server so that no cookie is needed, used once); ``lti_users`` (the workspace of
-each (issuer, deployment, subject) the platform launched); ``lti_windows`` (a short-lived ticket that opens a launch
-in a window of its own, stored as a hash); ``lti_scores`` (the grades going back to the courses: one per student and
-gradebook column, with how their sending went); ``lti_deep_links`` (an instructor's pending choice of a lesson for the
-course: where to send it back, behind a ticket stored as a hash); ``lti_registrations`` (the one-time addresses
-through which an LMS registers itself, as hashes). Nothing stored changes. The downgrade drops the
-tables.
+each (issuer, deployment, subject) the platform launched, and what their last launch grades); ``lti_tickets``
+(short-lived single-use tickets, as hashes: a launch opened in a window of its own, an instructor's choice of a
+lesson, an LMS registering itself); ``lti_scores`` (the grades going back to the courses: one per student and
+gradebook column, with how their sending went). Nothing stored changes. The downgrade drops the tables.
 
 Revision 0008, after 0007, written 2026-12-07.
 """
@@ -65,13 +63,12 @@ def upgrade() -> None:
         sa.Column("context_id", sa.Text, nullable=True),
     )
     op.create_table(
-        "lti_windows",
+        "lti_tickets",
         sa.Column("ticket_hash", sa.Text, primary_key=True),
-        sa.Column("workspace", sa.Text, nullable=False),
-        sa.Column("instructor", sa.Boolean, nullable=False),
-        sa.Column("target", sa.Text, nullable=False),
+        sa.Column("kind", sa.Text, nullable=False),  # window, deep-link or registration
+        sa.Column("payload", sa.Text, nullable=False),  # JSON
         sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("course", sa.Text, nullable=True),  # an instructor's course (platform, context), as JSON
+        sa.Column("used_at", sa.DateTime(timezone=True), nullable=True),
     )
     op.create_table(
         "lti_scores",
@@ -90,23 +87,9 @@ def upgrade() -> None:
         sa.Column("last_error", sa.Text, nullable=True),
         sa.UniqueConstraint("platform", "subject", "lineitem", name="lti_scores_student_lineitem"),
     )
-    op.create_table(
-        "lti_deep_links",
-        sa.Column("ticket_hash", sa.Text, primary_key=True),
-        sa.Column("platform", sa.Integer, sa.ForeignKey("lti_platforms.id", ondelete="CASCADE"), nullable=False),
-        sa.Column("deployment_id", sa.Text, nullable=False),
-        sa.Column("settings", sa.Text, nullable=False),  # the platform's deep_linking_settings claim, as JSON
-        sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
-    )
-    op.create_table(
-        "lti_registrations",
-        sa.Column("ticket_hash", sa.Text, primary_key=True),
-        sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("used_at", sa.DateTime(timezone=True), nullable=True),
-    )
 
 
 def downgrade() -> None:
-    for table in ("lti_registrations", "lti_scores", "lti_deep_links", "lti_windows", "lti_users", "lti_logins",
-                  "lti_keys", "lti_deployments", "lti_platforms"):
+    for table in ("lti_scores", "lti_tickets", "lti_users", "lti_logins", "lti_keys", "lti_deployments",
+                  "lti_platforms"):
         op.drop_table(table)
