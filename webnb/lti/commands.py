@@ -138,7 +138,7 @@ def run(app, args, out) -> int:
               "Nothing was changed.", file=_stderr())
         return 2
     from webnb.lti import adapter
-    from webnb.lti.registry import Registry
+    from webnb.lti.registry import Invitation, Registry
 
     registry = Registry(app.extensions["webnb"]["storage"])
     if args.action == "add-platform":
@@ -157,7 +157,7 @@ def run(app, args, out) -> int:
             print(f"Removed {line}.", file=out)
         return 0
     if args.action == "registration-url":
-        ticket = registry.open_ticket("registration", {}, timedelta(hours=args.hours))
+        ticket = registry.open(Invitation(), timedelta(hours=args.hours))
         address = args.base_url.rstrip("/") + f"/lti/register/{ticket}"
         print(f"Give this address to the LMS's dynamic registration (once, within {args.hours:g} hours):\n  {address}\n"
               "The LMS then registers webnb, and webnb keeps the client id and deployment it gives.", file=out)

@@ -202,6 +202,20 @@ class DeepLinking:
     settings: dict
 
 
+@dataclass(frozen=True)
+class Invitation:
+    """An address through which one LMS may register itself (dynamic registration)."""
+
+
+# What each kind of ticket opens, its name in ``lti_tickets`` and how long it is valid (an invitation: as long as the
+# operator says).
+TICKET_KINDS = {
+    Window: ("window", timedelta(minutes=WINDOW_MINUTES)),
+    DeepLinking: ("deep-link", timedelta(minutes=DEEP_LINK_MINUTES)),
+    Invitation: ("registration", timedelta(hours=24)),
+}
+
+
 class Registry:
     """The LTI tables of one database (the app's ``Storage``)."""
 
@@ -475,33 +489,28 @@ class Registry:
                                          .values(used_at=now or _now()).returning(tickets.c.payload)).scalar()
         return None if payload is None else json.loads(payload)
 
-    def release_ticket(self, kind: str, ticket: str) -> None:
+    def release(self, record_type: type, ticket: str) -> None:
         """The ticket's use failed: it may be used again while it is valid."""
         with self.storage.writing() as connection:
             connection.execute(tickets.update().where(tickets.c.ticket_hash == _ticket_hash(ticket),
-                                                      tickets.c.kind == kind).values(used_at=None))
+                                                      tickets.c.kind == TICKET_KINDS[record_type][0])
+                               .values(used_at=None))
 
-    def open_window(self, window: Window) -> str:
-        return self.open_ticket("window", dataclasses.asdict(window), timedelta(minutes=WINDOW_MINUTES))
+    def open(self, record, lifetime: timedelta | None = None) -> str:
+        """A ticket for ``record`` (a :class:`Window`, :class:`DeepLinking` or :class:`Invitation`), valid for its
+        kind's lifetime or ``lifetime``."""
+        kind, kept_for = TICKET_KINDS[type(record)]
+        return self.open_ticket(kind, dataclasses.asdict(record), lifetime or kept_for)
 
-    def peek_window(self, ticket: str) -> Window | None:
-        payload = self.peek_ticket("window", ticket)
-        return None if payload is None else Window(**payload)
+    def peek(self, record_type: type, ticket: str):
+        """What the ticket opens, as a ``record_type``, while it is unused and valid; it stays so."""
+        payload = self.peek_ticket(TICKET_KINDS[record_type][0], ticket)
+        return None if payload is None else record_type(**payload)
 
-    def take_window(self, ticket: str) -> Window | None:
-        payload = self.take_ticket("window", ticket)
-        return None if payload is None else Window(**payload)
-
-    def open_deep_link(self, choice: DeepLinking) -> str:
-        return self.open_ticket("deep-link", dataclasses.asdict(choice), timedelta(minutes=DEEP_LINK_MINUTES))
-
-    def peek_deep_link(self, ticket: str) -> DeepLinking | None:
-        payload = self.peek_ticket("deep-link", ticket)
-        return None if payload is None else DeepLinking(**payload)
-
-    def take_deep_link(self, ticket: str) -> DeepLinking | None:
-        payload = self.take_ticket("deep-link", ticket)
-        return None if payload is None else DeepLinking(**payload)
+    def take(self, record_type: type, ticket: str):
+        """What the ticket opens, as a ``record_type``, used up."""
+        payload = self.take_ticket(TICKET_KINDS[record_type][0], ticket)
+        return None if payload is None else record_type(**payload)
 
 
 def _valid(kind: str, ticket: str, now: datetime | None) -> tuple:

@@ -32,7 +32,7 @@ from webnb.lti.adapter import (
     register_platform,
     validate_launch,
 )
-from webnb.lti.registry import DeepLinking, Window
+from webnb.lti.registry import DeepLinking, Invitation, Window
 
 bp = Blueprint("lti", __name__, url_prefix="/lti")
 
@@ -67,7 +67,7 @@ def launch():
         return _refused(refused, "launch")
     registry = lti().registry
     if launched.deep_linking is not None:  # an instructor choosing a lesson for the course
-        ticket = registry.open_deep_link(DeepLinking(launched.platform_id, launched.deployment_id,
+        ticket = registry.open(DeepLinking(launched.platform_id, launched.deployment_id,
                                                      dict(launched.deep_linking)))
         return redirect(url_for("lti.pick", ticket=ticket), 303)
     workspace = registry.workspace_for(registry.platform(launched.platform_id), launched.deployment_id,
@@ -76,7 +76,7 @@ def launch():
                "context": launched.context_id, "title": launched.context_title, "roster": launched.memberships_url}
               if launched.instructor and launched.context_id else None)
     window = Window(workspace, launched.instructor, lesson_target(launched), course)
-    ticket = registry.open_window(window)
+    ticket = registry.open(window)
     _sign_in(window)  # kept if the browser keeps webnb's cookie here (a launch in a window of its own)
     return redirect(url_for("lti.enter", ticket=ticket), 303)
 
@@ -86,13 +86,13 @@ def enter(ticket: str):
     """The lesson of a launch. In the LMS's iframe without webnb's cookie, the lesson is shown with a link that opens
     it in a window of its own, where the cookie is webnb's own and the workspace follows."""
     registry = lti().registry
-    window = registry.peek_window(ticket)
+    window = registry.peek(Window, ticket)
     if window is None:
         return refusal("This link has expired", "This link to a lesson has expired or was used already. Open the "
                                                 "activity from your course again.", 410)
     in_a_frame = request.headers.get("Sec-Fetch-Dest") in ("iframe", "frame")
     if session.get("workspace") == window.workspace or not in_a_frame:
-        registry.take_window(ticket)
+        registry.take(Window, ticket)
         _sign_in(window)
         return redirect(window.target, 303)
     return redirect(_with_parameter(window.target, "lti_window", ticket), 303)
@@ -105,7 +105,7 @@ LINKABLE_PAGES = {page.key: page for page in TEXT_PAGES if page.in_menu}
 @bp.get("/pick/<ticket>")
 def pick(ticket: str):
     """The instructor chooses the lesson the course links to: corpus, page, model, α and the review."""
-    if lti().registry.peek_deep_link(ticket) is None:
+    if lti().registry.peek(DeepLinking, ticket) is None:
         return _choice_expired()
     return _picker(ticket, {}, {})
 
@@ -114,7 +114,7 @@ def pick(ticket: str):
 def answer(ticket: str):
     """The chosen lesson, signed and posted back to the course (by the browser, in a form that sends itself)."""
     registry = lti().registry
-    if registry.peek_deep_link(ticket) is None:
+    if registry.peek(DeepLinking, ticket) is None:
         return _choice_expired()
     chosen = {name: request.args.get(name, "") for name in ("corpus", "page", "model", "alpha", "text", "title",
                                                             "score_maximum")}
@@ -123,7 +123,7 @@ def answer(ticket: str):
     link, problems = lesson_link(chosen)
     if problems:
         return _picker(ticket, chosen, problems, 400)
-    choice = registry.take_deep_link(ticket)
+    choice = registry.take(DeepLinking, ticket)
     if choice is None:  # chosen in another tab at the same moment
         return _choice_expired()
     try:
@@ -235,20 +235,20 @@ def register(ticket: str):
     its ``openid_configuration`` (and a ``registration_token``), and webnb registers itself there."""
     registry = lti().registry
     openid_configuration = request.args.get("openid_configuration", "")
-    if registry.peek_ticket("registration", ticket) is None:
+    if registry.peek(Invitation, ticket) is None:
         return refusal("This registration address has expired", "This address for registering an LMS has expired "
                        "or was used already. Ask the server's operator for a new one (`webnb lti registration-url`).",
                        410)
     if not openid_configuration:
         return refusal("Open this address from your LMS", "The LMS opens this address when it registers a tool "
                        "(with its openid_configuration); paste it there, as the tool's registration URL.", 400)
-    if registry.take_ticket("registration", ticket) is None:
+    if registry.take(Invitation, ticket) is None:
         return refusal("This registration address has expired", "This address was used a moment ago.", 410)
     try:
         platform = register_platform(registry, lti().keysets.http, tool_addresses(request.host_url),
                                      openid_configuration, request.args.get("registration_token"))
     except ServiceFailed as failed:
-        registry.release_ticket("registration", ticket)
+        registry.release(Invitation, ticket)
         return refusal("The LMS did not register webnb", f"Registering with the LMS failed ({failed}). Nothing was "
                        "stored; the address stays valid, so try again from the LMS.", 502)
     lti().frame_origins.forget()
@@ -273,7 +273,7 @@ def window_offer() -> dict:
     ticket = request.args.get("lti_window") if request.method == "GET" else None
     if not ticket or len(ticket) > 64:
         return {"lti_window": None}
-    window = lti().registry.peek_window(ticket)
+    window = lti().registry.peek(Window, ticket)
     if window is None or session.get("workspace") == window.workspace:
         return {"lti_window": None}
     return {"lti_window": ticket}
