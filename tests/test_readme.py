@@ -80,3 +80,21 @@ def test_the_publish_hint_and_the_help_say_where_each_file_comes_from(client, ca
     help_text = " ".join(capsys.readouterr().out.split())
     for archive in ARCHIVES:
         assert archive.credit in help_text
+
+
+# -- the LMS's configurations, as `webnb lti add-platform` prints them ---------------------------------------------
+
+
+def test_the_readme_gives_the_lms_configurations_that_webnb_lti_prints():
+    import json
+
+    from webnb.lti import tool_addresses
+    from webnb.lti.commands import canvas_configuration, moodle_configuration
+
+    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## LMS integration", 1)[1].split("\n## ", 1)[0]
+    addresses = tool_addresses("https://webnb.example.edu")
+    for label, value in moodle_configuration(addresses).items():
+        assert f"   - {label}: {value}\n" in section, label
+    canvas = section.split("   Canvas's JSON:\n\n", 1)[1].split("\n\n", 1)[0]
+    assert json.loads("\n".join(line[7:] for line in canvas.splitlines())) == canvas_configuration(addresses)

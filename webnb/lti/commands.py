@@ -113,9 +113,9 @@ def canvas_configuration(addresses: dict[str, str]) -> dict:
         "extensions": [{
             "platform": "canvas.instructure.com",
             "domain": domain,
-            # webnb needs no names or e-mail addresses in a launch: the subject id is enough for a workspace (the
-            # instructor's list of members asks the roster service for names).
-            "privacy_level": "anonymous",
+            # A launch needs no more than the subject id for a workspace; names, for the instructor's list of
+            # members, which the roster service leaves out at "anonymous". No e-mail addresses.
+            "privacy_level": "name_only",
             "settings": {"placements": [
                 {"placement": "course_navigation", "message_type": "LtiResourceLinkRequest",
                  "target_link_uri": addresses["launch_url"], "text": "webnb"},
