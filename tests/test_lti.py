@@ -325,8 +325,8 @@ def test_only_the_login_and_the_launch_take_cross_site_posts(tmp_path):
 def test_webnbs_key_set_publishes_its_signing_key_made_once(hosted):
     import jwt
 
-    first = browser(hosted).get("/lti/jwks", base_url=TOOL).json
-    again = browser(hosted).get("/lti/jwks", base_url=TOOL).json
+    first = browser(hosted).get("/lti/jwks.json", base_url=TOOL).json
+    again = browser(hosted).get("/lti/jwks.json", base_url=TOOL).json
     assert first == again and len(first["keys"]) == 1
     (key,) = first["keys"]
     assert (key["kty"], key["alg"], key["use"]) == ("RSA", "RS256", "sig")
@@ -355,6 +355,8 @@ def test_deep_linking_answers_the_course_with_a_signed_link_to_the_chosen_lesson
     picker = choose(client, platform)
     page = BeautifulSoup(client.get(picker, base_url=TOOL).data, "html.parser")
     assert "spam-ham" in [option["value"] for option in page.select("select[name=corpus] option")]
+    twin = client.get(picker, base_url=TOOL, headers={"Accept": "application/json"}).get_json()
+    assert "spam-ham" in twin["corpora"] and "iris" not in twin["corpora"] and twin["pages"][3] == "inference"
     assert "iris" not in [option["value"] for option in page.select("select[name=corpus] option")]
     answer = client.get(picker + "/answer", base_url=TOOL, query_string={
         "corpus": "spam-ham", "page": "inference", "model": "bernoulli", "alpha": "0.5", "text": "free <prize>",
@@ -364,7 +366,7 @@ def test_deep_linking_answers_the_course_with_a_signed_link_to_the_chosen_lesson
     assert form["action"] == platform.issuer + "/deep-link-return?course=1" and form["method"] == "post"
     assert "form-action 'self' https://lms.example.test" in answer.headers["Content-Security-Policy"]
     signed = form.select_one("input[name=JWT]")["value"]
-    keys = jwt.PyJWKSet.from_dict(client.get("/lti/jwks", base_url=TOOL).json)
+    keys = jwt.PyJWKSet.from_dict(client.get("/lti/jwks.json", base_url=TOOL).json)
     kid = jwt.get_unverified_header(signed)["kid"]
     claims = jwt.decode(signed, keys[kid].key, algorithms=["RS256"], audience=platform.issuer)
     assert (claims["iss"], claims[CLAIM + "deployment_id"], claims[CLAIM + "version"],
@@ -455,7 +457,7 @@ def test_a_challenge_met_by_a_launched_student_posts_one_score_to_the_course(hos
         "grant_type": "client_credentials",
         "client_assertion_type": "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
         "scope": "https://purl.imsglobal.org/spec/lti-ags/scope/score"}
-    keys = jwt.PyJWKSet.from_dict(browser(hosted).get("/lti/jwks", base_url=TOOL).json)
+    keys = jwt.PyJWKSet.from_dict(browser(hosted).get("/lti/jwks.json", base_url=TOOL).json)
     assertion = token_request["client_assertion"]
     claims = jwt.decode(assertion, keys[jwt.get_unverified_header(assertion)["kid"]].key, algorithms=["RS256"],
                         audience=platform.token_url)
@@ -510,6 +512,10 @@ def test_a_score_the_platform_refuses_is_tried_again_with_growing_waits_at_most_
     page = BeautifulSoup(lecturer.get("/lti/grades", base_url=TOOL).data, "html.parser")
     assert page.select_one(".lti-grade-counts").get_text() == "0 sent · 0 waiting · 1 failed"
     assert "503" in page.select_one("tr.lti-grade-failed").get_text()
+    twin = lecturer.get("/lti/grades", base_url=TOOL, query_string={"format": "json"}).get_json()
+    assert twin["counts"] == {"waiting": 0, "sent": 0, "failed": 1}
+    assert {name: twin["scores"][0][name] for name in ("student", "score_given", "state", "tries")} == {
+        "student": "student-1", "score_given": 10, "state": "failed", "tries": 5}
     assert student.get("/lti/grades", base_url=TOOL).status_code == 403
 
 
@@ -588,6 +594,9 @@ def test_the_roster_shows_the_courses_members_beside_who_joined_and_answered_nev
         ["Alan Turing", "Instructor", "no", "0"]]
     assert page.select_one(".lti-roster-counts").get_text() == (
         f"Class {code}: 1 of 3 members joined, and 1 more not launched from the course.")
+    twin = lecturer.get("/lti/roster", base_url=TOOL, headers={"Accept": "application/json"}).get_json()
+    assert (twin["class"], twin["others"], twin["members"][0]) == (code, 1, {
+        "name": "Ada <Lovelace>", "roles": ["Learner"], "status": "Active", "joined": True, "answered": 1})
     token = platform.token_requests[-1]
     assert token["scope"] == "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
     assert platform.roster_requests[-1]["Accept"] == "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"

@@ -23,7 +23,7 @@ def test_add_platform_prints_webnbs_addresses_and_the_configuration_for_moodle_a
                                             "jwks_url", "deep_link_url")} == {
         "issuer": "https://moodle.example.edu", "client_id": "aBc123", "deployments": ["1"],
         "login_url": "https://webnb.example.edu/lti/login", "launch_url": "https://webnb.example.edu/lti/launch",
-        "jwks_url": "https://webnb.example.edu/lti/jwks", "deep_link_url": "https://webnb.example.edu/lti/launch"}
+        "jwks_url": "https://webnb.example.edu/lti/jwks.json", "deep_link_url": "https://webnb.example.edu/lti/launch"}
     assert report["moodle"]["Initiate login URL"] == report["login_url"]
     assert report["moodle"]["Redirection URI(s)"] == report["launch_url"]
     canvas = report["canvas"]
@@ -34,7 +34,7 @@ def test_add_platform_prints_webnbs_addresses_and_the_configuration_for_moodle_a
         ("course_navigation", "LtiResourceLinkRequest"), ("link_selection", "LtiDeepLinkingRequest"),
         ("assignment_selection", "LtiDeepLinkingRequest")]
     # Every address printed is one the app answers: the key set at once, the login and launch as routes.
-    assert client.get("/lti/jwks").json["keys"][0]["kid"] == report["kid"]
+    assert client.get("/lti/jwks.json").json["keys"][0]["kid"] == report["kid"]
     routes = {rule.rule: rule.methods for rule in app.url_map.iter_rules()}
     assert {"GET", "POST"} <= routes["/lti/login"] and "POST" in routes["/lti/launch"]
 
@@ -69,15 +69,15 @@ def test_several_deployments_and_client_ids_per_issuer_and_removing_them(app, we
 
 def test_a_rotated_key_signs_and_the_old_one_stays_published_until_withdrawn(app, webnb, client):
     webnb(app, "lti", "add-platform", *MOODLE)
-    (old,) = [key["kid"] for key in client.get("/lti/jwks").json["keys"]]
+    (old,) = [key["kid"] for key in client.get("/lti/jwks.json").json["keys"]]
     code, out, _ = webnb(app, "lti", "rotate-key")
     new = app.extensions["webnb_lti"].registry.keys()[0][0]
     assert code == 0 and out.startswith(f"webnb now signs with the key {new}.") and new != old
-    assert [key["kid"] for key in client.get("/lti/jwks").json["keys"]] == [new, old]
+    assert [key["kid"] for key in client.get("/lti/jwks.json").json["keys"]] == [new, old]
     code, _, err = webnb(app, "lti", "withdraw-key", new)
     assert code == 2 and "it is the signing key" in err
     assert webnb(app, "lti", "withdraw-key", old)[0] == 0
-    assert [key["kid"] for key in client.get("/lti/jwks").json["keys"]] == [new]
+    assert [key["kid"] for key in client.get("/lti/jwks.json").json["keys"]] == [new]
 
 
 @pytest.mark.parametrize("option", ["--login-url", "--token-url", "--keyset-url", "--base-url"])
@@ -95,7 +95,7 @@ def test_without_the_lti_extra_the_app_has_no_lti_routes_and_the_command_says_wh
     monkeypatch.setattr("webnb.lti.available", lambda: False)
     app = create_app({"TESTING": True}, instance_path=str(tmp_path / "instance"))
     try:
-        assert app.test_client().get("/lti/jwks").status_code == 404
+        assert app.test_client().get("/lti/jwks.json").status_code == 404
         code, out, err = webnb(app, "lti", "list")
         assert (code, out) == (2, "") and "pip install -e '.[lti]'" in err
         assert "frame-ancestors 'none'" in app.test_client().get("/").headers["Content-Security-Policy"]
@@ -134,7 +134,7 @@ def test_an_lms_registers_itself_through_a_one_time_address(app, webnb, client):
     body = sent["body"]
     assert (body["initiate_login_uri"], body["redirect_uris"], body["jwks_uri"]) == (
         "https://webnb.example.edu/lti/login", ["https://webnb.example.edu/lti/launch"],
-        "https://webnb.example.edu/lti/jwks")
+        "https://webnb.example.edu/lti/jwks.json")
     assert "https://purl.imsglobal.org/spec/lti-ags/scope/score" in body["scope"].split()
     tool = body["https://purl.imsglobal.org/spec/lti-tool-configuration"]
     assert tool["domain"] == "webnb.example.edu"

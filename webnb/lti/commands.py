@@ -165,7 +165,7 @@ def run(app, args, out) -> int:
     if args.action == "rotate-key":
         adapter.signing_key(registry)
         kid = adapter.rotate_key(registry)
-        print(f"webnb now signs with the key {kid}. The older keys stay in {'/lti/jwks'} until withdrawn with "
+        print(f"webnb now signs with the key {kid}. The older keys stay in /lti/jwks.json until withdrawn with "
               "`webnb lti withdraw-key KID`, once the platforms have fetched the new set.", file=out)
         return 0
     if registry.withdraw_key(args.kid):

@@ -13,7 +13,7 @@ from urllib.parse import urlencode, urlsplit
 from flask import Blueprint, current_app, jsonify, redirect, render_template, request, session, url_for
 from werkzeug.exceptions import HTTPException
 
-from webnb.answers import refusal
+from webnb.answers import refusal, wants_json
 from webnb.engine.shared.numbers import parse_decimal
 from webnb.hosting.security import content_security_policy
 from webnb.lesson.notation import model_name
@@ -131,8 +131,8 @@ def answer(ticket: str):
     except LaunchRefused as refused:
         return _refused(refused, "choice")
     return_url = choice.settings["deep_link_return_url"]
-    response = current_app.make_response(render_template("lti/return.html", link=link, return_url=return_url,
-                                                         signed=signed))
+    response = current_app.make_response(_page("lti/return.html", {"return_url": return_url, "JWT": signed},
+                                               link=link, return_url=return_url, signed=signed))
     # The one page whose form goes to another site: the course's own address for the answer.
     returning = urlsplit(return_url)
     response.headers["Content-Security-Policy"] = content_security_policy(
@@ -176,8 +176,17 @@ def lesson_link(chosen: dict) -> tuple[LessonLink | None, dict]:
 def _picker(ticket: str, chosen: dict, problems: dict, status: int = 200):
     corpora = [entry for entry in current_app.extensions["webnb"]["catalog"].builtin() if not entry.is_table]
     models = [(model, model_name(model)) for model in NAIVE_BAYES]
-    return render_template("lti/pick.html", ticket=ticket, corpora=corpora, pages=LINKABLE_PAGES.values(),
-                           models=models, chosen=chosen, problems=problems), status
+    twin = {"corpora": [entry.id for entry in corpora], "pages": list(LINKABLE_PAGES), "models": list(NAIVE_BAYES),
+            "problems": problems}
+    return _page("lti/pick.html", twin, status, ticket=ticket, corpora=corpora, pages=LINKABLE_PAGES.values(),
+                 models=models, chosen=chosen, problems=problems)
+
+
+def _page(template: str, twin: dict, status: int = 200, **context):
+    """One of the LMS's pages, or its JSON twin for a client that asks for JSON (the app's one rule)."""
+    if wants_json():
+        return jsonify(twin), status
+    return render_template(template, **context), status
 
 
 def _choice_expired():
@@ -194,7 +203,11 @@ def grades():
                        "webnb from your course as its instructor to see it.", 403)
     kept = lti().registry.scores(platform=course["platform"], context_id=course["context"])
     counts = {state: sum(score.state == state for score in kept) for state in ("waiting", "sent", "failed")}
-    return render_template("lti/grades.html", course=course, scores=kept, counts=counts)
+    twin = {"course": course["title"], "counts": counts, "scores": [
+        {"student": score.subject, "lineitem": score.lineitem, "score_given": score.score_given,
+         "score_maximum": score.score_maximum, "state": score.state, "tries": score.tries, "error": score.last_error}
+        for score in kept]}
+    return _page("lti/grades.html", twin, course=course, scores=kept, counts=counts)
 
 
 @bp.get("/roster")
@@ -224,9 +237,12 @@ def roster():
     answered = storage.answers_per_student(lecture.code) if lecture else {}
     rows = [(member, workspaces.get(member.user_id) in joined, answered.get(workspaces.get(member.user_id), 0))
             for member in members]
-    return render_template("lti/roster.html", course=course, lecture=lecture, rows=rows,
-                           joined=sum(in_class for _, in_class, _ in rows),
-                           others=len(joined - {workspaces.get(member.user_id) for member in members}))
+    others = len(joined - {workspaces.get(member.user_id) for member in members})
+    twin = {"course": course["title"], "class": lecture.code if lecture else None, "others": others, "members": [
+        {"name": member.name, "roles": list(member.roles), "status": member.status, "joined": in_class,
+         "answered": answers} for member, in_class, answers in rows]}
+    return _page("lti/roster.html", twin, course=course, lecture=lecture, rows=rows,
+                 joined=sum(in_class for _, in_class, _ in rows), others=others)
 
 
 @bp.get("/register/<ticket>")
@@ -252,14 +268,16 @@ def register(ticket: str):
         return refusal("The LMS did not register webnb", f"Registering with the LMS failed ({failed}). Nothing was "
                        "stored; the address stays valid, so try again from the LMS.", 502)
     lti().frame_origins.forget()
-    response = current_app.make_response(render_template("lti/registered.html", platform=platform))
+    response = current_app.make_response(_page("lti/registered.html", {
+        "issuer": platform.issuer, "client_id": platform.client_id, "deployments": list(platform.deployments)},
+        platform=platform))
     asking = urlsplit(openid_configuration)
     response.headers["Content-Security-Policy"] = content_security_policy(
         (*lti().frame_origins(), f"{asking.scheme}://{asking.netloc}"))
     return response
 
 
-@bp.get("/jwks")
+@bp.get("/jwks.json")
 def jwks():
     """webnb's public keys, with which platforms verify what webnb signs."""
     response = jsonify(key_set(lti().registry))
