@@ -616,3 +616,35 @@ def test_a_course_without_the_roster_service_says_how_to_turn_it_on(hosted, plat
     answer_page = lecturer.get("/lti/roster", base_url=TOOL)
     assert answer_page.status_code == 404
     assert "Names and Role Provisioning Service" in answer_page.get_data(as_text=True)
+
+
+def test_a_tuning_scored_in_the_background_is_graded_when_its_score_is_known(hosted, platform, monkeypatch):
+    """A large corpus's held-out set is counted by a background job: the answer waits, then is graded."""
+    import threading
+
+    import webnb.hosting.catalog
+
+    monkeypatch.setattr("webnb.room.questions.LARGE_CORPUS", 0)  # spam-ham counts as large here
+    release, counted = threading.Event(), webnb.hosting.catalog.hold_out
+
+    def held_until_released(*args, **kwargs):  # the job's count waits for the test, at this named point
+        if threading.current_thread().name.startswith("webnb-job-"):
+            release.wait()
+        return counted(*args, **kwargs)
+
+    monkeypatch.setattr(webnb.hosting.catalog, "hold_out", held_until_released)
+    jobs, started = hosted.extensions["webnb"]["jobs"], []
+    start = jobs.start
+    monkeypatch.setattr(jobs, "start", lambda *args, **kwargs: started.append(start(*args, **kwargs)) or started[-1])
+    code, number, lecturer, student = graded_class(hosted, platform, "tune")
+    try:
+        assert answer(student, code, number, "1")["pending"] is True
+        assert hosted.extensions["webnb_lti"].registry.scores() == []  # nothing to grade yet
+    finally:
+        release.set()
+    (job,) = started
+    jobs.wait(job.id, timeout=120)
+    (score,) = hosted.extensions["webnb_lti"].registry.scores()
+    accuracy = lecturer.get("/corpora/spam-ham/evaluation", base_url=TOOL,
+                            query_string={"alpha": "1", "format": "json"}).get_json()["accuracy"]
+    assert (score.score_given, score.state) == (round(accuracy * 10, 6), "waiting")
