@@ -88,7 +88,7 @@ def test_the_publish_hint_and_the_help_say_where_each_file_comes_from(client, ca
 def test_the_readme_gives_the_lms_configurations_that_webnb_lti_prints():
     import json
 
-    from webnb.lti import tool_addresses
+    from webnb.lti.addresses import tool_addresses
     from webnb.lti.commands import canvas_configuration, moodle_configuration
 
     text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")

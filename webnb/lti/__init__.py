@@ -4,6 +4,8 @@ state, in a workspace of their own that every later launch finds again.
 - ``registry``: what the database keeps (platforms, deployments, webnb's keys, logins in flight, launched users);
 - ``adapter``: the one module that speaks to the LTI library, with the checks every launch must pass;
 - ``views``: the login, the launch, webnb's key set and the window step;
+- ``grades``: the grades sent back to the courses, in the background;
+- ``addresses``: webnb's addresses that an LMS is given;
 - ``commands``: ``webnb lti`` (register a platform, list, remove, rotate the key).
 
 The library is an extra (``pip install -e '.[lti]'``): without it the app runs with no LTI routes.
@@ -18,14 +20,6 @@ from dataclasses import dataclass, field
 # How long a process keeps the registered platforms' origins (the pages' frame-ancestors) before it reads them again:
 # a platform registered by `webnb lti add-platform`, another process, is framed within this time.
 FRAME_ORIGINS_SECONDS = 60
-
-
-def tool_addresses(base_url: str) -> dict[str, str]:
-    """webnb's addresses that an LMS is given, under ``base_url``."""
-    base = base_url.rstrip("/")
-    # An instructor's request to choose a lesson (deep linking) comes to the launch address too, as its own message.
-    return {"login_url": base + "/lti/login", "launch_url": base + "/lti/launch", "jwks_url": base + "/lti/jwks.json",
-            "deep_link_url": base + "/lti/launch"}
 
 
 def available() -> bool:

@@ -10,7 +10,7 @@ import json
 from datetime import timedelta
 from urllib.parse import urlsplit
 
-from webnb.lti import tool_addresses
+from webnb.lti.addresses import tool_addresses
 
 LTI_EXAMPLES = """examples:
   webnb lti add-platform --issuer https://moodle.example.edu --client-id aBc123 --deployment-id 1 \\

@@ -19,7 +19,6 @@ from webnb.hosting.security import content_security_policy
 from webnb.lesson.notation import model_name
 from webnb.lesson.pages import NAIVE_BAYES, TEXT_PAGES
 from webnb.lesson.state import preset_state
-from webnb.lti import tool_addresses
 from webnb.lti.adapter import (
     CHECKS,
     LaunchRefused,
@@ -32,6 +31,7 @@ from webnb.lti.adapter import (
     register_platform,
     validate_launch,
 )
+from webnb.lti.addresses import tool_addresses
 from webnb.lti.registry import DeepLinking, Invitation, Window
 
 bp = Blueprint("lti", __name__, url_prefix="/lti")
