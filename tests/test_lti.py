@@ -564,6 +564,190 @@ def test_a_graded_choice_asks_the_course_for_a_gradebook_column_worth_its_points
     assert item["custom"]["score_maximum"] == "20"
 
 
+# --- a graded question of its own, answered outside any class -----------------------------------------------------
+
+MATCH_LESSON = "/corpora/match-reviews/inference?model=multinomial&alpha=1"
+SPAM_EVALUATION = "/corpora/spam-ham/evaluation?model=multinomial&alpha=1"
+
+
+def linked_question(hosted, platform, **chosen):
+    """An instructor adds a graded lesson with a question of its own: the resource link's custom parameters."""
+    import jwt
+
+    client = browser(hosted)
+    picker = choose(client, platform)
+    answer = client.get(picker + "/answer", base_url=TOOL, query_string={
+        "model": "multinomial", "alpha": "1", "graded": "1", "score_maximum": "10", **chosen})
+    assert answer.status_code == 200, answer.get_data(as_text=True)[:800]
+    signed = BeautifulSoup(answer.data, "html.parser").select_one("input[name=JWT]")["value"]
+    (item,) = jwt.decode(signed, options={"verify_signature": False})[
+        "https://purl.imsglobal.org/spec/lti-dl/claim/content_items"]
+    return item["custom"]
+
+
+def launched_into(hosted, platform, custom, sub="student-1"):
+    """A student launched from the graded link with ``custom``: their browser, on the page they landed on."""
+    student = browser(hosted)
+    landed = land(student, platform.launch(student, sub=sub, **platform.grading_claims(
+        custom={"score_maximum": "10", **custom})))
+    return student, landed
+
+
+def said(element) -> str:
+    """An element's text as a reader reads it: its words, one space apart."""
+    return " ".join(element.get_text().split())
+
+
+def activity_answer(client, text):
+    return client.post("/lti/activity/answers", base_url=TOOL, data={"answer": text})
+
+
+def test_a_challenge_of_its_own_is_answered_alone_and_its_success_graded(hosted, platform):
+    custom = linked_question(hosted, platform, corpus="match-reviews", page="inference",
+                             question="challenge:class", target="positive")
+    assert custom == {"lesson": MATCH_LESSON, "score_maximum": "10", "question": "challenge:class:positive"}
+    student, landed = launched_into(hosted, platform, custom)
+    assert landed == "/lti/activity"
+    page = BeautifulSoup(student.get(landed, base_url=TOOL).data, "html.parser")
+    assert page.h1.get_text() == "Type a review that the model classifies as positive."
+    assert page.select_one("#activity-lesson")["href"] == MATCH_LESSON
+    assert said(page.select_one("#activity-grade")).startswith("No grade yet")
+    # A review that fails: said, and no grade.
+    assert activity_answer(student, "match was not composed").status_code == 303
+    page = BeautifulSoup(student.get(landed, base_url=TOOL).data, "html.parser")
+    assert page.select_one("#own-answer .answer-failure") is not None
+    assert page.select_one("#step-by-step")["href"] == MATCH_LESSON + "&text=match+was+not+composed"
+    assert rows(hosted, "lti_scores") == []
+    # One that works: the full points, sent in the background.
+    answered = student.post("/lti/activity/answers", base_url=TOOL, data={"answer": "brilliant <b>match</b>"},
+                            headers={"Accept": "application/json"}).get_json()
+    assert answered == {"answer": "brilliant <b>match</b>", "success": True, "accuracy": None}
+    twin = student.get(landed, base_url=TOOL, headers={"Accept": "application/json"}).get_json()
+    assert twin["grade"] == {"score_given": 10, "score_maximum": 10, "state": "waiting"}
+    assert twin["last_answer"]["success"] is True and twin["answering"] is True
+    assert [result for _, result in hosted.extensions["webnb_lti"].courier.send_due()] == ["sent"]
+    (posted,) = platform.score_posts
+    assert (posted["body"]["userId"], posted["body"]["scoreGiven"]) == ("student-1", 10)
+    html = student.get(landed, base_url=TOOL).get_data(as_text=True)
+    assert "<b>match</b>" not in html and "brilliant &lt;b&gt;match&lt;/b&gt;" in html
+    page = BeautifulSoup(html, "html.parser")
+    assert said(page.select_one("#activity-grade")).startswith(
+        "Your grade for the course: 10 of 10 · in your course's gradebook")
+    assert page.select_one("#own-answer .answer-success") is not None
+
+
+@pytest.mark.parametrize("goal", ["cannot-decide", "flips"])
+def test_the_other_challenges_of_their_own_are_checked_as_a_class_checks_them(hosted, platform, goal):
+    custom = linked_question(hosted, platform, corpus="match-reviews", page="inference",
+                             question=f"challenge:{goal}")
+    assert custom["question"] == f"challenge:{goal}"
+    student, landed = launched_into(hosted, platform, custom)
+    twin = student.get(landed, base_url=TOOL, headers={"Accept": "application/json"}).get_json()
+    assert twin["activity"] == {"kind": "challenge", "address": MATCH_LESSON, "goal": goal, "target": None}
+    # "keeper not": each class lacks one of the words, so at α = 0 both get probability 0. "match was sharp" is
+    # negative at α = 0 and positive at α = 1 (the seeds' example). "brilliant" is positive at any α.
+    met = {"cannot-decide": "keeper not", "flips": "match was sharp"}[goal]
+    for review, success in (("brilliant", False), (met, True)):
+        answered = student.post("/lti/activity/answers", base_url=TOOL, data={"answer": review},
+                                headers={"Accept": "application/json"}).get_json()
+        assert answered["success"] is success
+        assert len(rows(hosted, "lti_scores")) == success
+
+
+def test_a_tuning_of_its_own_is_graded_by_the_accuracy_the_evaluation_page_shows(hosted, platform):
+    custom = linked_question(hosted, platform, corpus="spam-ham", page="evaluation", question="tune")
+    assert custom["lesson"] == SPAM_EVALUATION and custom["question"] == "tune"
+    student, landed = launched_into(hosted, platform, custom)
+    page = BeautifulSoup(student.get(landed, base_url=TOOL).data, "html.parser")
+    assert page.h1.get_text() == "Find the α with the best held-out accuracy."
+    courier, posted = hosted.extensions["webnb_lti"].courier, []
+    for typed, alpha in (("0", "0"), ("0,5", "0.5")):  # a decimal comma reads as the pages read it
+        shown = browser(hosted).get(SPAM_EVALUATION.replace("alpha=1", f"alpha={alpha}") + "&format=json",
+                                    base_url=TOOL).get_json()["accuracy"]
+        answered = student.post("/lti/activity/answers", base_url=TOOL, data={"answer": typed},
+                                headers={"Accept": "application/json"}).get_json()
+        assert (answered["answer"], answered["accuracy"]) == (alpha, shown)
+        courier.send_due()
+        posted.append(round(shown * 10, 6))
+    assert posted == [2.5, 10]  # 1 of 4 test documents at α = 0, all 4 at α = 0.5: the better grade goes again
+    assert [post["body"]["scoreGiven"] for post in platform.score_posts] == posted
+    page = BeautifulSoup(student.get(landed, base_url=TOOL).data, "html.parser")
+    assert said(page.select_one("#own-answer")).startswith("Your last answer: 0.5 gives")
+
+
+def test_an_answer_the_activity_cannot_take_is_said_on_its_page_and_counts_for_nothing(hosted, platform):
+    custom = linked_question(hosted, platform, corpus="spam-ham", page="evaluation", question="tune")
+    student, landed = launched_into(hosted, platform, custom)
+    refused = activity_answer(student, "minus one")
+    assert refused.status_code == 400
+    page = BeautifulSoup(refused.data, "html.parser")
+    assert page.select_one("#answer-refused strong").get_text() == "Not a value of α."
+    assert page.select_one("#answer-alpha")["value"] == "minus one"
+    too_long = activity_answer(student, "1" * 1001)
+    assert too_long.status_code == 400 and "at most 1,000 characters" in too_long.get_data(as_text=True)
+    assert rows(hosted, "lti_scores") == []
+    assert student.get(landed, base_url=TOOL, query_string={"format": "json"}).get_json()["last_answer"] is None
+
+
+def test_only_a_student_launched_into_a_question_of_its_own_has_one(hosted, platform):
+    anonymous = browser(hosted)
+    assert anonymous.get("/lti/activity", base_url=TOOL).status_code == 404
+    assert activity_answer(anonymous, "1").status_code == 404
+    custom = linked_question(hosted, platform, corpus="spam-ham", page="evaluation", question="tune")
+    # An instructor of the same link lands on its lesson.
+    teacher = browser(hosted)
+    landed = land(teacher, platform.launch(teacher, sub="teacher-1", roles=(INSTRUCTOR,),
+                                           **platform.grading_claims(custom=custom)))
+    assert landed == SPAM_EVALUATION
+    # A student's later launch of an ungraded link forgets the question.
+    student, landed = launched_into(hosted, platform, custom)
+    assert landed == "/lti/activity"
+    land(student, platform.launch(student))
+    assert student.get("/lti/activity", base_url=TOOL).status_code == 404
+    # A question webnb does not ask, or one that names no class of the corpus, is no activity.
+    for question in ("challenge:class", "guess", "challenge:cannot-decide:x", "tune:now"):
+        assert launched_into(hosted, platform, {"lesson": MATCH_LESSON, "question": question})[1] == MATCH_LESSON
+    student, landed = launched_into(hosted, platform, {"lesson": MATCH_LESSON, "question": "challenge:class:spam"})
+    assert student.get(landed, base_url=TOOL).status_code == 400
+
+
+def test_the_picker_refuses_a_question_it_cannot_ask(hosted, platform):
+    client = browser(hosted)
+    picker = choose(client, platform)
+    base = {"corpus": "match-reviews", "page": "inference", "model": "multinomial", "alpha": "1"}
+    for chosen, message in [
+            ({"graded": "1", "question": "challenge:class", "target": "spam"},
+             "question: Name the class the review should be put in: one of negative, positive."),
+            ({"question": "tune"}, "question: A question of its own is graded: tick “graded”, or choose no question."),
+            ({"graded": "1", "question": "guess"}, "question: Choose one of the questions listed.")]:
+        answer = client.get(picker + "/answer", base_url=TOOL, query_string={**base, **chosen})
+        assert answer.status_code == 400
+        assert [item.get_text() for item in BeautifulSoup(answer.data, "html.parser").select(".errors li")] == [
+            message]
+    twin = client.get(picker, base_url=TOOL, headers={"Accept": "application/json"}).get_json()
+    assert twin["questions"] == ["challenge:class", "challenge:cannot-decide", "challenge:flips", "tune"]
+
+
+def test_in_an_iframe_without_cookies_the_question_shows_to_read_and_the_window_answers_it(hosted, platform):
+    custom = linked_question(hosted, platform, corpus="match-reviews", page="inference",
+                             question="challenge:class", target="negative")
+    framed = browser(hosted)
+    launched = platform.launch(framed, **platform.grading_claims(custom={"score_maximum": "10", **custom}))
+    framed.delete_cookie(hosted.config["SESSION_COOKIE_NAME"], domain="webnb.test")  # the cookie is not kept
+    entered = framed.get(urlsplit(launched.headers["Location"]).path, base_url=TOOL,
+                         headers={"Sec-Fetch-Dest": "iframe"})
+    where = urlsplit(entered.headers["Location"])
+    assert where.path == "/lti/activity"
+    page = BeautifulSoup(framed.get(entered.headers["Location"], base_url=TOOL).data, "html.parser")
+    assert page.h1.get_text() == "Type a review that the model classifies as negative."
+    assert page.select_one("form.answer-form") is None and page.select_one("#activity-read-only") is not None
+    window = page.select_one(".lti-window a")["href"]
+    opened = browser(hosted)
+    assert opened.get(window, base_url=TOOL).headers["Location"] == "/lti/activity"
+    page = BeautifulSoup(opened.get("/lti/activity", base_url=TOOL).data, "html.parser")
+    assert page.select_one("form.answer-form") is not None and page.select_one(".lti-window") is None
+
+
 # --- the course's members (NRPS), for its instructor ----------------------------------------------------------------
 
 def test_the_roster_shows_the_courses_members_beside_who_joined_and_answered_never_on_the_projector(hosted, platform):

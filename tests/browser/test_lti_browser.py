@@ -105,6 +105,12 @@ def test_a_launch_in_the_lmss_iframe_with_third_party_cookies_blocked_lands_on_t
             # Nothing of webnb's site is kept while it is a third party: not the probe, not webnb's session.
             expect(page.frame_locator("iframe[name=probe]").locator("body")).to_have_text("probe sent")
             assert [cookie["name"] for cookie in browsing.context.cookies(tool)] == []
+            # Moving inside the iframe keeps the way to a window of its own.
+            tool_frame.locator(".site-nav").get_by_role("link", name="Corpora").click()
+            expect(tool_frame.locator("main h1").first).to_have_text("Corpora")
+            moved = urlsplit(page.frame(name="tool").url)
+            assert moved.path == "/corpora" and "lti_window" in parse_qs(moved.query)
+            expect(tool_frame.locator(".lti-window")).to_be_visible()
             with browsing.context.expect_page() as opened:
                 tool_frame.get_by_role("link", name="Open in a new window").click()
             window = opened.value
@@ -159,4 +165,15 @@ def test_the_instructors_pages_fit_a_projector_and_a_phone(hosted_webnb, new_bro
             page.goto(tool + "/lti/grades")
             expect(page.locator(".lti-grade-counts")).to_have_text("0 sent · 0 waiting · 0 failed")
             fits("grades")
+            # A student's graded question of its own: answered, graded, and said so.
+            launched(**platform.grading_claims(custom={
+                "score_maximum": "10", "lesson": "/corpora/match-reviews/inference?model=multinomial&alpha=1",
+                "question": "challenge:class:positive"}))
+            expect(page.get_by_role("heading", name="Type a review that the model classifies as positive.")
+                   ).to_be_visible()
+            page.get_by_label("Your review").fill("brilliant match")
+            page.get_by_role("button", name="Send").click()
+            expect(page.locator("#own-answer .answer-success")).to_be_visible()
+            expect(page.locator("#activity-grade")).to_contain_text("10 of 10 · on its way to your course")
+            fits("activity")
             assert browsing.errors == []

@@ -63,6 +63,14 @@ class Lti:
     frame_origins: FrameOrigins
     courier: object  # sends the grades (webnb/lti/grades.py)
 
+    def grade(self, workspace: str, kind: str, *, success, accuracy) -> None:
+        """Keep the grade of a workspace's answer for its course, if its user launched a graded activity, and have
+        the courier send it."""
+        from webnb.lti.grades import grade_answer
+
+        if grade_answer(self.registry, workspace, kind, success=success, accuracy=accuracy):
+            self.courier.wake()
+
 
 def init_app(app) -> None:
     """The LTI routes, when the library is installed: the login and the launch exempt from the CSRF and cross-site
@@ -75,7 +83,7 @@ def init_app(app) -> None:
     from webnb.hosting import security
     from webnb.lti import views
     from webnb.lti.adapter import KeySets
-    from webnb.lti.grades import Courier, grade_answer
+    from webnb.lti.grades import Courier
     from webnb.lti.registry import Registry
 
     registry = Registry(app.extensions["webnb"]["storage"])
@@ -83,13 +91,8 @@ def init_app(app) -> None:
     # Tests send the grades themselves, at a time they choose (``courier.send_due(now)``).
     background = app.config.setdefault("WEBNB_LTI_GRADES_IN_BACKGROUND", True)
     courier = Courier(registry, http, in_background=background)
-    app.extensions["webnb_lti"] = Lti(registry, KeySets(http), FrameOrigins(registry), courier)
-
-    def grade(workspace: str, kind: str, *, success, accuracy) -> None:
-        if grade_answer(registry, workspace, kind, success=success, accuracy=accuracy):
-            courier.wake()
-
-    app.extensions.setdefault("webnb_answer_graders", []).append(grade)
+    lti = app.extensions["webnb_lti"] = Lti(registry, KeySets(http), FrameOrigins(registry), courier)
+    app.extensions.setdefault("webnb_answer_graders", []).append(lti.grade)
     app.register_blueprint(views.bp)
     csrf = app.extensions["csrf"]
     csrf.exempt(views.login)

@@ -152,6 +152,7 @@ class Window:
     instructor: bool
     target: str
     course: dict | None = None  # an instructor's: {"platform": id, "context": the LMS's course id, "title": ...}
+    activity: dict | None = None  # a student's graded question of its own (webnb/lti/activity.py), as a dict
 
 
 @dataclass(frozen=True)
@@ -452,11 +453,16 @@ class Registry:
                 state="waiting" if retry_at else "failed", tries=score.tries + 1, next_try_at=retry_at,
                 last_error=error[:500]))
 
-    def scores(self, *, platform: int | None = None, context_id: str | None = None) -> list[Score]:
-        """The grades kept, all or a course's, in the order they were made."""
+    def scores(self, *, platform: int | None = None, context_id: str | None = None,
+               link: GradeLink | None = None) -> list[Score]:
+        """The grades kept, all, a course's or the one of a student's column (``link``), in the order they were
+        made."""
         query = sa.select(scores).order_by(scores.c.id)
         if platform is not None:
             query = query.where(scores.c.platform == platform, scores.c.context_id == context_id)
+        if link is not None:
+            query = query.where(scores.c.platform == link.platform, scores.c.subject == link.subject,
+                                scores.c.lineitem == link.grading.lineitem)
         with self.storage.engine.connect() as connection:
             rows = connection.execute(query).mappings().all()
         return [Score(row["id"], row["platform"], row["subject"], row["lineitem"], row["context_id"],

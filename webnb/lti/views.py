@@ -19,6 +19,7 @@ from webnb.hosting.security import content_security_policy
 from webnb.lesson.notation import model_name
 from webnb.lesson.pages import NAIVE_BAYES, TEXT_PAGES
 from webnb.lesson.state import preset_state
+from webnb.lti.activity import QUESTIONS, Activity, AnswerRefused, activity_of, check_answer
 from webnb.lti.adapter import (
     CHECKS,
     LaunchRefused,
@@ -33,6 +34,10 @@ from webnb.lti.adapter import (
 )
 from webnb.lti.addresses import tool_addresses
 from webnb.lti.registry import DeepLinking, Invitation, Window
+from webnb.room.hall import setting_at
+from webnb.room.lecture import MAX_ANSWER_LENGTH, prompt
+from webnb.room.questions import lesson_at, too_many_answers
+from webnb.views.common import load_held_out
 
 bp = Blueprint("lti", __name__, url_prefix="/lti")
 
@@ -75,7 +80,12 @@ def launch():
     course = ({"platform": launched.platform_id, "deployment": launched.deployment_id,
                "context": launched.context_id, "title": launched.context_title, "roster": launched.memberships_url}
               if launched.instructor and launched.context_id else None)
-    window = Window(workspace, launched.instructor, lesson_target(launched), course)
+    target = lesson_target(launched)
+    # A student of a graded link that asks a question of its own lands on it (the lesson is a link away).
+    activity = (activity_of(launched.custom.get("question", ""), target)
+                if launched.grading is not None and not launched.instructor else None)
+    window = Window(workspace, launched.instructor, url_for("lti.activity") if activity else target, course,
+                    activity.to_dict() if activity else None)
     ticket = registry.open(window)
     _sign_in(window)  # kept if the browser keeps webnb's cookie here (a launch in a window of its own)
     return redirect(url_for("lti.enter", ticket=ticket), 303)
@@ -120,6 +130,8 @@ def answer(ticket: str):
                                                             "score_maximum")}
     chosen["presenter"] = "1" if request.args.get("presenter") else ""
     chosen["graded"] = "1" if request.args.get("graded") else ""
+    chosen["question"] = request.args.get("question", "")
+    chosen["target"] = request.args.get("target", "").strip()
     link, problems = lesson_link(chosen)
     if problems:
         return _picker(ticket, chosen, problems, 400)
@@ -165,21 +177,44 @@ def lesson_link(chosen: dict) -> tuple[LessonLink | None, dict]:
     if problems:
         return None, problems
     path = f"/corpora/{entry.id}{page.path}" + (f"?{urlencode(parameters)}" if parameters else "")
+    activity, problem = _chosen_activity(chosen, path)
+    if problem:
+        return None, {"question": problem}
     custom = {"lesson": path, **({"presenter": "1"} if chosen["presenter"] else {})}
     if score_maximum is not None:
         custom["score_maximum"] = f"{score_maximum:g}"
+    if activity is not None:
+        custom["question"] = activity.question
     title = chosen["title"].strip()[:200] or f"{entry.name}: {page.title}"
     return LessonLink(title=title, url=request.host_url.rstrip("/") + path, custom=custom,
                       score_maximum=score_maximum), {}
+
+
+def _chosen_activity(chosen: dict, path: str) -> tuple[Activity | None, str | None]:
+    """The question of its own the instructor chose for the lesson at ``path``, or what is wrong with it."""
+    question = chosen.get("question", "")
+    if not question:
+        return None, None
+    if question not in QUESTIONS:
+        return None, "Choose one of the questions listed."
+    if not chosen["graded"]:
+        return None, "A question of its own is graded: tick “graded”, or choose no question."
+    if question == "challenge:class":
+        training = lesson_at(path.split("/")[2], path).training
+        classes = training.statistics.classes if training is not None else ()
+        if chosen["target"] not in classes:
+            return None, f"Name the class the review should be put in: one of {', '.join(classes)}."
+        question += f":{chosen['target']}"
+    return activity_of(question, path), None
 
 
 def _picker(ticket: str, chosen: dict, problems: dict, status: int = 200):
     corpora = [entry for entry in current_app.extensions["webnb"]["catalog"].builtin() if not entry.is_table]
     models = [(model, model_name(model)) for model in NAIVE_BAYES]
     twin = {"corpora": [entry.id for entry in corpora], "pages": list(LINKABLE_PAGES), "models": list(NAIVE_BAYES),
-            "problems": problems}
+            "questions": list(QUESTIONS), "problems": problems}
     return _page("lti/pick.html", twin, status, ticket=ticket, corpora=corpora, pages=LINKABLE_PAGES.values(),
-                 models=models, chosen=chosen, problems=problems)
+                 models=models, questions=QUESTIONS, chosen=chosen, problems=problems)
 
 
 def _page(template: str, twin: dict, status: int = 200, **context):
@@ -192,6 +227,88 @@ def _page(template: str, twin: dict, status: int = 200, **context):
 def _choice_expired():
     return refusal("This choice has expired", "This page for choosing a lesson has expired or was used already. "
                    "Start again from your course.", 410)
+
+
+# --- a graded question of its own (webnb/lti/activity.py) ------------------------------------------------------------
+
+
+def _activity_here() -> tuple[Activity | None, bool]:
+    """The activity this browser was launched into, and whether it may answer: the session's; in the LMS's iframe
+    without webnb's cookie, the launch's (from its window ticket), to read only."""
+    if session.get("lti_activity"):
+        return Activity(**session["lti_activity"]), True
+    ticket = request.args.get("lti_window", "")
+    window = lti().registry.peek(Window, ticket) if 0 < len(ticket) <= 64 else None
+    if window is not None and window.activity:
+        return Activity(**window.activity), False
+    return None, False
+
+
+def _no_activity():
+    return refusal("No activity here", "This page shows the graded question of an activity in your course. Open "
+                   "the activity from your course.", 404)
+
+
+@bp.get("/activity")
+def activity():
+    """A graded question of its own, for the student whom the course launched into it."""
+    chosen, answering = _activity_here()
+    if chosen is None:
+        return _no_activity()
+    return _activity_page(chosen, answering)
+
+
+def _activity_page(chosen: Activity, answering: bool, *, refused: AnswerRefused | None = None, typed: str = "",
+                   status: int = 200):
+    """The activity's page: its question, what the lesson's settings are, the student's last answer and the grade
+    kept for the course. A tuning's held-out documents are counted first (a progress page on a large corpus)."""
+    lesson = lesson_at(chosen.corpus_id, chosen.address)
+    classes = lesson.training.statistics.classes if lesson.training is not None else ()
+    if lesson.training is None or (chosen.goal == "class" and chosen.target not in classes):
+        return refusal("This activity cannot be answered", "The question this activity asks does not fit its "
+                       "lesson (a class the corpus does not have, or settings no model can be trained with). Tell "
+                       "your lecturer.", 400)
+    problem = load_held_out(lesson)[1] if chosen.kind == "tune" and answering else None
+    setting = setting_at(lesson.entry.name, lesson.state)
+    last = session.get("lti_answer") if answering else None
+    link = lti().registry.grade_link(session["workspace"]) if answering else None
+    grade = next(iter(lti().registry.scores(link=link)), None) if link else None
+    twin = {"activity": chosen.to_dict(), "prompt": prompt(chosen, setting), "about": setting.to_dict(),
+            "answering": answering, "problem": problem, "last_answer": last, "refused": refused and refused.message,
+            "grade": grade and {"score_given": grade.score_given, "score_maximum": grade.score_maximum,
+                                "state": grade.state}}
+    return _page("lti/activity.html", twin, status, activity=chosen, prompt=twin["prompt"], about=setting,
+                 answering=answering, problem=problem, last=last, grade=grade, refused=refused, typed=typed,
+                 max_length=MAX_ANSWER_LENGTH, lesson_address=chosen.address,
+                 step_by_step=chosen.with_review(last["answer"]) if last and chosen.kind == "challenge" else None)
+
+
+@bp.post("/activity/answers")
+def activity_answer():
+    """A student's answer to their activity: checked at once, its grade kept and sent to the course if it is their
+    best, and the page shown again with how it went."""
+    chosen, answering = _activity_here()
+    if chosen is None or not answering:
+        return _no_activity()
+    given = request.form.get("answer", "")
+    try:
+        if too_many_answers():
+            raise AnswerRefused("Too many answers", "You sent many answers in the last minute. Wait a moment, then "
+                                "send your best one.", 429)
+        answered = check_answer(chosen, given)
+    except AnswerRefused as refused:
+        response = current_app.make_response(
+            refusal(refused.title, refused.message, refused.status) if wants_json()
+            else _activity_page(chosen, True, refused=refused, typed=given[:MAX_ANSWER_LENGTH],
+                                status=refused.status))
+        if refused.status == 429:
+            response.headers["Retry-After"] = "60"
+        return response
+    session["lti_answer"] = answered.to_dict()
+    lti().grade(session["workspace"], chosen.kind, success=answered.success, accuracy=answered.accuracy)
+    if wants_json():
+        return answered.to_dict()
+    return redirect(url_for("lti.activity"), 303)
 
 
 @bp.get("/grades")
@@ -339,6 +456,12 @@ def _sign_in(window: Window) -> None:
         session["lti_instructor"] = True
     if window.course:
         session["lti_course"] = window.course
+    # This launch's question of its own, if any: another launch's, and the answer given to it, are forgotten.
+    session.pop("lti_answer", None)
+    if window.activity:
+        session["lti_activity"] = window.activity
+    else:
+        session.pop("lti_activity", None)
 
 
 def _refused(refused: LaunchRefused, what: str):

@@ -76,10 +76,16 @@ def _address_args(address: str) -> MultiDict:
 
 def _lesson_at(record, address: str, **changes):
     """The lesson of the class's corpus at the lesson address ``address``, with ``changes`` to its parameters."""
+    return lesson_at(record.corpus_id, address, **changes)
+
+
+def lesson_at(corpus_id: str, address: str, **changes):
+    """The lesson of the corpus ``corpus_id`` at the lesson address ``address``, with ``changes`` to its
+    parameters."""
     args = _address_args(address)
     for name, value in changes.items():
         args.setlist(name, [value])
-    return load_lesson(record.corpus_id, args)
+    return load_lesson(corpus_id, args)
 
 
 def decision_address(address: str) -> str:
@@ -89,13 +95,16 @@ def decision_address(address: str) -> str:
     return f"{urlsplit(address).path}?{urlencode(list(args.items(multi=True)))}"
 
 
-def _verdicts(record, question, review: str):
-    """The verdicts a challenge checks a review by: at the question's settings, at α = 0 (no floor) and at α = 1."""
-    at_question, _ = lesson_explained(_lesson_at(record, question.address, text=review))
-    at_one, _ = lesson_explained(_lesson_at(record, question.address, text=review, alpha="1", floor=""))
+def review_meets(corpus_id: str, challenge, review: str) -> bool | None:
+    """Whether ``review`` does what ``challenge`` asks (its ``goal`` and ``target``, at the lesson address
+    ``address`` of the corpus ``corpus_id``): checked at the challenge's settings, at α = 0 without a floor and at
+    α = 1. None when the model cannot be trained at those settings."""
+    at_question, _ = lesson_explained(lesson_at(corpus_id, challenge.address, text=review))
+    at_one, _ = lesson_explained(lesson_at(corpus_id, challenge.address, text=review, alpha="1", floor=""))
     if at_question is None or at_one is None:
         return None
-    return at_question.verdict, at_question.at_zero, at_one.verdict
+    return lecture.challenge_met(challenge, verdict=at_question.verdict, at_zero=at_question.at_zero,
+                                 at_one=at_one.verdict)
 
 
 def _is_slide_of(record, address: str, page: str | None = None) -> bool:
@@ -406,7 +415,8 @@ def _start_scoring(tuning: _Tuning) -> None:
 # --- answering ----------------------------------------------------------------------------------------------------
 
 
-def _too_many_answers() -> bool:
+def too_many_answers() -> bool:
+    """Whether this student sent more than ``ANSWERS_PER_STUDENT`` answers (this one counted)."""
     limiter = current_app.extensions.get("webnb_limiter")
     enabled = limiter is not None and limiter.enabled
     storage = limiter.limiter.storage if enabled else current_app.extensions["webnb"]["answer_counts"]
@@ -436,12 +446,11 @@ def _checked(record, question, given: str):
     if question.kind == "challenge":
         if not given.strip():
             raise _Refused("Type a review", "Type a review, then send it. Nothing was stored.")
-        verdicts = _verdicts(record, question, given)
-        if verdicts is None:
+        success = review_meets(record.corpus_id, question, given)
+        if success is None:
             raise _Refused("This review cannot be checked", "The model cannot be trained with this slide's "
                            "settings. Nothing was stored.")
-        verdict, at_zero, at_one = verdicts
-        return given, lecture.challenge_met(question, verdict=verdict, at_zero=at_zero, at_one=at_one), None
+        return given, success, None
     try:
         alpha = read_alpha_answer(given)
     except ValueError as problem:
@@ -462,7 +471,7 @@ def answer(code: str, number: int):
         if question.revealed_at is not None:
             raise _Refused("This question is closed", "The lecturer has shown the answers to this question, so it "
                            "takes no more. Your answer was not stored.", 409)
-        if _too_many_answers():
+        if too_many_answers():
             raise _Refused("Too many answers", "You sent many answers in the last minute. Wait a moment, then send "
                            "your best one.", 429)
         given, success, score = _checked(record, question, given)

@@ -326,10 +326,12 @@ def elsewhere(model: str, endpoint: str | None) -> str:
             f"{showing[-1]}; choose Bernoulli or multinomial to see this page.")
 
 
-def load_held_out(lesson: TextLesson):
+def load_held_out(lesson: TextLesson, *, progress_page: bool = True):
     """The training and test documents the lesson's state asks for (see ``Catalog.held_out``) and the problem
     that kept them from being made: ``(held, None)`` or ``(None, why)`` (``(None, None)`` for a lesson without a
-    training set, whose error is said already). Counting a large corpus answers with a progress page."""
+    training set, whose error is said already). Counting a large corpus answers with a progress page, unless
+    ``progress_page`` is False (a form's answer, which a progress page could not send again): then it is counted
+    now."""
     if lesson.training is None:
         return None, None
     entry, state = lesson.entry, lesson.state
@@ -338,7 +340,8 @@ def load_held_out(lesson: TextLesson):
     shared = catalog()
     try:
         held = shared.cached_held_out(entry, analysis, vocabulary, state.test, test_size, seed)
-        if held is None and state.test == "split" and entry.n_documents > LARGE_CORPUS and not wants_json():
+        if (held is None and progress_page and state.test == "split" and entry.n_documents > LARGE_CORPUS
+                and not wants_json()):
             return_to = request.full_path
 
             def split(job) -> str:
