@@ -675,6 +675,34 @@ def test_a_tuning_of_its_own_is_graded_by_the_accuracy_the_evaluation_page_shows
     assert said(page.select_one("#own-answer")).startswith("Your last answer: 0.5 gives")
 
 
+@pytest.mark.corpora
+@pytest.mark.slow
+def test_a_tuning_of_its_own_on_twenty_newsgroups_counts_in_the_background_then_scores_as_the_evaluation_page(
+        hosted, platform, shared_corpora, tmp_path):
+    from conftest import publish_lecture_corpora
+
+    (tmp_path / "lecture").mkdir()
+    publish_lecture_corpora(hosted, shared_corpora, tmp_path / "lecture")
+    custom = linked_question(hosted, platform, corpus="newsgroups-4", page="evaluation", question="tune")
+    student, landed = launched_into(hosted, platform, custom)
+    jobs = hosted.extensions["webnb"]["jobs"]
+    shown = student.get(landed, base_url=TOOL)
+    counted = 0
+    while shown.status_code == 202:  # the corpus, then its held-out split, counted by background jobs
+        job = BeautifulSoup(shown.data, "html.parser").find(id="job")["hx-get"].rsplit("/", 1)[1]
+        assert jobs.wait(job, timeout=300).state == "done"
+        counted += 1
+        shown = student.get(landed, base_url=TOOL)
+    assert shown.status_code == 200 and counted >= 1
+    assert BeautifulSoup(shown.data, "html.parser").h1.get_text() == "Find the α with the best held-out accuracy."
+    evaluation = student.get(custom["lesson"].replace("alpha=1", "alpha=0.1") + "&format=json",
+                             base_url=TOOL).get_json()
+    answered = student.post("/lti/activity/answers", base_url=TOOL, data={"answer": "0.1"},
+                            headers={"Accept": "application/json"}).get_json()
+    assert answered["accuracy"] == evaluation["accuracy"] and 0.5 < answered["accuracy"] < 1
+    assert student.get("/lti/activity/answers", base_url=TOOL).headers["Location"] == "/lti/activity"
+
+
 def test_an_answer_the_activity_cannot_take_is_said_on_its_page_and_counts_for_nothing(hosted, platform):
     custom = linked_question(hosted, platform, corpus="spam-ham", page="evaluation", question="tune")
     student, landed = launched_into(hosted, platform, custom)

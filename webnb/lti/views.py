@@ -283,6 +283,13 @@ def _activity_page(chosen: Activity, answering: bool, *, refused: AnswerRefused 
                  step_by_step=chosen.with_review(last["answer"]) if last and chosen.kind == "challenge" else None)
 
 
+@bp.get("/activity/answers")
+def activity_answers_page():
+    """The answers' address, opened (a progress page that counted a large corpus during an answer comes back here):
+    the activity's page."""
+    return redirect(url_for("lti.activity"), 303)
+
+
 @bp.post("/activity/answers")
 def activity_answer():
     """A student's answer to their activity: checked at once, its grade kept and sent to the course if it is their
