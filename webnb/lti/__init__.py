@@ -17,6 +17,11 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+# Logins the platforms begin, per client address: each keeps a row (its state and nonce) until it is used or a day
+# old, and anyone may begin one for a registered platform. A hall behind one address launching at once (300
+# students, a few tries each) stays well below it; a script is braked.
+LOGINS_PER_ADDRESS = "2000 per 10 minutes"
+
 # How long a process keeps the registered platforms' origins (the pages' frame-ancestors) before it reads them again:
 # a platform registered by `webnb lti add-platform`, another process, is framed within this time.
 FRAME_ORIGINS_SECONDS = 60
@@ -94,6 +99,13 @@ def init_app(app) -> None:
     lti = app.extensions["webnb_lti"] = Lti(registry, KeySets(http), FrameOrigins(registry), courier)
     app.extensions.setdefault("webnb_answer_graders", []).append(lti.grade)
     app.register_blueprint(views.bp)
+    limiter = app.extensions.get("webnb_limiter")
+    if limiter is not None:  # counted by the client's address: a login comes before any workspace
+        from flask_limiter.util import get_remote_address
+
+        app.view_functions["lti.login"] = limiter.limit(
+            lambda: app.config.get("WEBNB_LTI_LOGIN_LIMIT", LOGINS_PER_ADDRESS), key_func=get_remote_address,
+            scope="lti-login")(views.login)
     csrf = app.extensions["csrf"]
     csrf.exempt(views.login)
     csrf.exempt(views.launch)
