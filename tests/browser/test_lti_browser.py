@@ -17,6 +17,7 @@ from conftest import HOSTED_SECRET, serving
 from playwright.sync_api import expect
 from werkzeug.wrappers import Request, Response
 
+from browser.slides import axe_problems
 from webnb import create_app
 
 pytest.importorskip("pylti1p3", reason="the LTI extra is not installed (pip install -e '.[lti]')")
@@ -152,6 +153,7 @@ def test_the_instructors_pages_fit_a_projector_and_a_phone(hosted_webnb, new_bro
 
             def fits(name: str) -> None:
                 assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), name
+                assert axe_problems(page, "", name) == []  # no serious problem, contrast ≥ 4.5 : 1
                 shot(page, f"lti-{name}-{size}")
 
             launched(**platform.deep_linking_claims())
