@@ -12,9 +12,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from webnb.lesson.state import read_alpha_answer
 from webnb.room import lecture
-from webnb.room.questions import lesson_at, review_meets
+from webnb.room.questions import checked_answer, lesson_at
 from webnb.views.common import load_held_out
 from webnb.views.evaluation import score_on
 
@@ -85,32 +84,13 @@ class Answer:
         return asdict(self)
 
 
-class AnswerRefused(Exception):
-    """An answer that cannot be taken: the activity's page says why (``title``, ``message``) and keeps it."""
-
-    def __init__(self, title: str, message: str, status: int = 400):
-        super().__init__(message)
-        self.title, self.message, self.status = title, message, status
-
-
 def check_answer(activity: Activity, given: str) -> Answer:
-    """``given`` checked as the answer to ``activity``; raises AnswerRefused with why it cannot be taken."""
-    if len(given) > lecture.MAX_ANSWER_LENGTH:
-        raise AnswerRefused("This answer is too long", f"An answer has at most {lecture.MAX_ANSWER_LENGTH:,} "
-                            f"characters; this one has {len(given):,}. Shorten it and send it again.")
+    """``given`` checked as the answer to ``activity``, as a class's answer is checked; raises AnswerRefused with
+    why it cannot be taken."""
+    answer, success = checked_answer(activity.corpus_id, activity, given)
     if activity.kind == "challenge":
-        if not given.strip():
-            raise AnswerRefused("Type a review", "Type a review, then send it. Nothing was counted.")
-        success = review_meets(activity.corpus_id, activity, given)
-        if success is None:
-            raise AnswerRefused("This review cannot be checked", "The model cannot be trained with this lesson's "
-                                "settings. Nothing was counted.")
-        return Answer(given, success=success)
-    try:
-        alpha = str(read_alpha_answer(given))
-    except ValueError as problem:
-        raise AnswerRefused("Not a value of α", f"{str(problem).rstrip('.')}. Nothing was counted.") from None
-    return Answer(alpha, accuracy=tuning_accuracy(activity, alpha))
+        return Answer(answer, success=success)
+    return Answer(answer, accuracy=tuning_accuracy(activity, answer))
 
 
 def tuning_accuracy(activity: Activity, alpha: str) -> float | None:

@@ -19,7 +19,7 @@ from webnb.hosting.security import content_security_policy
 from webnb.lesson.notation import model_name
 from webnb.lesson.pages import NAIVE_BAYES, TEXT_PAGES
 from webnb.lesson.state import preset_state
-from webnb.lti.activity import QUESTIONS, Activity, AnswerRefused, activity_of, check_answer
+from webnb.lti.activity import QUESTIONS, Activity, activity_of, check_answer
 from webnb.lti.adapter import (
     CHECKS,
     LaunchRefused,
@@ -36,7 +36,7 @@ from webnb.lti.addresses import tool_addresses
 from webnb.lti.registry import DeepLinking, Invitation, Window
 from webnb.room.hall import setting_at
 from webnb.room.lecture import MAX_ANSWER_LENGTH, prompt
-from webnb.room.questions import lesson_at, too_many_answers
+from webnb.room.questions import AnswerRefused, count_answer, lesson_at
 from webnb.views.common import load_held_out
 
 bp = Blueprint("lti", __name__, url_prefix="/lti")
@@ -299,9 +299,7 @@ def activity_answer():
         return _no_activity()
     given = request.form.get("answer", "")
     try:
-        if too_many_answers():
-            raise AnswerRefused("Too many answers", "You sent many answers in the last minute. Wait a moment, then "
-                                "send your best one.", 429)
+        count_answer()
         answered = check_answer(chosen, given)
     except AnswerRefused as refused:
         response = current_app.make_response(

@@ -415,15 +415,7 @@ def _start_scoring(tuning: _Tuning) -> None:
 # --- answering ----------------------------------------------------------------------------------------------------
 
 
-def too_many_answers() -> bool:
-    """Whether this student sent more than ``ANSWERS_PER_STUDENT`` answers (this one counted)."""
-    limiter = current_app.extensions.get("webnb_limiter")
-    enabled = limiter is not None and limiter.enabled
-    storage = limiter.limiter.storage if enabled else current_app.extensions["webnb"]["answer_counts"]
-    return not FixedWindowRateLimiter(storage).hit(parse_limit(ANSWERS_PER_STUDENT), "webnb-answer", student_id())
-
-
-class _Refused(Exception):
+class AnswerRefused(Exception):
     """An answer that cannot be taken: the question page says why (``title``, ``message``), the form keeps it."""
 
     def __init__(self, title: str, message: str, status: int = 400):
@@ -431,31 +423,48 @@ class _Refused(Exception):
         self.title, self.message, self.status = title, message, status
 
 
+def count_answer() -> None:
+    """Count this student's answer; raises AnswerRefused (429) past ``ANSWERS_PER_STUDENT``."""
+    limiter = current_app.extensions.get("webnb_limiter")
+    enabled = limiter is not None and limiter.enabled
+    storage = limiter.limiter.storage if enabled else current_app.extensions["webnb"]["answer_counts"]
+    if not FixedWindowRateLimiter(storage).hit(parse_limit(ANSWERS_PER_STUDENT), "webnb-answer", student_id()):
+        raise AnswerRefused("Too many answers", "You sent many answers in the last minute. Wait a moment, then "
+                            "send your best one.", 429)
+
+
 def _checked(record, question, given: str):
-    """The answer as stored and whether it succeeded (a challenge); raises _Refused with why it cannot be taken.
-    A tuning's α is checked here and scored once it is stored (``_score_tuning``)."""
-    if len(given) > lecture.MAX_ANSWER_LENGTH:
-        raise _Refused("This answer is too long", f"An answer has at most {lecture.MAX_ANSWER_LENGTH:,} characters; "
-                       f"this one has {len(given):,}. Shorten it and send it again.")
+    """The answer as stored and whether it succeeded (a challenge); raises AnswerRefused with why it cannot be
+    taken. A tuning's α is checked here and scored once it is stored (``_score_tuning``)."""
     if question.kind == "predict":
         tally, _ = _tally(record, question, counted=False)
         if given not in tally.options:
-            raise _Refused("Choose one of the answers", "Choose one of the classes, or that the model cannot "
-                           "decide. Your answer was not stored.")
+            raise AnswerRefused("Choose one of the answers", "Choose one of the classes, or that the model cannot "
+                                "decide. Your answer was not stored.")
         return given, None, None
+    return (*checked_answer(record.corpus_id, question, given), None)
+
+
+def checked_answer(corpus_id: str, question, given: str) -> tuple[str, bool | None]:
+    """A challenge's review or a tuning's α, as stored, and whether the challenge was met (None for a tuning, whose
+    α is scored apart), for ``question`` (its ``kind``, ``goal``, ``target`` and lesson ``address``) about the
+    corpus ``corpus_id``. Raises AnswerRefused with why the answer cannot be taken."""
+    if len(given) > lecture.MAX_ANSWER_LENGTH:
+        raise AnswerRefused("This answer is too long", f"An answer has at most {lecture.MAX_ANSWER_LENGTH:,} "
+                            f"characters; this one has {len(given):,}. Shorten it and send it again.")
     if question.kind == "challenge":
         if not given.strip():
-            raise _Refused("Type a review", "Type a review, then send it. Nothing was stored.")
-        success = review_meets(record.corpus_id, question, given)
+            raise AnswerRefused("Type a review", "Type a review, then send it. Nothing was stored.")
+        success = review_meets(corpus_id, question, given)
         if success is None:
-            raise _Refused("This review cannot be checked", "The model cannot be trained with this slide's "
-                           "settings. Nothing was stored.")
-        return given, success, None
+            raise AnswerRefused("This review cannot be checked", "The model cannot be trained with this lesson's "
+                                "settings. Nothing was stored.")
+        return given, success
     try:
         alpha = read_alpha_answer(given)
     except ValueError as problem:
-        raise _Refused("Not a value of α", f"{str(problem).rstrip('.')}. Your answer was not stored.") from None
-    return str(alpha), None, None
+        raise AnswerRefused("Not a value of α", f"{str(problem).rstrip('.')}. Your answer was not stored.") from None
+    return str(alpha), None
 
 
 @bp.post("/classes/<code>/questions/<int:number>/answers")
@@ -469,13 +478,11 @@ def answer(code: str, number: int):
     given = request.form.get("answer", "")
     try:
         if question.revealed_at is not None:
-            raise _Refused("This question is closed", "The lecturer has shown the answers to this question, so it "
-                           "takes no more. Your answer was not stored.", 409)
-        if too_many_answers():
-            raise _Refused("Too many answers", "You sent many answers in the last minute. Wait a moment, then send "
-                           "your best one.", 429)
+            raise AnswerRefused("This question is closed", "The lecturer has shown the answers to this question, "
+                                "so it takes no more. Your answer was not stored.", 409)
+        count_answer()
         given, success, score = _checked(record, question, given)
-    except _Refused as refused:
+    except AnswerRefused as refused:
         return _refused_answer(record, question, refused, given)
     room_storage().answer_question(question.id, student_id(), given, success=success, score=score, now=now())
     stored = {"answer": given, "success": success, "accuracy": score}
@@ -510,7 +517,7 @@ def _grade_with(graders, student: str, kind: str, *, success, accuracy) -> None:
             logger.exception("The grade of an answer could not be kept for the course")
 
 
-def _refused_answer(record, question, refused: _Refused, typed: str):
+def _refused_answer(record, question, refused: AnswerRefused, typed: str):
     """A refused answer: on the question page with the message and the form as it was sent (JSON: the message)."""
     if wants_json():
         response = refusal(refused.title, refused.message, refused.status)
