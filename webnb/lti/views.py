@@ -1,5 +1,6 @@
 """The LMS's way in (LTI 1.3): the login the platform begins, the launch it posts back, webnb's key set, and the step
-that opens a launch in a window of its own.
+that opens a launch in a window of its own; then the instructor's picker (deep linking), a student's graded question
+of its own, and the course's grades and members for its instructor.
 
 The login and the launch come as cross-site requests from the platform with no CSRF token: they alone are exempt from
 both checks (webnb/lti/__init__.py), and the launch is trusted only once its signed token passes every check of
