@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import re
+from contextlib import contextmanager
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -80,15 +81,19 @@ def hosted_webnb(tmp_path):
     app.extensions["webnb"]["storage"].dispose()
 
 
-def test_a_launch_in_the_lmss_iframe_with_third_party_cookies_blocked_lands_on_the_lesson(
-        hosted_webnb, new_browsing, shot):
-    with serving(hosted_webnb) as webnb_url:
+@contextmanager
+def in_a_course(app, new_browsing, **claims):
+    """The fake LMS's course page, holding webnb in an iframe with third-party cookies blocked, launched with
+    ``claims`` (else the lesson's): (the page, its browsing context, webnb's address as the iframe's site)."""
+    with serving(app) as webnb_url:
         tool = webnb_url.replace("://127.0.0.1:", "://localhost:")
         platform = LivePlatform("http://127.0.0.1:0", tool)  # the port is known once it is served
         with serving(platform) as platform_url:
             platform.issuer = platform_url
-            platform.install(hosted_webnb)
-            hosted_webnb.extensions["webnb_lti"].frame_origins.forget()
+            platform.install(app)
+            app.extensions["webnb_lti"].frame_origins.forget()
+            if claims:
+                platform.next_claims = claims
             browsing = new_browsing()
             page = browsing.new_page()
             controls = browsing.context.new_cdp_session(page)
@@ -96,32 +101,62 @@ def test_a_launch_in_the_lmss_iframe_with_third_party_cookies_blocked_lands_on_t
                 "enableThirdPartyCookieRestriction": True, "disableThirdPartyCookieMetadata": True,
                 "disableThirdPartyCookieHeuristics": True})
             page.goto(platform_url + "/course")
-            tool_frame = page.frame_locator("iframe[name=tool]")
-            expect(tool_frame.locator(".lti-window")).to_be_visible()
-            expect(tool_frame.locator("main h1").first).to_be_visible()
-            shot(page, "lti-launch-in-iframe", full_page=False)
-            landed = urlsplit(page.frame(name="tool").url)
-            assert (landed.netloc, landed.path) == (urlsplit(tool).netloc, "/corpora/spam-ham/inference")
-            assert parse_qs(landed.query)["text"] == ["free prize"]
-            # Nothing of webnb's site is kept while it is a third party: not the probe, not webnb's session.
-            expect(page.frame_locator("iframe[name=probe]").locator("body")).to_have_text("probe sent")
-            assert [cookie["name"] for cookie in browsing.context.cookies(tool)] == []
-            # Moving inside the iframe keeps the way to a window of its own.
-            tool_frame.locator(".site-nav").get_by_role("link", name="Corpora").click()
-            expect(tool_frame.locator("main h1").first).to_have_text("Corpora")
-            moved = urlsplit(page.frame(name="tool").url)
-            assert moved.path == "/corpora" and "lti_window" in parse_qs(moved.query)
-            expect(tool_frame.locator(".lti-window")).to_be_visible()
-            with browsing.context.expect_page() as opened:
-                tool_frame.get_by_role("link", name="Open in a new window").click()
-            window = opened.value
-            window.wait_for_url(re.compile(r"/corpora/spam-ham/inference\?"))
-            assert window.url == tool + LESSON
-            expect(window.locator(".lti-window")).to_have_count(0)
-            shot(window, "lti-launch-own-window", full_page=False)
-            kept = [cookie["name"] for cookie in browsing.context.cookies(tool)]
-            assert kept == [hosted_webnb.config["SESSION_COOKIE_NAME"]]
-            assert browsing.errors == []
+            yield page, browsing, tool
+
+
+def test_a_launch_in_the_lmss_iframe_with_third_party_cookies_blocked_lands_on_the_lesson(
+        hosted_webnb, new_browsing, shot):
+    with in_a_course(hosted_webnb, new_browsing) as (page, browsing, tool):
+        tool_frame = page.frame_locator("iframe[name=tool]")
+        expect(tool_frame.locator(".lti-window")).to_be_visible()
+        expect(tool_frame.locator("main h1").first).to_be_visible()
+        shot(page, "lti-launch-in-iframe", full_page=False)
+        landed = urlsplit(page.frame(name="tool").url)
+        assert (landed.netloc, landed.path) == (urlsplit(tool).netloc, "/corpora/spam-ham/inference")
+        assert parse_qs(landed.query)["text"] == ["free prize"]
+        # Nothing of webnb's site is kept while it is a third party: not the probe, not webnb's session.
+        expect(page.frame_locator("iframe[name=probe]").locator("body")).to_have_text("probe sent")
+        assert [cookie["name"] for cookie in browsing.context.cookies(tool)] == []
+        # Moving inside the iframe keeps the way to a window of its own.
+        tool_frame.locator(".site-nav").get_by_role("link", name="Corpora").click()
+        expect(tool_frame.locator("main h1").first).to_have_text("Corpora")
+        moved = urlsplit(page.frame(name="tool").url)
+        assert moved.path == "/corpora" and "lti_window" in parse_qs(moved.query)
+        expect(tool_frame.locator(".lti-window")).to_be_visible()
+        with browsing.context.expect_page() as opened:
+            tool_frame.get_by_role("link", name="Open in a new window").click()
+        window = opened.value
+        window.wait_for_url(re.compile(r"/corpora/spam-ham/inference\?"))
+        assert window.url == tool + LESSON
+        expect(window.locator(".lti-window")).to_have_count(0)
+        shot(window, "lti-launch-own-window", full_page=False)
+        kept = [cookie["name"] for cookie in browsing.context.cookies(tool)]
+        assert kept == [hosted_webnb.config["SESSION_COOKIE_NAME"]]
+        assert browsing.errors == []
+
+
+def test_a_question_of_its_own_in_the_lmss_iframe_shows_to_read_and_is_answered_in_a_window_of_its_own(
+        hosted_webnb, new_browsing, shot):
+    claims = FakePlatform().grading_claims(custom={
+        "score_maximum": "10", "lesson": "/corpora/match-reviews/inference?model=multinomial&alpha=1",
+        "question": "challenge:cannot-decide"})
+    with in_a_course(hosted_webnb, new_browsing, **claims) as (page, browsing, tool):
+        tool_frame = page.frame_locator("iframe[name=tool]")
+        question = "Type a review that the model cannot decide at α = 0: every class gets probability 0."
+        expect(tool_frame.get_by_role("heading", name=question)).to_be_visible()
+        expect(tool_frame.locator("#activity-read-only")).to_be_visible()
+        expect(tool_frame.locator("form.answer-form")).to_have_count(0)
+        shot(page, "lti-activity-in-iframe", full_page=False)
+        with browsing.context.expect_page() as opened:
+            tool_frame.get_by_role("link", name="Open in a new window").click()
+        window = opened.value
+        window.wait_for_url(re.compile(r"/lti/activity$"))
+        window.get_by_label("Your review").fill("keeper not")
+        window.get_by_role("button", name="Send").click()
+        expect(window.locator("#own-answer .answer-success")).to_be_visible()
+        expect(window.locator("#activity-grade")).to_contain_text("10 of 10 · on its way to your course")
+        shot(window, "lti-activity-own-window", full_page=False)
+        assert browsing.errors == []
 
 
 SIZES = {"projector": {"width": 1024, "height": 768}, "phone": {"width": 390, "height": 844}}
