@@ -744,11 +744,21 @@ def test_only_a_student_launched_into_a_question_of_its_own_has_one(hosted, plat
     assert anonymous.get("/lti/activity", base_url=TOOL).status_code == 404
     assert activity_answer(anonymous, "1").status_code == 404
     custom = linked_question(hosted, platform, corpus="spam-ham", page="evaluation", question="tune")
-    # An instructor of the same link lands on its lesson.
+    # An instructor of the same link lands on its lesson, and sees the question as the students do, not answering.
     teacher = browser(hosted)
     landed = land(teacher, platform.launch(teacher, sub="teacher-1", roles=(INSTRUCTOR,),
                                            **platform.grading_claims(custom=custom)))
     assert landed == SPAM_EVALUATION
+    lesson = BeautifulSoup(teacher.get(landed, base_url=TOOL).data, "html.parser")
+    assert lesson.select_one(".site-nav a[href='/lti/activity']").get_text() == "Question"
+    page = BeautifulSoup(teacher.get("/lti/activity", base_url=TOOL).data, "html.parser")
+    assert page.h1.get_text() == "Find the α with the best held-out accuracy."
+    assert page.select_one("form.answer-form") is None
+    assert said(page.select_one("#activity-read-only")).startswith("Your students see this question")
+    twin = teacher.get("/lti/activity", base_url=TOOL, query_string={"format": "json"}).get_json()
+    assert (twin["answering"], twin["previewing"], twin["grade"]) == (False, True, None)
+    assert activity_answer(teacher, "1").status_code == 403
+    assert rows(hosted, "lti_scores") == []
     # A student's later launch of an ungraded link forgets the question.
     student, landed = launched_into(hosted, platform, custom)
     assert landed == "/lti/activity"

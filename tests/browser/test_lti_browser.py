@@ -194,7 +194,10 @@ def test_the_instructors_pages_fit_a_projector_and_a_phone(hosted_webnb, new_bro
             launched(**platform.deep_linking_claims())
             expect(page.get_by_role("heading", name="Choose a lesson for your course")).to_be_visible()
             fits("picker")
-            launched(sub="teacher-1", roles=[INSTRUCTOR], **platform.roster_claims())
+            # The instructor of a graded question of its own: the header links the question, the members, the grades.
+            launched(sub="teacher-1", roles=[INSTRUCTOR], **platform.roster_claims(), **platform.grading_claims(
+                custom={"score_maximum": "10", "lesson": "/corpora/spam-ham/evaluation", "question": "tune"}))
+            expect(page.locator(".site-nav a")).to_have_text(["Corpora", "Question", "Course members", "Grades"])
             page.goto(tool + "/lti/roster")
             expect(page.locator("table.lti-roster tbody tr")).to_have_count(5)
             expect(page.locator("table.lti-roster tbody tr").first).to_contain_text("Student <1> with a rather")

@@ -82,10 +82,11 @@ def launch():
                "context": launched.context_id, "title": launched.context_title, "roster": launched.memberships_url}
               if launched.instructor and launched.context_id else None)
     target = lesson_target(launched)
-    # A student of a graded link that asks a question of its own lands on it (the lesson is a link away).
-    activity = (activity_of(launched.custom.get("question", ""), target)
-                if launched.grading is not None and not launched.instructor else None)
-    window = Window(workspace, launched.instructor, url_for("lti.activity") if activity else target, course,
+    # A student of a graded link that asks a question of its own lands on it (the lesson is a link away); its
+    # instructor lands on the lesson, and may look at the question as the students see it.
+    activity = activity_of(launched.custom.get("question", ""), target) if launched.grading is not None else None
+    window = Window(workspace, launched.instructor,
+                    url_for("lti.activity") if activity and not launched.instructor else target, course,
                     activity.to_dict() if activity else None)
     ticket = registry.open(window)
     _sign_in(window)  # kept if the browser keeps webnb's cookie here (a launch in a window of its own)
@@ -234,10 +235,11 @@ def _choice_expired():
 
 
 def _activity_here() -> tuple[Activity | None, bool]:
-    """The activity this browser was launched into, and whether it may answer: the session's; in the LMS's iframe
-    without webnb's cookie, the launch's (from its window ticket), to read only."""
+    """The activity this browser was launched into, and whether it may answer: the session's (a student answers it,
+    its instructor looks at it); in the LMS's iframe without webnb's cookie, the launch's (from its window ticket),
+    to read only."""
     if session.get("lti_activity"):
-        return Activity(**session["lti_activity"]), True
+        return Activity(**session["lti_activity"]), not session.get("lti_instructor")
     ticket = request.args.get("lti_window", "")
     window = lti().registry.peek(Window, ticket) if 0 < len(ticket) <= 64 else None
     if window is not None and window.activity:
@@ -275,11 +277,13 @@ def _activity_page(chosen: Activity, answering: bool, *, refused: AnswerRefused 
     link = lti().registry.grade_link(session["workspace"]) if answering else None
     grade = next(iter(lti().registry.scores(link=link)), None) if link else None
     twin = {"activity": chosen.to_dict(), "prompt": prompt(chosen, setting), "about": setting.to_dict(),
-            "answering": answering, "problem": problem, "last_answer": last, "refused": refused and refused.message,
+            "answering": answering, "previewing": bool(session.get("lti_instructor")), "problem": problem,
+            "last_answer": last, "refused": refused and refused.message,
             "grade": grade and {"score_given": grade.score_given, "score_maximum": grade.score_maximum,
                                 "state": grade.state}}
     return _page("lti/activity.html", twin, status, activity=chosen, prompt=twin["prompt"], about=setting,
-                 answering=answering, problem=problem, last=last, grade=grade, refused=refused, typed=typed,
+                 answering=answering, previewing=twin["previewing"], problem=problem, last=last, grade=grade,
+                 refused=refused, typed=typed,
                  max_length=MAX_ANSWER_LENGTH, lesson_address=chosen.address,
                  step_by_step=chosen.with_review(last["answer"]) if last and chosen.kind == "challenge" else None)
 
@@ -296,8 +300,12 @@ def activity_answer():
     """A student's answer to their activity: checked at once, its grade kept and sent to the course if it is their
     best, and the page shown again with how it went."""
     chosen, answering = _activity_here()
-    if chosen is None or not answering:
+    if chosen is None:
         return _no_activity()
+    if not answering:
+        return refusal("Only students answer here", "Each student answers this question alone, and their best "
+                       "answer is their grade; the course's instructor sees the question without answering it. "
+                       "Nothing was stored.", 403)
     given = request.form.get("answer", "")
     try:
         count_answer()
