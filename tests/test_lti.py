@@ -93,7 +93,7 @@ def test_a_login_without_a_client_id_finds_the_issuers_only_registration(hosted,
     assert parse_qs(urlsplit(response.headers["Location"]).query)["client_id"] == ["webnb-client"]
 
 
-def test_logins_from_one_address_are_braked_past_their_limit_and_store_nothing_more(tmp_path):
+def test_logins_of_one_user_are_braked_past_their_limit_and_never_the_others_behind_the_same_address(tmp_path):
     from webnb import create_app
 
     app = create_app({"TESTING": True, "WEBNB_MODE": "hosted", "SECRET_KEY": HOSTED_SECRET,
@@ -104,9 +104,10 @@ def test_logins_from_one_address_are_braked_past_their_limit_and_store_nothing_m
         statuses = [platform.begin_login(browser(app)).status_code for _ in range(3)]
         assert statuses == [302, 302, 429]
         refused = platform.begin_login(browser(app))
-        assert "Your network address sent more requests" in refused.get_data(as_text=True)
+        assert "This user of your LMS sent more requests" in refused.get_data(as_text=True)
         assert len(rows(app, "lti_logins")) == 2
-        # Another address is not braked by it.
+        # The hall behind the same address is not braked by it: another user, and the same user elsewhere.
+        assert platform.begin_login(browser(app), login_hint="hint-43").status_code == 302
         other = browser(app).post("/lti/login", data=platform.login_params(), headers=platform.cross_site(),
                                   base_url=TOOL, environ_base={"REMOTE_ADDR": "10.0.0.2"})
         assert other.status_code == 302

@@ -99,7 +99,7 @@ def too_many(error: RateLimitExceeded):
     retry = retry_after_seconds()
     wait = f"Wait {retry} second{'s' if retry != 1 else ''}" if retry else "Wait a moment"
     # The LMS logins are counted by network address (webnb/lti); everything else by workspace.
-    who = "Your network address" if getattr(error.limit, "scope", "") == "lti-login" else "Your workspace"
+    who = "This user of your LMS" if getattr(error.limit, "scope", "") == "lti-login" else "Your workspace"
     message = (f"{who} sent more requests than this server takes ({error.description}), so this one was "
                f"not answered and nothing was changed. {wait} and try again"
                f"{'; this page tries again by itself then' if is_htmx() and request.method == 'GET' else ''}.")

@@ -17,10 +17,10 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-# Logins the platforms begin, per client address: each keeps a row (its state and nonce) until it is used or a day
-# old, and anyone may begin one for a registered platform. A hall behind one address launching at once (300
-# students, a few tries each) stays well below it; a script is braked.
-LOGINS_PER_ADDRESS = "2000 per 10 minutes"
+# Logins the platforms begin for one user (the LMS's login_hint) from one client address: each keeps a row (its state
+# and nonce) until it is used or a day old. Counted per user, not per address, so that one student behind the hall's
+# address who floods the logins brakes themself and never locks out the others; a real user launches a few times.
+LOGINS_PER_USER = "60 per 10 minutes"
 
 # How long a process keeps the registered platforms' origins (the pages' frame-ancestors) before it reads them again:
 # a platform registered by `webnb lti add-platform`, another process, is framed within this time.
@@ -100,11 +100,9 @@ def init_app(app) -> None:
     app.extensions.setdefault("webnb_answer_graders", []).append(lti.grade)
     app.register_blueprint(views.bp)
     limiter = app.extensions.get("webnb_limiter")
-    if limiter is not None:  # counted by the client's address: a login comes before any workspace
-        from flask_limiter.util import get_remote_address
-
+    if limiter is not None:  # a login comes before any workspace: counted by its user and the client's address
         app.view_functions["lti.login"] = limiter.limit(
-            lambda: app.config.get("WEBNB_LTI_LOGIN_LIMIT", LOGINS_PER_ADDRESS), key_func=get_remote_address,
+            lambda: app.config.get("WEBNB_LTI_LOGIN_LIMIT", LOGINS_PER_USER), key_func=views.login_key,
             scope="lti-login")(views.login)
     csrf = app.extensions["csrf"]
     csrf.exempt(views.login)

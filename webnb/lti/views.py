@@ -9,6 +9,7 @@ nothing of it lives in a cookie until the browser shows webnb in a window of its
 """
 from __future__ import annotations
 
+import hashlib
 from urllib.parse import urlencode, urlsplit
 
 from flask import Blueprint, current_app, jsonify, redirect, render_template, request, session, url_for
@@ -51,6 +52,12 @@ YES = ("1", "true", "yes", "on")
 
 def lti():
     return current_app.extensions["webnb_lti"]
+
+
+def login_key() -> str:
+    """Whose logins are counted together: one LMS user (its ``login_hint``) from one client address."""
+    hint = request.values.get("login_hint", "")[:200]
+    return f"lti-login:{request.remote_addr}:{hashlib.sha256(hint.encode()).hexdigest()}"
 
 
 @bp.route("/login", methods=["GET", "POST"])
