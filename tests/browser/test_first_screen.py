@@ -4,6 +4,8 @@ never breaks inside a word, the home page and the list of corpora start with wha
 1366 × 768 laptop Back and Next are on the screen at every step; and a refusal (429, 404) says so on the page."""
 from __future__ import annotations
 
+import time
+
 import pytest
 from conftest import serving
 from playwright.sync_api import expect
@@ -134,10 +136,21 @@ def test_on_a_laptop_back_and_next_are_on_the_screen_at_every_step(page, server_
     assert off_screen == {}
 
 
-@pytest.fixture
-def hosted(tmp_path):
+class StoppedClock:
+    """The rate limiter's clock, stopped: a window of requests ends only when the test moves the clock, so that a
+    slow machine (clicks a second apart) reaches the limit as surely as a fast one."""
+
+    def __init__(self):
+        self.now = time.time()
+
+    def time(self) -> float:
+        return self.now
+
+
+def hosted_server(tmp_path, clock: StoppedClock | None = None):
     """A hosted server (a student's workspace per browser) with one class corpus, rate-limited tightly so that a
-    few quick presses are too many."""
+    few quick presses are too many. With a ``clock``, the limiter counts on it and a refusal moves it past the
+    window, so the page's own retry (after Retry-After) is answered."""
     app = create_app({"WEBNB_MODE": "hosted", "SECRET_KEY": "k" * 48, "WEBNB_RATE_LIMIT": "6 per 3 seconds"},
                      instance_path=str(tmp_path / "instance"))
     corpus = Corpus.from_pairs([("space", "orbit launch rocket"), ("space", "rocket orbit moon"),
@@ -146,9 +159,31 @@ def hosted(tmp_path):
     app.extensions["webnb"]["catalog"].publish(
         [PublishedCorpus("two-groups", "Two newsgroups", "Posts of two groups.", "test", presets, corpus)],
         [counting_options(presets, len(corpus))])
-    with serving(app) as url:
-        yield url
-    app.extensions["webnb"]["storage"].dispose()
+    if clock is not None:
+        @app.after_request
+        def window_ends_at_a_refusal(response):
+            if response.status_code == 429:
+                clock.now += 3
+            return response
+    try:
+        with serving(app) as url:
+            yield url
+    finally:
+        app.extensions["webnb"]["storage"].dispose()
+
+
+@pytest.fixture
+def hosted(tmp_path):
+    yield from hosted_server(tmp_path)
+
+
+@pytest.fixture
+def hosted_on_a_stopped_clock(tmp_path, monkeypatch):
+    clock = StoppedClock()
+    # The limiter's in-memory counts and webnb's Retry-After read the same clock.
+    monkeypatch.setattr("limits.storage.memory.time", clock)
+    monkeypatch.setattr("webnb.errors.time", clock)
+    yield from hosted_server(tmp_path, clock)
 
 
 def test_hosted_home_and_corpora_start_with_what_a_student_needs(browsing, page, hosted, shot):
@@ -168,10 +203,10 @@ def test_hosted_home_and_corpora_start_with_what_a_student_needs(browsing, page,
     assert browsing.errors == []
 
 
-def test_too_many_requests_are_said_in_the_fragment_and_tried_again(browsing, page, hosted, shot):
+def test_too_many_requests_are_said_in_the_fragment_and_tried_again(browsing, page, hosted_on_a_stopped_clock, shot):
     from playwright.sync_api import expect
 
-    page.goto(hosted + "/corpora/match-reviews/inference")
+    page.goto(hosted_on_a_stopped_clock + "/corpora/match-reviews/inference")
     lazy_parts_loaded(page)
     refused = []
     page.on("response", lambda r: refused.append(r) if r.status == 429 else None)
@@ -184,10 +219,13 @@ def test_too_many_requests_are_said_in_the_fragment_and_tried_again(browsing, pa
             break
         with page.expect_response(lambda r: "/inference" in r.url):
             next_step.click()
+        # The response's headers can arrive before htmx has read and swapped it: a click then would replace the
+        # request still in flight (hx-sync), which htmx reports as an aborted send.
+        htmx_settled(page)
     assert refused, "no request was refused"
     response = refused[0]
     retry = int(response.headers["retry-after"])
-    assert 1 <= retry <= 3
+    assert retry == 3  # the whole window: the clock stood still since its first request
     note = page.locator("#inference > .refusal-note")
     expect(note).to_contain_text("Too many requests")
     expect(note).to_contain_text(f"Wait {retry} second")
