@@ -5,11 +5,13 @@ kept; a database at revision 0006 gains when each job started (``jobs.started_at
 a fresh database reaches the same schema; upgrading is a no-op the second time and safe from several processes
 at once.
 
-Today's schema is frozen here (not imported from webnb.store.database, which moves on with the migrations).
+The schema before Alembic is the baseline revision's frozen copy (not webnb.store.database's, which moves on with
+the migrations).
 """
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import multiprocessing
 from datetime import datetime, timedelta, timezone
@@ -24,61 +26,13 @@ HEAD = "0008"
 LTI_TABLES = ("lti_platforms", "lti_deployments", "lti_keys", "lti_logins", "lti_users", "lti_tickets",
               "lti_scores")  # 0008
 
-# --- the schema of the release before Alembic, as webnb/store/database.py defined it ----------------------------------
+# --- the schema of the release before Alembic ------------------------------------------------------------------------
+# The baseline revision keeps the one frozen copy of it (what a database of that release holds); a database written
+# with these tables, without Alembic's table, is what an upgrade from that release starts from.
 
-TODAY = sa.MetaData()
-
-old_corpora = sa.Table(
-    "corpora", TODAY,
-    sa.Column("id", sa.Text, primary_key=True),
-    sa.Column("name", sa.Text, nullable=False),
-    sa.Column("source", sa.Text, nullable=False),
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-    sa.Column("n_documents", sa.Integer, nullable=False),
-    sa.Column("classes", sa.Text, nullable=False),
-    sa.Column("workspace", sa.Text, nullable=True),
-    sa.Column("n_characters", sa.BigInteger, nullable=True),
-    sa.Column("features", sa.Text, nullable=True),
-    sa.Column("n_bytes", sa.BigInteger, nullable=True),
-    sa.Index("ix_corpora_created_at", "created_at"),
-    sa.Index("ix_corpora_workspace", "workspace"),
-)
-old_documents = sa.Table(
-    "documents", TODAY,
-    sa.Column("corpus_id", sa.Text, sa.ForeignKey("corpora.id", ondelete="CASCADE"), primary_key=True),
-    sa.Column("position", sa.Integer, primary_key=True, autoincrement=False),
-    sa.Column("doc_id", sa.Text, nullable=False),
-    sa.Column("label", sa.Text, nullable=False),
-    sa.Column("text", sa.Text, nullable=False),
-    sa.Index("ix_documents_corpus_label_position", "corpus_id", "label", "position"),
-)
-old_shares = sa.Table(
-    "shares", TODAY,
-    sa.Column("token", sa.Text, primary_key=True),
-    sa.Column("corpus_id", sa.Text, sa.ForeignKey("corpora.id", ondelete="CASCADE"), nullable=False),
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-)
-old_jobs = sa.Table(
-    "jobs", TODAY,
-    sa.Column("id", sa.Text, primary_key=True),
-    sa.Column("workspace", sa.Text, nullable=True),
-    sa.Column("title", sa.Text, nullable=False),
-    sa.Column("unit", sa.Text, nullable=False),
-    sa.Column("done", sa.BigInteger, nullable=False),
-    sa.Column("total", sa.BigInteger, nullable=False),
-    sa.Column("state", sa.Text, nullable=False),
-    sa.Column("result_url", sa.Text, nullable=True),
-    sa.Column("error", sa.Text, nullable=True),
-    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
-)
-old_workspaces = sa.Table(
-    "workspaces", TODAY,
-    sa.Column("id", sa.Text, primary_key=True),
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-    sa.Column("last_seen_at", sa.DateTime(timezone=True), nullable=False),
-    sa.Column("created_by", sa.Text, nullable=True),
-    sa.Index("ix_workspaces_last_seen_at", "last_seen_at"),
-)
+TODAY = importlib.import_module("webnb.store.migrations.versions.0001_baseline").metadata
+old_corpora, old_documents, old_shares, old_jobs, old_workspaces = (
+    TODAY.tables[name] for name in ("corpora", "documents", "shares", "jobs", "workspaces"))
 
 FIRST_RELEASE_SCHEMA = (  # as tests/test_tables_upload.py's OLD_SCHEMA: no workspace, counts, features, indexes
     "CREATE TABLE corpora (id TEXT PRIMARY KEY, name TEXT NOT NULL, source TEXT NOT NULL, "
