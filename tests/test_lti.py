@@ -81,10 +81,43 @@ def test_the_login_sends_the_browser_to_the_platform_with_a_fresh_state_and_nonc
         "lti_message_hint": "message+hint/ünï=1&x"}  # byte for byte
     again = {name: values[0] for name, values in parse_qs(urlsplit(second.headers["Location"]).query).items()}
     assert sent["state"] != again["state"] and sent["nonce"] != again["nonce"]
-    # Kept on the server, bound together: no cookie is needed for the launch.
-    assert {(row[0], row[1]) for row in rows(hosted, "lti_logins")} == {
-        (sent["state"], sent["nonce"]), (again["state"], again["nonce"])}
+    # Signed by webnb, the nonce bound to the state: nothing is stored, and no cookie is needed for the launch.
+    assert rows(hosted, "lti_logins") == []
     assert sent["state"] not in str(session_of(hosted, client))  # nothing of the login in the browser
+    logins = hosted.extensions["webnb_lti"].logins
+    assert (logins.read(sent["state"]).nonce, logins.read(again["state"]).nonce) == (sent["nonce"], again["nonce"])
+
+
+@pytest.mark.parametrize("forged", ["state-", "state-[1, \"/\", 9999999999, \"x\"]", "no-prefix", "state-" + "A" * 80])
+def test_a_state_webnb_did_not_sign_is_refused_as_state(hosted, platform, forged):
+    client = browser(hosted)
+    redirect = platform.begin_login(client)
+    sent = parse_qs(urlsplit(redirect.headers["Location"]).query)
+    response = platform.post_launch(client, forged, platform.sign(platform.claims(sent["nonce"][0])))
+    assert response.status_code == 403
+    assert BeautifulSoup(response.data, "html.parser").h1.get_text() == "The launch was refused: state"
+    assert rows(hosted, "lti_logins") == [] and rows(hosted, "lti_users") == []
+
+
+def test_a_state_signed_with_another_secret_is_refused_as_state(hosted, platform):
+    from webnb.lti.adapter import LoginStates
+
+    state, nonce = LoginStates("another secret").issue(1, TOOL + "/lti/launch")
+    response = platform.post_launch(browser(hosted), state, platform.sign(platform.claims(nonce)))
+    assert response.status_code == 403
+    assert BeautifulSoup(response.data, "html.parser").h1.get_text() == "The launch was refused: state"
+
+
+def test_logins_by_the_hundred_with_ever_new_login_hints_store_nothing(hosted, platform):
+    client = browser(hosted)
+    assert {platform.begin_login(client, login_hint=f"hint-{n}").status_code for n in range(100)} == {302}
+    assert rows(hosted, "lti_logins") == []
+
+
+def test_a_login_with_a_target_link_too_long_for_an_address_is_refused(hosted, platform):
+    response = platform.begin_login(browser(hosted), target_link_uri=TOOL + "/" + "x" * 2_100)
+    assert response.status_code == 400
+    assert BeautifulSoup(response.data, "html.parser").h1.get_text() == "The login was refused: target link"
 
 
 def test_a_login_without_a_client_id_finds_the_issuers_only_registration(hosted, platform):
@@ -105,7 +138,6 @@ def test_logins_of_one_user_are_braked_past_their_limit_and_never_the_others_beh
         assert statuses == [302, 302, 429]
         refused = platform.begin_login(browser(app))
         assert "This user of your LMS sent more requests" in refused.get_data(as_text=True)
-        assert len(rows(app, "lti_logins")) == 2
         # The hall behind the same address is not braked by it: another user, and the same user elsewhere.
         assert platform.begin_login(browser(app), login_hint="hint-43").status_code == 302
         other = browser(app).post("/lti/login", data=platform.login_params(), headers=platform.cross_site(),
@@ -141,7 +173,8 @@ def test_a_launch_lands_on_the_lesson_its_link_names_in_the_students_workspace(h
     (issuer, deployment, subject, workspace, *_), = rows(hosted, "lti_users")
     assert (issuer, deployment, subject) == (platform.issuer, "deployment-1", "student-1")
     assert session_of(hosted, client)["workspace"] == workspace
-    assert [row[-1] is not None for row in rows(hosted, "lti_logins")] == [True]  # the login is used up
+    (used,) = rows(hosted, "lti_logins")  # the login is used up: kept by the launch that passed every check
+    assert used[0] == platform.last["state"] and used[-1] is not None
 
 
 def test_a_target_link_uri_of_a_lesson_page_is_the_lesson_and_anything_else_the_home_page(hosted, platform):
@@ -241,7 +274,7 @@ def test_a_launch_that_fails_a_check_is_refused_on_webnbs_page_naming_it_and_cha
     assert page.h1.get_text() == f"The launch was refused: {check}"
     assert f"the {check} check failed" in page.select_one(".refusal-note").get_text()
     assert rows(hosted, "lti_users") == [] and rows(hosted, "lti_tickets") == []
-    assert [row[-1] for row in rows(hosted, "lti_logins")] == [None]  # the login is not used up
+    assert rows(hosted, "lti_logins") == []  # the login is not used up
     assert "lti_instructor" not in session_of(hosted, client)  # an anonymous workspace, as any visitor's
 
 
@@ -266,23 +299,19 @@ def test_a_forged_token_with_a_real_students_subject_reaches_none_of_their_corpo
     assert "corpus of student one" in student.get("/corpora", base_url=TOOL).get_data(as_text=True)
 
 
-def test_a_login_that_is_too_old_is_refused_as_state(hosted, platform):
+def test_a_login_that_is_too_old_is_refused_as_state(hosted, platform, monkeypatch):
+    from datetime import datetime, timedelta, timezone
+
     client = browser(hosted)
     redirect = platform.begin_login(client)
     sent = parse_qs(urlsplit(redirect.headers["Location"]).query)
-    with hosted.extensions["webnb"]["storage"].engine.begin() as connection:
-        then = sa.bindparam("then", type_=sa.DateTime(timezone=True))
-        connection.execute(sa.text("UPDATE lti_logins SET expires_at = :then").bindparams(then),
-                           {"then": _minutes_ago(1)})
-    response = platform.post_launch(client, sent["state"][0], platform.sign(platform.claims(sent["nonce"][0])))
+    token = platform.sign(platform.claims(sent["nonce"][0]))
+    later = datetime.now(timezone.utc) + timedelta(minutes=10, seconds=30)
+    monkeypatch.setattr(hosted.extensions["webnb_lti"].logins, "clock", lambda: later)
+    response = platform.post_launch(client, sent["state"][0], token)
     assert response.status_code == 403
     assert BeautifulSoup(response.data, "html.parser").h1.get_text() == "The launch was refused: state"
-
-
-def _minutes_ago(minutes: int):
-    from datetime import datetime, timedelta, timezone
-
-    return datetime.now(timezone.utc) - timedelta(minutes=minutes)
+    assert "more than ten minutes ago" in response.get_data(as_text=True)
 
 
 # --- in the LMS's iframe, without webnb's cookie ------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """webnb as a tool in a learning management system (LTI 1.3): an LMS course launches a student into a lesson at its
 state, in a workspace of their own that every later launch finds again.
 
-- ``registry``: what the database keeps (platforms, deployments, webnb's keys, logins in flight, launched users);
+- ``registry``: what the database keeps (platforms, deployments, webnb's keys, logins used, launched users);
 - ``adapter``: the one module that speaks to the LTI library, with the checks every launch must pass;
 - ``views``: the login, the launch, webnb's key set and the window step;
 - ``grades``: the grades sent back to the courses, in the background;
@@ -17,9 +17,10 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-# Logins the platforms begin for one user (the LMS's login_hint) from one client address: each keeps a row (its state
-# and nonce) until it is used or a day old. Counted per user, not per address, so that one student behind the hall's
-# address who floods the logins brakes themself and never locks out the others; a real user launches a few times.
+# Logins the platforms begin for one user (the LMS's login_hint) from one client address. A login stores nothing (its
+# state is signed, webnb/lti/adapter.py), but each one costs a lookup and a signature: counted per user, not per
+# address, so that one student behind the hall's address who floods them brakes themself and never locks out the
+# others; a real user launches a few times.
 LOGINS_PER_USER = "60 per 10 minutes"
 
 # How long a process keeps the registered platforms' origins (the pages' frame-ancestors) before it reads them again:
@@ -64,6 +65,7 @@ class Lti:
     """What the LTI routes use, made by ``create_app``."""
 
     registry: object
+    logins: object  # signs each login's state (webnb/lti/adapter.py, LoginStates)
     keysets: object
     frame_origins: FrameOrigins
     courier: object  # sends the grades (webnb/lti/grades.py)
@@ -87,7 +89,7 @@ def init_app(app) -> None:
 
     from webnb.hosting import security
     from webnb.lti import views
-    from webnb.lti.adapter import KeySets
+    from webnb.lti.adapter import KeySets, LoginStates
     from webnb.lti.grades import Courier
     from webnb.lti.registry import Registry
 
@@ -96,7 +98,8 @@ def init_app(app) -> None:
     # Tests send the grades themselves, at a time they choose (``courier.send_due(now)``).
     background = app.config.setdefault("WEBNB_LTI_GRADES_IN_BACKGROUND", True)
     courier = Courier(registry, http, in_background=background)
-    lti = app.extensions["webnb_lti"] = Lti(registry, KeySets(http), FrameOrigins(registry), courier)
+    lti = app.extensions["webnb_lti"] = Lti(registry, LoginStates(app.secret_key), KeySets(http),
+                                              FrameOrigins(registry), courier)
     app.extensions.setdefault("webnb_answer_graders", []).append(lti.grade)
     app.register_blueprint(views.bp)
     limiter = app.extensions.get("webnb_limiter")

@@ -1,26 +1,31 @@
 """The one module that speaks to the LTI library (``pylti1p3next``, imported as ``pylti1p3``): swapping the library
 means rewriting this file and nothing else.
 
-webnb gives the library its registrations and keys from the database (webnb/lti/registry.py) and keeps the login's
-state and nonce on the server, bound together, so that a launch in an LMS's iframe needs no cookie. It runs the
-library's checks one at a time, in its own order, so that a refused launch can say which check failed
+webnb gives the library its registrations and keys from the database (webnb/lti/registry.py). A login's state is
+signed by webnb and its nonce derived from it (:class:`LoginStates`), so that a launch in an LMS's iframe needs no
+cookie and a login keeps nothing on the server: only a launch that passed every check writes its state, once. It
+runs the library's checks one at a time, in its own order, so that a refused launch can say which check failed
 (:class:`LaunchRefused`); it adds the checks the library leaves out: the audience as a list and the authorised party,
 a nonce used once, and the platform's key set fetched again when a token names a key it does not hold.
 """
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import hmac
+import secrets
 import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from urllib.parse import urlsplit
 
 import jwt
 import requests
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
+from itsdangerous import BadData, URLSafeSerializer
 from pylti1p3.assignments_grades import AssignmentsGradesService
 from pylti1p3.cookie import CookieService
 from pylti1p3.deep_link import DeepLink
@@ -40,7 +45,7 @@ from pylti1p3.service_connector import ServiceConnector
 from pylti1p3.session import SessionService
 from pylti1p3.tool_config import ToolConfAbstract
 
-from webnb.lti.registry import DeepLinking, Grading, Login, Platform, Registry, Score
+from webnb.lti.registry import LOGIN_MINUTES, DeepLinking, Grading, Login, Platform, Registry, Score
 
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 DEEP_LINKING_SETTINGS = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
@@ -56,6 +61,7 @@ KEYSET_SECONDS = 3600
 CHECKS = {
     "registration": "the platform and the client id it gave webnb are registered with webnb",
     "login hint": "the login carries the platform's login_hint",
+    "target link": "the login's target_link_uri is an address of a reasonable length",
     "format": "the id_token is a signed JSON Web Token",
     "state": "the launch answers a login that webnb began, less than ten minutes ago",
     "nonce": "the launch is the first use of that login's nonce",
@@ -213,31 +219,13 @@ class _Params(Request):
 
 
 class _NoCookies(CookieService):
-    """The state lives on the server (``lti_logins``), so the library's state cookie is never set or read."""
+    """The state is signed by webnb (:class:`LoginStates`), so the library's state cookie is never set or read."""
 
     def get_cookie(self, name: str):
         return None
 
     def set_cookie(self, name: str, value, exp=3600):
         return None
-
-
-class _LoginsOnTheServer(SessionService):
-    """Where the library puts a login's nonce and state: one row of ``lti_logins``, the two bound together."""
-
-    def __init__(self, request: Request, registry: Registry, platform: Platform):
-        super().__init__(request)
-        self.registry = registry
-        self.platform = platform
-        self.nonce: str | None = None
-        self.login: Login | None = None
-
-    def save_nonce(self, nonce: str):  # the library saves the nonce, then the state with its parameters
-        self.nonce = nonce
-
-    def save_state_params(self, state: str, params):
-        assert self.nonce is not None, "the library saves the nonce before the state"
-        self.login = self.registry.begin_login(self.platform.id, state, self.nonce, str(params["target_link_uri"]))
 
 
 class _Registrations(ToolConfAbstract):
@@ -298,6 +286,20 @@ class _Redirect(Redirect):
 
 
 class _Login(OIDCLogin):
+    """The library's login, with webnb's signed state and the nonce bound to it in place of random ones that the
+    library would keep in a session or a cookie."""
+
+    def __init__(self, request: _Params, registrations: _Registrations, state: str, nonce: str):
+        # The library saves the nonce in the request's session, which is thrown away (_Params.session).
+        super().__init__(request, registrations, session_service=SessionService(request), cookie_service=_NoCookies())
+        self._state, self._nonce = state, nonce
+
+    def _get_uuid(self) -> str:
+        return self._state.removeprefix(STATE_PREFIX)  # the library writes the prefix before it
+
+    def _generate_nonce(self) -> str:
+        return self._nonce
+
     def get_redirect(self, url: str):
         return _Redirect(url)
 
@@ -340,15 +342,62 @@ class _Launch(MessageLaunch):
 # --- login and launch -----------------------------------------------------------------------------------------------
 
 
-def login_redirect(params: Mapping[str, str], registry: Registry, launch_url: str, *, secure: bool) -> str:
+class LoginStates:
+    """Each login's state and nonce, made by webnb and kept nowhere. The state is signed with the app's secret key
+    and says which platform the login is for, where it leads and until when; the nonce is the state's HMAC, so that
+    the two are bound together without a row. Logins cost no storage, however many anyone sends: only a launch that
+    passed every check keeps its state (:meth:`Registry.use_login`), once, which is what refuses a replay."""
+
+    def __init__(self, secret_key: str | bytes, *, clock=None):
+        key = secret_key.encode() if isinstance(secret_key, str) else secret_key
+        self._serializer = URLSafeSerializer(key, salt="webnb lti login state")
+        self._nonce_key = hmac.new(key, b"webnb lti login nonce", hashlib.sha256).digest()
+        self.clock = clock or (lambda: datetime.now(timezone.utc))
+
+    def issue(self, platform_id: int, target_link_uri: str) -> tuple[str, str]:
+        """A new login's (state, nonce), for ``LOGIN_MINUTES``."""
+        expires = self.clock() + timedelta(minutes=LOGIN_MINUTES)
+        token = self._serializer.dumps([platform_id, target_link_uri, int(expires.timestamp()), secrets.token_hex(16)])
+        state = STATE_PREFIX + token
+        return state, self._nonce_of(state)
+
+    def read(self, state: str | None) -> Login:
+        """The login a launch's ``state`` answers; raises :class:`LaunchRefused` (check "state") for a state webnb
+        did not sign, or one older than ``LOGIN_MINUTES``."""
+        if not state:
+            raise LaunchRefused("state", "the launch carries no state.")
+        try:
+            platform, target_link_uri, expires, _ = self._serializer.loads(state.removeprefix(STATE_PREFIX))
+            expires_at = datetime.fromtimestamp(expires, timezone.utc)
+        except (BadData, ValueError, TypeError, OverflowError):
+            raise LaunchRefused("state", "webnb began no login with this state.") from None
+        if expires_at < self.clock():
+            raise LaunchRefused("state", "the login began more than ten minutes ago; launch again from the course.")
+        return Login(state, self._nonce_of(state), platform, target_link_uri, expires_at)
+
+    def _nonce_of(self, state: str) -> str:
+        return hmac.new(self._nonce_key, state.encode(), hashlib.sha256).hexdigest()
+
+
+STATE_PREFIX = "state-"  # what the library writes before a state
+# A target link longer than this is no address of webnb's; it would make the state (and the platform's address) long.
+MAX_TARGET_LINK = 2048
+
+
+def login_redirect(params: Mapping[str, str], registry: Registry, states: LoginStates, launch_url: str, *,
+                   secure: bool) -> str:
     """Where to send the browser for the platform's login that ``params`` began (OIDC third-party initiated login):
-    the platform's login address with webnb's state and nonce, which are kept on the server. Raises
+    the platform's login address with webnb's signed state and its nonce; nothing is stored. Raises
     :class:`LaunchRefused` for a login webnb cannot answer."""
     issuer, hint = params.get("iss"), params.get("login_hint")
     if not issuer:
         raise LaunchRefused("registration", "the login names no issuer (iss).")
     if not hint:
         raise LaunchRefused("login hint", "the login carries no login_hint for the platform.")
+    target = params.get("target_link_uri") or launch_url
+    if len(target) > MAX_TARGET_LINK:
+        raise LaunchRefused("target link", f"the login's target_link_uri is {len(target):,} characters long; an "
+                                           f"address of webnb's is at most {MAX_TARGET_LINK:,}.")
     platform = registry.find(issuer, params.get("client_id") or None)
     if platform is None:
         which = f"client id {params['client_id']!r} at " if params.get("client_id") else ""
@@ -358,19 +407,18 @@ def login_redirect(params: Mapping[str, str], registry: Registry, launch_url: st
     if deployment and deployment not in platform.deployments:
         raise LaunchRefused("deployment", f"the deployment {deployment!r} is not registered with webnb.")
     request = _Params(params, secure)
-    logins = _LoginsOnTheServer(request, registry, platform)
-    login = _Login(request, _Registrations(registry), session_service=logins, cookie_service=_NoCookies())
-    login.pass_params_to_launch({"target_link_uri": params.get("target_link_uri") or launch_url})
+    login = _Login(request, _Registrations(registry), *states.issue(platform.id, target))
     try:
         return login.get_redirect_object(launch_url).get_redirect_url()
     except OIDCException as error:
         raise LaunchRefused("registration", str(error)) from error
 
 
-def validate_launch(params: Mapping[str, str], registry: Registry, keysets: KeySets, *, secure: bool) -> Launch:
-    """The launch ``params`` (``id_token`` and ``state``) checked as :data:`CHECKS` lists; the login is marked used
+def validate_launch(params: Mapping[str, str], registry: Registry, states: LoginStates, keysets: KeySets, *,
+                    secure: bool) -> Launch:
+    """The launch ``params`` (``id_token`` and ``state``) checked as :data:`CHECKS` lists; the login is kept as used
     only when every check passed, so that a refused launch changes nothing. Raises :class:`LaunchRefused`."""
-    login = _login_of(params.get("state"), registry)
+    login = states.read(params.get("state"))
     platform = registry.platform(login.platform)
     if platform is None:
         raise LaunchRefused("registration", "the platform of this login is no longer registered.")
@@ -392,7 +440,7 @@ def validate_launch(params: Mapping[str, str], registry: Registry, keysets: KeyS
     if message_type not in (RESOURCE_LINK_REQUEST, DEEP_LINKING_REQUEST):
         raise LaunchRefused("message", f"webnb takes launches of a resource link ({RESOURCE_LINK_REQUEST}) and "
                                        f"requests to choose one ({DEEP_LINKING_REQUEST}), not {message_type!r}.")
-    if not registry.finish_login(login.state):
+    if not registry.use_login(login):
         raise LaunchRefused("nonce", "this launch was used already: a token is good for one launch.")
     custom = body.get(CLAIM + "custom") or {}
     return Launch(
@@ -612,19 +660,6 @@ def deep_link_answer(registry: Registry, choice: DeepLinking, link: LessonLink) 
     if link.score_maximum is not None:
         resource.set_lineitem(LineItem().set_score_maximum(link.score_maximum).set_label(link.title).set_tag("webnb"))
     return DeepLink(registration, choice.deployment_id, choice.settings).get_response_jwt([resource])
-
-
-def _login_of(state: str | None, registry: Registry) -> Login:
-    if not state:
-        raise LaunchRefused("state", "the launch carries no state.")
-    login = registry.login(state)
-    if login is None:
-        raise LaunchRefused("state", "webnb began no login with this state.")
-    if login.used:
-        raise LaunchRefused("nonce", "this launch was used already: a token is good for one launch.")
-    if login.expires_at < datetime.now(timezone.utc):
-        raise LaunchRefused("state", "the login began more than ten minutes ago; launch again from the course.")
-    return login
 
 
 def _check(name: str, step) -> None:

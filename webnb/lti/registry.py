@@ -1,6 +1,6 @@
 """What webnb keeps of the LMSs that launch it (LTI 1.3), in the app's database: the platforms and their deployments,
-webnb's own keys, the logins in flight, the workspace of each launched user, and the tickets that open a launch in a
-window of its own. SQLAlchemy Core, every value a bound parameter, as in webnb/store/database.py.
+webnb's own keys, the logins that launches used, the workspace of each launched user, and the tickets that open a
+launch in a window of its own. SQLAlchemy Core, every value a bound parameter, as in webnb/store/database.py.
 
 Nothing here knows the LTI library: webnb/lti/adapter.py reads these records for it. The tables' history is revision
 0008 (webnb/store/migrations/versions/0008_lti.py).
@@ -59,7 +59,8 @@ keys = sa.Table(
 logins = sa.Table(
     "lti_logins",
     metadata,
-    # Kept on the server, so that a launch in an iframe needs no cookie; marked used by the launch that passed.
+    # The logins that a launch used, each once: a row is written by a launch that passed every check (a login
+    # itself is signed and kept nowhere, webnb/lti/adapter.py), and a second launch with the same state is a replay.
     sa.Column("state", sa.Text, primary_key=True),
     sa.Column("nonce", sa.Text, nullable=False),
     sa.Column("platform", sa.Integer, sa.ForeignKey("lti_platforms.id", ondelete="CASCADE"), nullable=False),
@@ -133,15 +134,14 @@ class Platform:
 
 @dataclass(frozen=True)
 class Login:
-    """A login the platform began: the ``state`` and ``nonce`` webnb sent, for ``platform``, and whether a launch
-    used it already."""
+    """A login the platform began, as its signed ``state`` says (webnb/lti/adapter.py, ``LoginStates``): the
+    ``nonce`` webnb sent with it, for ``platform``, until ``expires_at``."""
 
     state: str
     nonce: str
     platform: int
     target_link_uri: str
     expires_at: datetime
-    used: bool
 
 
 @dataclass(frozen=True)
@@ -332,36 +332,18 @@ class Registry:
                 return False
             return connection.execute(keys.delete().where(keys.c.kid == kid)).rowcount > 0
 
-    # --- logins in flight ---------------------------------------------------------------------------------------
+    # --- logins used ---------------------------------------------------------------------------------------------
 
-    def begin_login(self, platform_id: int, state: str, nonce: str, target_link_uri: str, *,
-                    now: datetime | None = None) -> Login:
-        """Keep a login webnb sends to the platform (its ``state`` and ``nonce``) for ``LOGIN_MINUTES``."""
+    def use_login(self, login: Login, *, now: datetime | None = None) -> bool:
+        """Keep that a launch used ``login``, once: False if one did already (a replay). Only a launch that passed
+        every other check comes here, so a row stands for a real launch; a login itself keeps nothing."""
         now = now or _now()
-        login = Login(state=state, nonce=nonce, platform=platform_id, target_link_uri=target_link_uri,
-                      expires_at=now + timedelta(minutes=LOGIN_MINUTES), used=False)
         with self.storage.writing() as connection:
-            # The logins of a day ago are of no use to anyone: they go as new ones come.
+            # A used login that has expired cannot be replayed (its state says so): they go as new ones come.
             connection.execute(logins.delete().where(logins.c.expires_at < now - timedelta(days=1)))
-            connection.execute(logins.insert().values(
-                state=login.state, nonce=login.nonce, platform=login.platform,
-                target_link_uri=login.target_link_uri, expires_at=login.expires_at))
-        return login
-
-    def login(self, state: str) -> Login | None:
-        with self.storage.engine.connect() as connection:
-            row = connection.execute(sa.select(logins).where(logins.c.state == state)).mappings().first()
-        if row is None:
-            return None
-        return Login(row["state"], row["nonce"], row["platform"], row["target_link_uri"], as_utc(row["expires_at"]),
-                     row["used_at"] is not None)
-
-    def finish_login(self, state: str, *, now: datetime | None = None) -> bool:
-        """Mark the login used, once: False if a launch used it already (a replay that came at the same moment)."""
-        with self.storage.writing() as connection:
-            marked = connection.execute(logins.update().where(logins.c.state == state, logins.c.used_at.is_(None))
-                                        .values(used_at=now or _now()))
-            return marked.rowcount == 1
+            return insert_ignoring_duplicate(connection, logins, "state", {
+                "state": login.state, "nonce": login.nonce, "platform": login.platform,
+                "target_link_uri": login.target_link_uri, "expires_at": login.expires_at, "used_at": now})
 
     # --- launched users -----------------------------------------------------------------------------------------
 

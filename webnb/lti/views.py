@@ -46,7 +46,7 @@ bp = Blueprint("lti", __name__, url_prefix="/lti")
 # What the login and the launch read of the platform's request; nothing else of it is looked at.
 LOGIN_PARAMETERS = ("iss", "login_hint", "target_link_uri", "lti_message_hint", "client_id", "lti_deployment_id")
 # A launch refused for these is malformed (400); for the others, not trusted (403).
-MALFORMED = frozenset({"format", "message", "login hint"})
+MALFORMED = frozenset({"format", "message", "login hint", "target link"})
 YES = ("1", "true", "yes", "on")
 
 
@@ -64,7 +64,7 @@ def login_key() -> str:
 def login():
     params = {name: request.values[name] for name in LOGIN_PARAMETERS if name in request.values}
     try:
-        location = login_redirect(params, lti().registry, url_for("lti.launch", _external=True),
+        location = login_redirect(params, lti().registry, lti().logins, url_for("lti.launch", _external=True),
                                   secure=request.is_secure)
     except LaunchRefused as refused:
         return _refused(refused, "login")
@@ -75,7 +75,7 @@ def login():
 def launch():
     params = {name: request.form[name] for name in ("id_token", "state") if name in request.form}
     try:
-        launched = validate_launch(params, lti().registry, lti().keysets, secure=request.is_secure)
+        launched = validate_launch(params, lti().registry, lti().logins, lti().keysets, secure=request.is_secure)
     except LaunchRefused as refused:
         return _refused(refused, "launch")
     registry = lti().registry
