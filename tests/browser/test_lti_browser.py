@@ -217,3 +217,45 @@ def test_the_instructors_pages_fit_a_projector_and_a_phone(hosted_webnb, new_bro
             expect(page.locator("#activity-grade")).to_contain_text("10 of 10 · on its way to your course")
             fits("activity")
             assert browsing.errors == []
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_question_on_twenty_classes_fits_a_projector_and_a_phone(hosted_webnb, new_browsing, shot, size):
+    """A student's question of its own on a lesson with 20 Newsgroups' twenty classes (long names): the question,
+    the answer and the grade fit the screen, and the class it asks for is named as the corpus names it."""
+    from webnb.engine.shared.corpus import Corpus
+    from webnb.lesson.state import counting_options
+    from webnb.store.database import PublishedCorpus
+
+    from .test_first_screen import NEWSGROUPS
+
+    corpus = Corpus.from_pairs([(group, f"{group.replace('.', ' ')} post {n}") for group in NEWSGROUPS
+                                for n in range(3)], name="Twenty groups")
+    presets = (("model", "multinomial"), ("alpha", "1"))
+    hosted_webnb.extensions["webnb"]["catalog"].publish(
+        [PublishedCorpus("twenty-groups", "Twenty groups", "", "test", presets, corpus)],
+        [counting_options(presets, len(corpus))])
+    with serving(hosted_webnb) as webnb_url:
+        tool = webnb_url.replace("://127.0.0.1:", "://localhost:")
+        platform = LivePlatform("http://127.0.0.1:0", tool)
+        with serving(platform) as platform_url:
+            platform.issuer = platform_url
+            platform.install(hosted_webnb)
+            platform.next_claims = platform.grading_claims(custom={
+                "score_maximum": "10", "lesson": "/corpora/twenty-groups/inference?model=multinomial&alpha=1",
+                "question": "challenge:class:comp.os.ms-windows.misc"})
+            browsing = new_browsing()
+            page = browsing.new_page()
+            page.set_viewport_size(SIZES[size])
+            page.goto(platform_url + "/start")
+            page.wait_for_url(re.compile(r"/lti/activity$"))
+            expect(page.get_by_role("heading", name="Type a review that the model classifies as "
+                                                    "comp.os.ms-windows.misc.")).to_be_visible()
+            page.get_by_label("Your review").fill("windows misc")
+            page.get_by_role("button", name="Send").click()
+            expect(page.locator("#own-answer .answer-success")).to_be_visible()
+            expect(page.locator("#activity-grade")).to_contain_text("10 of 10 · on its way to your course")
+            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+            assert axe_problems(page, "", "twenty classes") == []
+            shot(page, f"lti-activity-twenty-classes-{size}")
+            assert browsing.errors == []
