@@ -82,9 +82,9 @@ def hosted_webnb(tmp_path):
 
 
 @contextmanager
-def in_a_course(app, new_browsing, **claims):
-    """The fake LMS's course page, holding webnb in an iframe with third-party cookies blocked, launched with
-    ``claims`` (else the lesson's): (the page, its browsing context, webnb's address as the iframe's site)."""
+def an_lms_and_webnb(app):
+    """webnb served at http://localhost:PORT and the fake LMS at http://127.0.0.1:PORT (two sites), the LMS
+    registered with webnb: (webnb's address, the LMS, the LMS's address)."""
     with serving(app) as webnb_url:
         tool = webnb_url.replace("://127.0.0.1:", "://localhost:")
         platform = LivePlatform("http://127.0.0.1:0", tool)  # the port is known once it is served
@@ -92,16 +92,24 @@ def in_a_course(app, new_browsing, **claims):
             platform.issuer = platform_url
             platform.install(app)
             app.extensions["webnb_lti"].frame_origins.forget()
-            if claims:
-                platform.next_claims = claims
-            browsing = new_browsing()
-            page = browsing.new_page()
-            controls = browsing.context.new_cdp_session(page)
-            controls.send("Network.setCookieControls", {
-                "enableThirdPartyCookieRestriction": True, "disableThirdPartyCookieMetadata": True,
-                "disableThirdPartyCookieHeuristics": True})
-            page.goto(platform_url + "/course")
-            yield page, browsing, tool
+            yield tool, platform, platform_url
+
+
+@contextmanager
+def in_a_course(app, new_browsing, **claims):
+    """The fake LMS's course page, holding webnb in an iframe with third-party cookies blocked, launched with
+    ``claims`` (else the lesson's): (the page, its browsing context, webnb's address as the iframe's site)."""
+    with an_lms_and_webnb(app) as (tool, platform, platform_url):
+        if claims:
+            platform.next_claims = claims
+        browsing = new_browsing()
+        page = browsing.new_page()
+        controls = browsing.context.new_cdp_session(page)
+        controls.send("Network.setCookieControls", {
+            "enableThirdPartyCookieRestriction": True, "disableThirdPartyCookieMetadata": True,
+            "disableThirdPartyCookieHeuristics": True})
+        page.goto(platform_url + "/course")
+        yield page, browsing, tool
 
 
 def test_a_launch_in_the_lmss_iframe_with_third_party_cookies_blocked_lands_on_the_lesson(
@@ -162,61 +170,61 @@ def test_a_question_of_its_own_in_the_lmss_iframe_shows_to_read_and_is_answered_
 SIZES = {"projector": {"width": 1024, "height": 768}, "phone": {"width": 390, "height": 844}}
 
 
+def answered_in_full(page, review: str) -> None:
+    """Send ``review`` as the answer to the question on ``page``, which meets it: full points, on their way."""
+    page.get_by_label("Your review").fill(review)
+    page.get_by_role("button", name="Send").click()
+    expect(page.locator("#own-answer .answer-success")).to_be_visible()
+    expect(page.locator("#activity-grade")).to_contain_text("10 of 10 · on its way to your course")
+
+
 @pytest.mark.parametrize("size", list(SIZES))
 def test_the_instructors_pages_fit_a_projector_and_a_phone(hosted_webnb, new_browsing, shot, size):
     """The picker (deep linking), the grades and the members of a course, at 1024 × 768 and on a 390 × 844 phone:
     nothing wider than the screen, the members' names escaped."""
     from lti_platform import INSTRUCTOR
 
-    with serving(hosted_webnb) as webnb_url:
-        tool = webnb_url.replace("://127.0.0.1:", "://localhost:")
-        platform = LivePlatform("http://127.0.0.1:0", tool)
-        with serving(platform) as platform_url:
-            platform.issuer = platform_url
-            platform.install(hosted_webnb)
-            platform.members = [{"user_id": f"student-{n}", "name": f"Student <{n}> with a rather long name",
-                                 "roles": ["http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"]}
-                                for n in range(1, 6)]
-            browsing = new_browsing()
-            page = browsing.new_page()
-            page.set_viewport_size(SIZES[size])
+    with an_lms_and_webnb(hosted_webnb) as (tool, platform, platform_url):
+        platform.members = [{"user_id": f"student-{n}", "name": f"Student <{n}> with a rather long name",
+                             "roles": ["http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"]}
+                            for n in range(1, 6)]
+        browsing = new_browsing()
+        page = browsing.new_page()
+        page.set_viewport_size(SIZES[size])
 
-            def launched(**claims):  # a launch in a window of its own (top level)
-                platform.next_claims = claims
-                page.goto(platform_url + "/start")
-                page.wait_for_url(re.compile(r"^" + re.escape(tool)))
+        def launched(**claims):  # a launch in a window of its own (top level)
+            platform.next_claims = claims
+            page.goto(platform_url + "/start")
+            page.wait_for_url(re.compile(r"^" + re.escape(tool)))
 
-            def fits(name: str) -> None:
-                assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), name
-                assert axe_problems(page, "", name) == []  # no serious problem, contrast ≥ 4.5 : 1
-                shot(page, f"lti-{name}-{size}")
+        def fits(name: str) -> None:
+            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), name
+            assert axe_problems(page, "", name) == []  # no serious problem, contrast ≥ 4.5 : 1
+            shot(page, f"lti-{name}-{size}")
 
-            launched(**platform.deep_linking_claims())
-            expect(page.get_by_role("heading", name="Choose a lesson for your course")).to_be_visible()
-            fits("picker")
-            # The instructor of a graded question of its own: the header links the question, the members, the grades.
-            launched(sub="teacher-1", roles=[INSTRUCTOR], **platform.roster_claims(), **platform.grading_claims(
-                custom={"score_maximum": "10", "lesson": "/corpora/spam-ham/evaluation", "question": "tune"}))
-            expect(page.locator(".site-nav a")).to_have_text(["Corpora", "Question", "Course members", "Grades"])
-            page.goto(tool + "/lti/roster")
-            expect(page.locator("table.lti-roster tbody tr")).to_have_count(5)
-            expect(page.locator("table.lti-roster tbody tr").first).to_contain_text("Student <1> with a rather")
-            fits("roster")
-            page.goto(tool + "/lti/grades")
-            expect(page.locator(".lti-grade-counts")).to_have_text("0 sent · 0 waiting · 0 failed")
-            fits("grades")
-            # A student's graded question of its own: answered, graded, and said so.
-            launched(**platform.grading_claims(custom={
-                "score_maximum": "10", "lesson": "/corpora/match-reviews/inference?model=multinomial&alpha=1",
-                "question": "challenge:class:positive"}))
-            expect(page.get_by_role("heading", name="Type a review that the model classifies as positive.")
-                   ).to_be_visible()
-            page.get_by_label("Your review").fill("brilliant match")
-            page.get_by_role("button", name="Send").click()
-            expect(page.locator("#own-answer .answer-success")).to_be_visible()
-            expect(page.locator("#activity-grade")).to_contain_text("10 of 10 · on its way to your course")
-            fits("activity")
-            assert browsing.errors == []
+        launched(**platform.deep_linking_claims())
+        expect(page.get_by_role("heading", name="Choose a lesson for your course")).to_be_visible()
+        fits("picker")
+        # The instructor of a graded question of its own: the header links the question, the members, the grades.
+        launched(sub="teacher-1", roles=[INSTRUCTOR], **platform.roster_claims(), **platform.grading_claims(
+            custom={"score_maximum": "10", "lesson": "/corpora/spam-ham/evaluation", "question": "tune"}))
+        expect(page.locator(".site-nav a")).to_have_text(["Corpora", "Question", "Course members", "Grades"])
+        page.goto(tool + "/lti/roster")
+        expect(page.locator("table.lti-roster tbody tr")).to_have_count(5)
+        expect(page.locator("table.lti-roster tbody tr").first).to_contain_text("Student <1> with a rather")
+        fits("roster")
+        page.goto(tool + "/lti/grades")
+        expect(page.locator(".lti-grade-counts")).to_have_text("0 sent · 0 waiting · 0 failed")
+        fits("grades")
+        # A student's graded question of its own: answered, graded, and said so.
+        launched(**platform.grading_claims(custom={
+            "score_maximum": "10", "lesson": "/corpora/match-reviews/inference?model=multinomial&alpha=1",
+            "question": "challenge:class:positive"}))
+        expect(page.get_by_role("heading", name="Type a review that the model classifies as positive.")
+               ).to_be_visible()
+        answered_in_full(page, "brilliant match")
+        fits("activity")
+        assert browsing.errors == []
 
 
 @pytest.mark.parametrize("size", list(SIZES))
@@ -235,27 +243,19 @@ def test_a_question_on_twenty_classes_fits_a_projector_and_a_phone(hosted_webnb,
     hosted_webnb.extensions["webnb"]["catalog"].publish(
         [PublishedCorpus("twenty-groups", "Twenty groups", "", "test", presets, corpus)],
         [counting_options(presets, len(corpus))])
-    with serving(hosted_webnb) as webnb_url:
-        tool = webnb_url.replace("://127.0.0.1:", "://localhost:")
-        platform = LivePlatform("http://127.0.0.1:0", tool)
-        with serving(platform) as platform_url:
-            platform.issuer = platform_url
-            platform.install(hosted_webnb)
-            platform.next_claims = platform.grading_claims(custom={
-                "score_maximum": "10", "lesson": "/corpora/twenty-groups/inference?model=multinomial&alpha=1",
-                "question": "challenge:class:comp.os.ms-windows.misc"})
-            browsing = new_browsing()
-            page = browsing.new_page()
-            page.set_viewport_size(SIZES[size])
-            page.goto(platform_url + "/start")
-            page.wait_for_url(re.compile(r"/lti/activity$"))
-            expect(page.get_by_role("heading", name="Type a review that the model classifies as "
-                                                    "comp.os.ms-windows.misc.")).to_be_visible()
-            page.get_by_label("Your review").fill("windows misc")
-            page.get_by_role("button", name="Send").click()
-            expect(page.locator("#own-answer .answer-success")).to_be_visible()
-            expect(page.locator("#activity-grade")).to_contain_text("10 of 10 · on its way to your course")
-            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
-            assert axe_problems(page, "", "twenty classes") == []
-            shot(page, f"lti-activity-twenty-classes-{size}")
-            assert browsing.errors == []
+    with an_lms_and_webnb(hosted_webnb) as (tool, platform, platform_url):
+        platform.next_claims = platform.grading_claims(custom={
+            "score_maximum": "10", "lesson": "/corpora/twenty-groups/inference?model=multinomial&alpha=1",
+            "question": "challenge:class:comp.os.ms-windows.misc"})
+        browsing = new_browsing()
+        page = browsing.new_page()
+        page.set_viewport_size(SIZES[size])
+        page.goto(platform_url + "/start")
+        page.wait_for_url(re.compile(r"/lti/activity$"))
+        expect(page.get_by_role("heading", name="Type a review that the model classifies as "
+                                                "comp.os.ms-windows.misc.")).to_be_visible()
+        answered_in_full(page, "windows misc")
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        assert axe_problems(page, "", "twenty classes") == []
+        shot(page, f"lti-activity-twenty-classes-{size}")
+        assert browsing.errors == []

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta, timezone
 
 import sqlalchemy as sa
 
-from webnb.store.database import Storage, as_utc, insert_ignoring_duplicate, metadata
+from webnb.store.database import Storage, as_utc, insert_ignoring_duplicate, metadata, moment
 
 # A login the platform began must come back as a launch within this time (the platform redirects at once).
 LOGIN_MINUTES = 10
@@ -35,7 +35,7 @@ platforms = sa.Table(
     sa.Column("login_url", sa.Text, nullable=False),
     sa.Column("token_url", sa.Text, nullable=False),
     sa.Column("keyset_url", sa.Text, nullable=False),
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    moment("created_at"),
     sa.UniqueConstraint("issuer", "client_id", name="lti_platforms_issuer_client"),
 )
 
@@ -53,7 +53,7 @@ keys = sa.Table(
     # key set before a rotation still verifies what was signed with them.
     sa.Column("kid", sa.Text, primary_key=True),
     sa.Column("private_pem", sa.Text, nullable=False),
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    moment("created_at"),
 )
 
 logins = sa.Table(
@@ -65,8 +65,8 @@ logins = sa.Table(
     sa.Column("nonce", sa.Text, nullable=False),
     sa.Column("platform", sa.Integer, sa.ForeignKey("lti_platforms.id", ondelete="CASCADE"), nullable=False),
     sa.Column("target_link_uri", sa.Text, nullable=False),
-    sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
-    sa.Column("used_at", sa.DateTime(timezone=True), nullable=True),
+    moment("expires_at"),
+    moment("used_at", nullable=True),
 )
 
 users = sa.Table(
@@ -76,8 +76,8 @@ users = sa.Table(
     sa.Column("deployment_id", sa.Text, primary_key=True),
     sa.Column("subject", sa.Text, primary_key=True),  # the id_token's ``sub``
     sa.Column("workspace", sa.Text, nullable=False, unique=True),
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-    sa.Column("last_launch_at", sa.DateTime(timezone=True), nullable=False),
+    moment("created_at"),
+    moment("last_launch_at"),
     # Their last launch's platform, gradebook column (AGS line item), its maximum and course: what their answers grade.
     sa.Column("platform", sa.Integer, nullable=True),
     sa.Column("lineitem", sa.Text, nullable=True),
@@ -97,10 +97,10 @@ scores = sa.Table(
     sa.Column("workspace", sa.Text, nullable=False),
     sa.Column("score_given", sa.Float, nullable=False),
     sa.Column("score_maximum", sa.Float, nullable=False),
-    sa.Column("scored_at", sa.DateTime(timezone=True), nullable=False),
+    moment("scored_at"),
     sa.Column("state", sa.Text, nullable=False),  # waiting, sent or failed
     sa.Column("tries", sa.Integer, nullable=False),
-    sa.Column("next_try_at", sa.DateTime(timezone=True), nullable=True),
+    moment("next_try_at", nullable=True),
     sa.Column("last_error", sa.Text, nullable=True),
     sa.UniqueConstraint("platform", "subject", "lineitem", name="lti_scores_student_lineitem"),
 )
@@ -114,8 +114,8 @@ tickets = sa.Table(
     sa.Column("ticket_hash", sa.Text, primary_key=True),
     sa.Column("kind", sa.Text, nullable=False),
     sa.Column("payload", sa.Text, nullable=False),  # JSON
-    sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
-    sa.Column("used_at", sa.DateTime(timezone=True), nullable=True),
+    moment("expires_at"),
+    moment("used_at", nullable=True),
 )
 
 

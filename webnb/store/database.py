@@ -38,6 +38,13 @@ BATCH_SIZE = 1000  # documents per executemany
 
 metadata = sa.MetaData()
 
+
+def moment(name: str, *, nullable: bool = False) -> sa.Column:
+    """A column of moments in time, each kept with its time zone (UTC), as every moment webnb keeps is (read back
+    through :func:`as_utc`)."""
+    return sa.Column(name, sa.DateTime(timezone=True), nullable=nullable)
+
+
 contents = sa.Table(
     "contents",
     metadata,
@@ -47,7 +54,7 @@ contents = sa.Table(
     sa.Column("n_characters", sa.BigInteger, nullable=False),
     sa.Column("n_bytes", sa.BigInteger, nullable=False),  # stored_size()
     sa.Column("classes", sa.Text, nullable=False),  # a JSON list of the sorted distinct labels
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    moment("created_at"),
 )
 
 corpora = sa.Table(
@@ -56,7 +63,7 @@ corpora = sa.Table(
     sa.Column("id", sa.Text, primary_key=True),
     sa.Column("name", sa.Text, nullable=False),
     sa.Column("source", sa.Text, nullable=False),
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    moment("created_at"),
     sa.Column("n_documents", sa.Integer, nullable=False),
     sa.Column("classes", sa.Text, nullable=False),  # a JSON list of the sorted distinct labels
     # The hosted mode's anonymous workspace that owns the corpus; NULL for a corpus added in local mode.
@@ -92,7 +99,7 @@ class_corpora = sa.Table(
     sa.Column("presets", sa.Text, nullable=False),
     sa.Column("n_documents", sa.Integer, nullable=False),
     sa.Column("class_counts", sa.Text, nullable=False),  # a JSON object: documents per label, labels sorted
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    moment("created_at"),
     sa.Column("content", sa.Text, sa.ForeignKey("contents.hash"), nullable=False),
     sa.Index("ix_class_corpora_content", "content"),
 )
@@ -118,7 +125,7 @@ counts = sa.Table(
     sa.Column("content", sa.Text, sa.ForeignKey("contents.hash", ondelete="CASCADE"), primary_key=True),
     sa.Column("options", sa.Text, primary_key=True),
     sa.Column("state", sa.Text, nullable=False),
-    sa.Column("claimed_at", sa.DateTime(timezone=True), nullable=False),
+    moment("claimed_at"),
     sa.Column("builds", sa.Integer, nullable=False, server_default="0"),  # times any process counted it
     sa.Column("n_words", sa.Integer, nullable=True),
     sa.Column("vocabulary", sa.LargeBinary, nullable=True),
@@ -126,7 +133,7 @@ counts = sa.Table(
     sa.Column("matrix", sa.LargeBinary, nullable=True),  # the document × word counts and each document's class
     sa.Column("n_bytes", sa.BigInteger, nullable=True),
     # When a process last loaded or saved it: only the most recently used few per content are kept (migration 0004).
-    sa.Column("used_at", sa.DateTime(timezone=True), nullable=True),
+    moment("used_at", nullable=True),
 )
 # Counted data of one content under this many sets of options at most (a set of 20 Newsgroups' four groups with
 # bigrams takes 4.6 MB): whoever varies an option without end replaces the least recently used set, and the
@@ -142,7 +149,7 @@ shares = sa.Table(
     # An unguessable token (128 random bits) that lets anyone holding the link copy the corpus into their workspace.
     sa.Column("token", sa.Text, primary_key=True),
     sa.Column("corpus_id", sa.Text, sa.ForeignKey("corpora.id", ondelete="CASCADE"), nullable=False),
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    moment("created_at"),
 )
 
 
@@ -159,10 +166,10 @@ jobs = sa.Table(
     sa.Column("state", sa.Text, nullable=False),
     sa.Column("result_url", sa.Text, nullable=True),
     sa.Column("error", sa.Text, nullable=True),
-    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+    moment("updated_at"),
     # When a worker took the job (None: waiting still, or written before migration 0007): for the estimate of the
     # time left on any process's progress page.
-    sa.Column("started_at", sa.DateTime(timezone=True), nullable=True),
+    moment("started_at", nullable=True),
 )
 JOB_FIELDS = ("workspace", "title", "unit", "done", "total", "state", "result_url", "error", "started_at")
 
@@ -173,9 +180,9 @@ workspaces = sa.Table(
     # A hosted-mode workspace that has stored a corpus (one that never stored anything has no row: it costs
     # nothing). Corpora name their workspace without a foreign key: rows of older versions have none.
     sa.Column("id", sa.Text, primary_key=True),
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    moment("created_at"),
     # Updated at most about once an hour while the workspace is used; ``webnb cleanup`` removes the idle ones.
-    sa.Column("last_seen_at", sa.DateTime(timezone=True), nullable=False),
+    moment("last_seen_at"),
     # A keyed hash of the client address that first stored in it (never the address itself), for the operator.
     sa.Column("created_by", sa.Text, nullable=True),
     sa.Index("ix_workspaces_last_seen_at", "last_seen_at"),
@@ -193,9 +200,9 @@ classes = sa.Table(
     sa.Column("corpus_id", sa.Text, nullable=False),
     sa.Column("presets", sa.Text, nullable=False),  # a JSON object of address parameters and their texts, in order
     sa.Column("state", sa.Text, nullable=False),
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-    sa.Column("ends_at", sa.DateTime(timezone=True), nullable=False),  # when it ends by itself (``--hours``)
-    sa.Column("ended_at", sa.DateTime(timezone=True), nullable=True),  # when the lecturer ended it, if they did
+    moment("created_at"),
+    moment("ends_at"),  # when it ends by itself (``--hours``)
+    moment("ended_at", nullable=True),  # when the lecturer ended it, if they did
     sa.Column("state_version", sa.Integer, nullable=False, server_default="0"),
 )
 
@@ -205,7 +212,7 @@ class_members = sa.Table(
     # The workspaces that joined a class (a workspace joins once; joining again keeps the first time).
     sa.Column("code", sa.Text, sa.ForeignKey("classes.code", ondelete="CASCADE"), primary_key=True),
     sa.Column("workspace", sa.Text, primary_key=True),
-    sa.Column("joined_at", sa.DateTime(timezone=True), nullable=False),
+    moment("joined_at"),
 )
 
 class_questions = sa.Table(
@@ -221,8 +228,8 @@ class_questions = sa.Table(
     sa.Column("target", sa.Text, nullable=True),
     sa.Column("address", sa.Text, nullable=False),
     sa.Column("answer", sa.Text, nullable=True),
-    sa.Column("asked_at", sa.DateTime(timezone=True), nullable=False),
-    sa.Column("revealed_at", sa.DateTime(timezone=True), nullable=True),
+    moment("asked_at"),
+    moment("revealed_at", nullable=True),
     sa.UniqueConstraint("code", "number", name="uq_class_questions_code_number"),
 )
 
@@ -240,7 +247,7 @@ class_answers = sa.Table(
     # set to be counted: a tuning answer is stored when it arrives and scored later (webnb/room/questions.py).
     sa.Column("score", sa.Float, nullable=True),
     sa.Column("hidden", sa.Boolean, nullable=False, server_default=sa.false()),  # the lecturer hid it from the reveal
-    sa.Column("answered_at", sa.DateTime(timezone=True), nullable=False),
+    moment("answered_at"),
 )
 
 
@@ -997,7 +1004,7 @@ class Storage:
                 .group_by(corpora.c.workspace)
                 .having(sa.func.max(corpora.c.created_at) < before)
             ).all()
-            idle = sorted(((as_utc(moment), workspace) for workspace, moment in [*seen, *without_row]))
+            idle = sorted(((as_utc(seen_at), workspace) for workspace, seen_at in [*seen, *without_row]))
             return [_contents(connection, workspace, last_seen) for last_seen, workspace in idle]
 
     def remove_workspace(self, workspace: str, idle_before: datetime) -> WorkspaceContents | None:
