@@ -12,6 +12,7 @@ import secrets
 import shutil
 import threading
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -134,6 +135,36 @@ def shared_corpora() -> Path:
     if not SHARED_CORPORA.is_dir():
         skip_unless_ci(f"the shared corpora are not at {SHARED_CORPORA}")
     return SHARED_CORPORA
+
+
+@pytest.fixture(scope="session")
+def sms_spam(shared_corpora):
+    """The SMS Spam Collection (5,574 messages), read once."""
+    from webnb.engine import read_corpus
+
+    return read_corpus(shared_corpora / "sms-spam-collection-v1" / "all.jsonl")
+
+
+@dataclass(frozen=True)
+class HeldOut:
+    """A corpus split as the evaluation page splits it by default: the training part counted, the test part and
+    its matrix over the training vocabulary."""
+
+    train: object  # Corpus
+    test: object  # Corpus
+    training: object  # TrainingSet
+    test_matrix: object  # scipy.sparse matrix
+
+
+@pytest.fixture(scope="session")
+def sms_spam_held_out(sms_spam) -> HeldOut:
+    """The SMS Spam Collection with a quarter held out (stratified, seed 0), counted once."""
+    from webnb.engine import TrainingSet, stratified_split
+
+    train_index, test_index = stratified_split(sms_spam.labels, 0.25, seed=0)
+    train, test = sms_spam.subset(train_index), sms_spam.subset(test_index)
+    training = TrainingSet.build(train)
+    return HeldOut(train, test, training, training.transform(test.texts))
 
 
 def _closing_bodies(app):

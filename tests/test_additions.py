@@ -8,7 +8,7 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from webnb.engine import AnalysisOptions, Corpus, TrainingSet, VocabularyOptions, read_corpus
+from webnb.engine import AnalysisOptions, Corpus, TrainingSet, VocabularyOptions
 from webnb.engine.records.additions import (
     AdditionError,
     add_document,
@@ -268,8 +268,8 @@ def test_incremental_equals_rebuild_on_the_examples(analysis, text):
 
 
 @pytest.mark.corpora
-def test_incremental_equals_rebuild_on_a_shared_corpus(shared_corpora):
-    corpus = read_corpus(shared_corpora / "sms-spam-collection-v1" / "all.jsonl")
+def test_incremental_equals_rebuild_on_a_shared_corpus(sms_spam):
+    corpus = sms_spam
     training = TrainingSet.build(corpus)
     text = "URGENT! zzyzx-prize winner: call 09061701461 now to claim your £900 cash, or text STOP. Quokka."
     incremental = incremental_training_set(training, "spam", text)

@@ -100,8 +100,8 @@ def test_bins_and_ece_agree_with_scikit_learns_multinomial_nb_on_a_built_in_corp
 
 @pytest.mark.corpora
 @pytest.mark.slow
-def test_bins_and_ece_agree_with_scikit_learn_on_the_sms_spam_collection(app, client, shared_corpora):
-    corpus = read_corpus(shared_corpora / "sms-spam-collection-v1" / "all.jsonl")
+def test_bins_and_ece_agree_with_scikit_learn_on_the_sms_spam_collection(app, client, sms_spam):
+    corpus = sms_spam
     corpus_id = app.extensions["webnb"]["catalog"].add(corpus, name="SMS spam", source="test")
     data = twin(client, f"/corpora/{corpus_id}/calibration?model=multinomial&alpha=1")  # counted in its request
     held = hold_out(corpus, test_size=0.25, seed=0)

@@ -10,7 +10,6 @@ from webnb.engine.evaluation.heldout import hold_out, on_test_corpus
 from webnb.engine.evaluation.mistakes import Mistake, misclassified, mistake_pages, snippet
 from webnb.engine.evaluation.scores import ClassScores, Score, evaluate, stratified_split
 from webnb.engine.evaluation.sweep import MarkedSweep
-from webnb.engine.io.readers import read_corpus
 from webnb.engine.records.insights import alpha_sweep
 from webnb.engine.shared.corpus import Corpus, CorpusError
 from webnb.engine.text.training import TrainingSet
@@ -309,8 +308,8 @@ def test_metrics_agree_with_sklearn_on_match_reviews(match_reviews, kind):
 
 @pytest.mark.corpora
 @pytest.mark.parametrize("kind", ["bernoulli", "multinomial"])
-def test_metrics_agree_with_sklearn_on_sms(shared_corpora, kind):
-    corpus = read_corpus(shared_corpora / "sms-spam-collection-v1" / "all.jsonl")
+def test_metrics_agree_with_sklearn_on_sms(sms_spam, kind):
+    corpus = sms_spam
     train, test = stratified_split(corpus.labels, 0.25, seed=0)
     assert len(test) == round(4827 * 0.25) + round(747 * 0.25)
     training = TrainingSet.build(corpus.subset(train))

@@ -21,7 +21,6 @@ from webnb.engine import (
     VocabularyOptions,
     evaluate,
     read_corpus,
-    stratified_split,
 )
 from webnb.engine.records.insights import (
     DEFAULT_ALPHAS,
@@ -246,12 +245,9 @@ def test_sweep_as_plain_data(hand, hand_test):
 
 
 @pytest.mark.corpora
-def test_sweep_equals_sklearn_on_sms(shared_corpora):
-    corpus = read_corpus(shared_corpora / "sms-spam-collection-v1" / "all.jsonl")
-    train_index, test_index = stratified_split(corpus.labels, 0.25, seed=0)
-    train, test = corpus.subset(train_index), corpus.subset(test_index)
-    training = TrainingSet.build(train)
-    matrix = training.transform(test.texts)
+def test_sweep_equals_sklearn_on_sms(sms_spam_held_out):
+    train, test, training, matrix = (sms_spam_held_out.train, sms_spam_held_out.test, sms_spam_held_out.training,
+                                     sms_spam_held_out.test_matrix)
     sweep = alpha_sweep(training, matrix, test.labels, alphas=[0.01, 0.1, 1])
     for point in sweep.points:
         theirs = MultinomialNB(alpha=point.alpha, force_alpha=True).fit(training.matrix, list(train.labels))

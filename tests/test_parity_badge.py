@@ -261,8 +261,8 @@ def test_a_wrong_prediction_disagrees_at_its_document(monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def sms(shared_corpora):
-    corpus = read_corpus(shared_corpora / "sms-spam-collection-v1" / "all.jsonl")
+def sms(sms_spam):
+    corpus = sms_spam
     return TrainingSet.build(corpus), hold_out(corpus, test_size=0.25, seed=0)
 
 

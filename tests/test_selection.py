@@ -8,7 +8,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet, read_corpus
+from webnb.engine import CHINA_JAPAN, Corpus, TrainingSet
 from webnb.engine.text.selection import ContingencyTable, WordClassTables
 
 EXPORT_POULTRY = ContingencyTable(n11=49, n10=27_652, n01=141, n00=774_106)
@@ -67,11 +67,11 @@ def test_every_table_of_china_japan():
 
 
 @pytest.mark.corpora
-def test_both_measures_agree_with_scikit_learn_and_scipy_on_sms_spam(shared_corpora):
+def test_both_measures_agree_with_scikit_learn_and_scipy_on_sms_spam(sms_spam):
     from scipy.stats import chi2_contingency
     from sklearn.metrics import mutual_info_score
 
-    corpus = read_corpus(shared_corpora / "sms-spam-collection-v1" / "all.jsonl")
+    corpus = sms_spam
     training = TrainingSet.build(corpus)
     tables = WordClassTables.of(training.statistics)
     presence = training.matrix.tocsc()
@@ -118,17 +118,13 @@ def test_a_curve_point_refuses_what_it_cannot_draw():
 
 
 @pytest.mark.corpora
-def test_selection_curves_on_sms_spam_agree_with_scikit_learn_on_the_same_words(shared_corpora):
+def test_selection_curves_on_sms_spam_agree_with_scikit_learn_on_the_same_words(sms_spam_held_out):
     from sklearn.naive_bayes import MultinomialNB
 
-    from webnb.engine import stratified_split
     from webnb.engine.text.selection import selection_curves
 
-    corpus = read_corpus(shared_corpora / "sms-spam-collection-v1" / "all.jsonl")
-    train_index, test_index = stratified_split(corpus.labels, 0.25, seed=0)
-    train, test = corpus.subset(train_index), corpus.subset(test_index)
-    training = TrainingSet.build(train)
-    test_matrix = training.transform(test.texts)
+    train, test, training, test_matrix = (sms_spam_held_out.train, sms_spam_held_out.test,
+                                          sms_spam_held_out.training, sms_spam_held_out.test_matrix)
     sizes = (10, 100, 1000, len(training.vocabulary))
     curves = selection_curves(training.statistics, test_matrix, test.labels, sizes)
     tables = WordClassTables.of(training.statistics)
