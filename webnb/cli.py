@@ -209,6 +209,13 @@ def _add_command(commands, name: str, *, help: str, description: str, examples: 
                                formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
+def _add_actions(commands, name: str, *, help: str, description: str, examples: str):
+    """A command made of actions (``webnb NAME ACTION``), as :func:`_add_command` writes its help: where its
+    actions are added, one required."""
+    command = _add_command(commands, name, help=help, description=description, examples=examples)
+    return command.add_subparsers(dest="action", required=True)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="webnb", description="Naive Bayes on texts and tables of numbers, every number shown."
@@ -282,7 +289,7 @@ def build_parser() -> argparse.ArgumentParser:
     cleanup.add_argument("--dry-run", action="store_true", help="list what would be removed, remove nothing")
     _add_corpora_commands(commands)
     _add_class_commands(commands)
-    lti_commands.add_commands(commands, _add_command)
+    lti_commands.add_commands(commands, _add_command, _add_actions)
     return parser
 
 
@@ -325,13 +332,12 @@ def _add_preset_options(parser: argparse.ArgumentParser, title: str) -> None:
 
 
 def _add_corpora_commands(commands) -> None:
-    corpora = _add_command(
+    actions = _add_actions(
         commands, "corpora", help="publish corpora to every workspace, read-only like the built-ins (class corpora)",
         description="Class corpora: corpora the operator publishes to every workspace, in local and hosted mode.\n"
                     "Listed with the built-ins, opened with their presets, read-only, stored and counted once.",
         examples=CORPORA_EXAMPLES,
     )
-    actions = corpora.add_subparsers(dest="action", required=True)
     add = _add_command(
         actions, "add", help="publish a corpus", examples=CORPORA_EXAMPLES + "\n\n" + ARCHIVE_SOURCES,
         description="Publish the corpus in PATH, read as an upload is (CSV, TSV, JSON Lines, label<TAB>text lines,\n"
@@ -372,13 +378,12 @@ CLASS_EXAMPLES = """examples:
 def _add_class_commands(commands) -> None:
     from webnb.room.lecture import DEFAULT_HOURS
 
-    lecture = _add_command(
+    actions = _add_actions(
         commands, "class", help="start or end a class in the room: students join by a short code or a QR code",
         description="A class in the room: students join by its code at /join (or the QR code of its join address)\n"
                     "and land on the lecturer's lesson page. It ends when the lecturer ends it or after --hours.",
         examples=CLASS_EXAMPLES,
     )
-    actions = lecture.add_subparsers(dest="action", required=True)
     start = _add_command(
         actions, "start", help="start a class and print its join code, join address and the lecturer's link",
         examples=CLASS_EXAMPLES,

@@ -22,14 +22,14 @@ LTI_EXAMPLES = """examples:
   webnb lti rotate-key"""
 
 
-def add_commands(commands, add_command) -> None:
-    """The ``lti`` command and its actions, under ``commands`` (``add_command`` is webnb/cli.py's helper)."""
-    lti = add_command(
+def add_commands(commands, add_command, add_actions) -> None:
+    """The ``lti`` command and its actions, under ``commands`` (``add_command`` and ``add_actions`` are webnb/cli.py's
+    helpers)."""
+    actions = add_actions(
         commands, "lti", help="let a learning management system (Moodle, Canvas, ...) launch webnb (LTI 1.3)",
         description="Register the platforms (LMSs) whose courses launch students into webnb's lessons, and print\n"
                     "the addresses and the JSON configuration to give the LMS. Needs the LTI extra:\n"
                     "pip install -e '.[lti]'.", examples=LTI_EXAMPLES)
-    actions = lti.add_subparsers(dest="action", required=True)
     add = add_command(
         actions, "add-platform", help="register a platform (or one more deployment of it) and print webnb's addresses",
         examples=LTI_EXAMPLES,

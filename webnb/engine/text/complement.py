@@ -116,8 +116,10 @@ class ComplementNaiveBayes(Classifier):
 
         Parameters
         ----------
-        class_index, word_index : int
-            k and j.
+        class_index : int
+            k, the class whose complement (every other class) is counted.
+        word_index : int
+            j, the word's column in the vocabulary.
 
         Returns
         -------

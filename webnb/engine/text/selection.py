@@ -158,8 +158,10 @@ class WordClassTables:
 
         Parameters
         ----------
-        class_index, word_index : int
-            k and j.
+        class_index : int
+            k: the documents of class k against all others.
+        word_index : int
+            j: the documents that contain word j against those that do not.
 
         Returns
         -------
