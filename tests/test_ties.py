@@ -137,26 +137,42 @@ def small_corpora(alphabet, lengths, sizes):
     return [(a, b) for a in per_class for b in per_class]
 
 
-def exact_decision(kind: str, alpha: Fraction, classes, review) -> int:
-    """The textbook joints in exact fractions: the class number of the largest (the first of equal ones), or −1
-    when every joint is 0. Written from the formulas, not from the engine."""
+def exact_decider(kind: str, alpha: Fraction, classes):
+    """The textbook joints in exact fractions, as a function of the review: the class number of the largest joint
+    (the first of equal ones), or −1 when every joint is 0. Written from the formulas, not from the engine; each
+    class's prior and per-word estimates are worked out once, for every review of the scan."""
     vocabulary = sorted({w for docs in classes for d in docs for w in d})
     n_documents = sum(len(docs) for docs in classes)
-    joints = []
-    for docs in classes:
-        joint = Fraction(len(docs), n_documents)
-        if kind == "multinomial":
-            total = sum(len(d) for d in docs) + len(vocabulary) * alpha
-            for word in review:
-                if word in vocabulary:
-                    joint *= (sum(d.count(word) for d in docs) + alpha) / total
-        else:
-            for word in vocabulary:
-                psi = (sum(word in d for d in docs) + alpha) / (len(docs) + 2 * alpha)
-                joint *= psi if word in review else 1 - psi
-        joints.append(joint)
-    best = max(joints)
-    return -1 if best == 0 else joints.index(best)
+    priors = [Fraction(len(docs), n_documents) for docs in classes]
+    if kind == "multinomial":
+        totals = [sum(len(d) for d in docs) + len(vocabulary) * alpha for docs in classes]
+        estimates = [{w: (sum(d.count(w) for d in docs) + alpha) / total for w in vocabulary}
+                     for docs, total in zip(classes, totals, strict=True)]
+    else:
+        estimates = [{w: (sum(w in d for d in docs) + alpha) / (len(docs) + 2 * alpha) for w in vocabulary}
+                     for docs in classes]
+
+    def decide(review) -> int:
+        joints = []
+        for prior, estimate in zip(priors, estimates, strict=True):
+            joint = prior
+            if kind == "multinomial":
+                for word in review:
+                    if word in estimate:
+                        joint *= estimate[word]
+            else:
+                for word, psi in estimate.items():
+                    joint *= psi if word in review else 1 - psi
+            joints.append(joint)
+        best = max(joints)
+        return -1 if best == 0 else joints.index(best)
+
+    return decide
+
+
+def exact_decision(kind: str, alpha: Fraction, classes, review) -> int:
+    """:func:`exact_decider` for one review."""
+    return exact_decider(kind, alpha, classes)(review)
 
 
 def count_rows(docs, index) -> sp.csr_matrix:
@@ -188,9 +204,10 @@ def scan(corpora, *, with_evaluation: bool = False):
                 if with_evaluation:
                     predictions = evaluate(model, matrix, ["A"] * len(reviews)).predictions
                     assert [("A", "B").index(p) if p else -1 for p in predictions] == decided
+                exact = exact_decider(kind, alpha, (a_docs, b_docs))
                 for review, got in zip(reviews, decided, strict=True):
                     cases += 1
-                    want = exact_decision(kind, alpha, (a_docs, b_docs), review)
+                    want = exact(review)
                     if got != want:
                         wrong.append((kind, str(alpha), a_docs, b_docs, review, got, want))
     return cases, len(wrong), wrong[:5]
