@@ -61,7 +61,6 @@ KEYSET_SECONDS = 3600
 CHECKS = {
     "registration": "the platform and the client id it gave webnb are registered with webnb",
     "login hint": "the login carries the platform's login_hint",
-    "target link": "the login's target_link_uri is an address of a reasonable length",
     "format": "the id_token is a signed JSON Web Token",
     "state": "the launch answers a login that webnb began, less than ten minutes ago",
     "nonce": "the launch is the first use of that login's nonce",
@@ -344,9 +343,10 @@ class _Launch(MessageLaunch):
 
 class LoginStates:
     """Each login's state and nonce, made by webnb and kept nowhere. The state is signed with the app's secret key
-    and says which platform the login is for, where it leads and until when; the nonce is the state's HMAC, so that
-    the two are bound together without a row. Logins cost no storage, however many anyone sends: only a launch that
-    passed every check keeps its state (:meth:`Registry.use_login`), once, which is what refuses a replay."""
+    and says which platform the login is for and until when (where it leads is the token's own claim); the nonce is
+    the state's HMAC, so that the two are bound together without a row. Logins cost no storage, however many anyone
+    sends: only a launch that passed every check keeps its state (:meth:`Registry.use_login`), once, which is what
+    refuses a replay."""
 
     def __init__(self, secret_key: str | bytes, *, clock=None):
         key = secret_key.encode() if isinstance(secret_key, str) else secret_key
@@ -354,10 +354,10 @@ class LoginStates:
         self._nonce_key = hmac.new(key, b"webnb lti login nonce", hashlib.sha256).digest()
         self.clock = clock or (lambda: datetime.now(timezone.utc))
 
-    def issue(self, platform_id: int, target_link_uri: str) -> tuple[str, str]:
-        """A new login's (state, nonce), for ``LOGIN_MINUTES``."""
+    def issue(self, platform_id: int) -> tuple[str, str]:
+        """A new login's (state, nonce), for ``LOGIN_MINUTES``. The state is short whatever the login asks for."""
         expires = self.clock() + timedelta(minutes=LOGIN_MINUTES)
-        token = self._serializer.dumps([platform_id, target_link_uri, int(expires.timestamp()), secrets.token_hex(16)])
+        token = self._serializer.dumps([platform_id, int(expires.timestamp()), secrets.token_hex(16)])
         state = STATE_PREFIX + token
         return state, self._nonce_of(state)
 
@@ -367,21 +367,19 @@ class LoginStates:
         if not state:
             raise LaunchRefused("state", "the launch carries no state.")
         try:
-            platform, target_link_uri, expires, _ = self._serializer.loads(state.removeprefix(STATE_PREFIX))
+            platform, expires, _ = self._serializer.loads(state.removeprefix(STATE_PREFIX))
             expires_at = datetime.fromtimestamp(expires, timezone.utc)
         except (BadData, ValueError, TypeError, OverflowError):
             raise LaunchRefused("state", "webnb began no login with this state.") from None
         if expires_at < self.clock():
             raise LaunchRefused("state", "the login began more than ten minutes ago; launch again from the course.")
-        return Login(state, self._nonce_of(state), platform, target_link_uri, expires_at)
+        return Login(state, self._nonce_of(state), platform, expires_at)
 
     def _nonce_of(self, state: str) -> str:
         return hmac.new(self._nonce_key, state.encode(), hashlib.sha256).hexdigest()
 
 
 STATE_PREFIX = "state-"  # what the library writes before a state
-# A target link longer than this is no address of webnb's; it would make the state (and the platform's address) long.
-MAX_TARGET_LINK = 2048
 
 
 def login_redirect(params: Mapping[str, str], registry: Registry, states: LoginStates, launch_url: str, *,
@@ -394,10 +392,6 @@ def login_redirect(params: Mapping[str, str], registry: Registry, states: LoginS
         raise LaunchRefused("registration", "the login names no issuer (iss).")
     if not hint:
         raise LaunchRefused("login hint", "the login carries no login_hint for the platform.")
-    target = params.get("target_link_uri") or launch_url
-    if len(target) > MAX_TARGET_LINK:
-        raise LaunchRefused("target link", f"the login's target_link_uri is {len(target):,} characters long; an "
-                                           f"address of webnb's is at most {MAX_TARGET_LINK:,}.")
     platform = registry.find(issuer, params.get("client_id") or None)
     if platform is None:
         which = f"client id {params['client_id']!r} at " if params.get("client_id") else ""
@@ -407,7 +401,7 @@ def login_redirect(params: Mapping[str, str], registry: Registry, states: LoginS
     if deployment and deployment not in platform.deployments:
         raise LaunchRefused("deployment", f"the deployment {deployment!r} is not registered with webnb.")
     request = _Params(params, secure)
-    login = _Login(request, _Registrations(registry), *states.issue(platform.id, target))
+    login = _Login(request, _Registrations(registry), *states.issue(platform.id))
     try:
         return login.get_redirect_object(launch_url).get_redirect_url()
     except OIDCException as error:
@@ -440,14 +434,16 @@ def validate_launch(params: Mapping[str, str], registry: Registry, states: Login
     if message_type not in (RESOURCE_LINK_REQUEST, DEEP_LINKING_REQUEST):
         raise LaunchRefused("message", f"webnb takes launches of a resource link ({RESOURCE_LINK_REQUEST}) and "
                                        f"requests to choose one ({DEEP_LINKING_REQUEST}), not {message_type!r}.")
-    if not registry.use_login(login):
+    # Where the launch leads is the token's own claim (LTI 1.3 requires it, the same as the login's).
+    target_link_uri = str(body.get(CLAIM + "target_link_uri") or "")
+    if not registry.use_login(login, target_link_uri):
         raise LaunchRefused("nonce", "this launch was used already: a token is good for one launch.")
     custom = body.get(CLAIM + "custom") or {}
     return Launch(
         platform_id=platform.id, issuer=platform.issuer, client_id=platform.client_id,
         deployment_id=body[CLAIM + "deployment_id"],
         subject=str(body["sub"]), instructor=launch.check_teacher_access(),
-        target_link_uri=str(body.get(CLAIM + "target_link_uri") or login.target_link_uri),
+        target_link_uri=target_link_uri,
         custom={str(key): str(value) for key, value in custom.items()} if isinstance(custom, Mapping) else {},
         resource_title=str((body.get(CLAIM + "resource_link") or {}).get("title") or ""),
         deep_linking=deep_linking, grading=_grading(body, custom), context_id=_context(body).get("id"),

@@ -140,7 +140,6 @@ class Login:
     state: str
     nonce: str
     platform: int
-    target_link_uri: str
     expires_at: datetime
 
 
@@ -334,16 +333,17 @@ class Registry:
 
     # --- logins used ---------------------------------------------------------------------------------------------
 
-    def use_login(self, login: Login, *, now: datetime | None = None) -> bool:
-        """Keep that a launch used ``login``, once: False if one did already (a replay). Only a launch that passed
-        every other check comes here, so a row stands for a real launch; a login itself keeps nothing."""
+    def use_login(self, login: Login, target_link_uri: str, *, now: datetime | None = None) -> bool:
+        """Keep that a launch (to ``target_link_uri``) used ``login``, once: False if one did already (a replay).
+        Only a launch that passed every other check comes here, so a row stands for a real launch; a login itself
+        keeps nothing."""
         now = now or _now()
         with self.storage.writing() as connection:
             # A used login that has expired cannot be replayed (its state says so): they go as new ones come.
             connection.execute(logins.delete().where(logins.c.expires_at < now - timedelta(days=1)))
             return insert_ignoring_duplicate(connection, logins, "state", {
                 "state": login.state, "nonce": login.nonce, "platform": login.platform,
-                "target_link_uri": login.target_link_uri, "expires_at": login.expires_at, "used_at": now})
+                "target_link_uri": target_link_uri, "expires_at": login.expires_at, "used_at": now})
 
     # --- launched users -----------------------------------------------------------------------------------------
 

@@ -46,7 +46,7 @@ bp = Blueprint("lti", __name__, url_prefix="/lti")
 # What the login and the launch read of the platform's request; nothing else of it is looked at.
 LOGIN_PARAMETERS = ("iss", "login_hint", "target_link_uri", "lti_message_hint", "client_id", "lti_deployment_id")
 # A launch refused for these is malformed (400); for the others, not trusted (403).
-MALFORMED = frozenset({"format", "message", "login hint", "target link"})
+MALFORMED = frozenset({"format", "message", "login hint"})
 YES = ("1", "true", "yes", "on")
 
 
