@@ -98,7 +98,7 @@ def too_large(_error):
 def too_many(error: RateLimitExceeded):
     retry = retry_after_seconds()
     wait = f"Wait {retry} second{'s' if retry != 1 else ''}" if retry else "Wait a moment"
-    # The LMS logins are counted by network address (webnb/lti); everything else by workspace.
+    # The LMS logins are counted per LMS user and network address (webnb/lti); everything else by workspace.
     who = "This user of your LMS" if getattr(error.limit, "scope", "") == "lti-login" else "Your workspace"
     message = (f"{who} sent more requests than this server takes ({error.description}), so this one was "
                f"not answered and nothing was changed. {wait} and try again"
