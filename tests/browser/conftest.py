@@ -50,6 +50,16 @@ def browser():
         browser.close()
 
 
+HERE = Path(__file__).parent
+
+
+def pytest_itemcollected(item):
+    """Every test in this folder drives Chromium, so every one is marked ``browser`` (out of the fast run) whether
+    or not its module says so."""
+    if HERE in Path(item.path).parents:
+        item.add_marker(pytest.mark.browser)
+
+
 # -- the app, served -------------------------------------------------------------------------------------------------
 
 

@@ -24,6 +24,8 @@ from webnb import create_app
 pytest.importorskip("pylti1p3", reason="the LTI extra is not installed (pip install -e '.[lti]')")
 from lti_platform import FakePlatform  # noqa: E402  (after the skip: it needs the extra's PyJWT)
 
+pytestmark = pytest.mark.browser
+
 LESSON = "/corpora/spam-ham/inference?text=free+prize&alpha=1"
 
 
