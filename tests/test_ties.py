@@ -138,34 +138,48 @@ def small_corpora(alphabet, lengths, sizes):
 
 
 def exact_decider(kind: str, alpha: Fraction, classes):
-    """The textbook joints in exact fractions, as a function of the review: the class number of the largest joint
+    """The textbook joints in exact arithmetic, as a function of the review: the class number of the largest joint
     (the first of equal ones), or −1 when every joint is 0. Written from the formulas, not from the engine; each
-    class's prior and per-word estimates are worked out once, for every review of the scan."""
+    class's prior and per-word estimates are worked out once, for every review of the scan.
+
+    With α = p/q every estimate is a ratio of whole numbers, (q·count + p) / (q·total + …), so each joint is kept as
+    a whole numerator over a whole denominator and two joints are compared by cross-multiplying: exact, like
+    Fractions, without reducing every product by its gcd (which cost most of the scan)."""
+    p, q = alpha.numerator, alpha.denominator
     vocabulary = sorted({w for docs in classes for d in docs for w in d})
-    n_documents = sum(len(docs) for docs in classes)
-    priors = [Fraction(len(docs), n_documents) for docs in classes]
+    # The priors share the denominator (the number of documents), so each class's count of documents stands for it.
+    priors = [len(docs) for docs in classes]
     if kind == "multinomial":
-        totals = [sum(len(d) for d in docs) + len(vocabulary) * alpha for docs in classes]
-        estimates = [{w: (sum(d.count(w) for d in docs) + alpha) / total for w in vocabulary}
-                     for docs, total in zip(classes, totals, strict=True)]
+        denominators = [q * sum(len(d) for d in docs) + len(vocabulary) * p for docs in classes]
+        numerators = [{w: q * sum(d.count(w) for d in docs) + p for w in vocabulary} for docs in classes]
     else:
-        estimates = [{w: (sum(w in d for d in docs) + alpha) / (len(docs) + 2 * alpha) for w in vocabulary}
-                     for docs in classes]
+        denominators = [q * len(docs) + 2 * p for docs in classes]
+        present = [{w: q * sum(w in d for d in docs) + p for w in vocabulary} for docs in classes]
+        absent = [{w: q * len(docs) + 2 * p - seen for w, seen in counts.items()}
+                  for docs, counts in zip(classes, present, strict=True)]
+
+    def joint(k: int, review) -> tuple[int, int]:
+        """Class k's joint as (numerator, denominator), the denominator positive."""
+        numerator, factors = priors[k], 0
+        if kind == "multinomial":
+            for word in review:
+                if word in numerators[k]:
+                    numerator *= numerators[k][word]
+                    factors += 1
+        else:
+            words = set(review)
+            for word in vocabulary:
+                numerator *= present[k][word] if word in words else absent[k][word]
+            factors = len(vocabulary)
+        return numerator, denominators[k] ** factors
 
     def decide(review) -> int:
-        joints = []
-        for prior, estimate in zip(priors, estimates, strict=True):
-            joint = prior
-            if kind == "multinomial":
-                for word in review:
-                    if word in estimate:
-                        joint *= estimate[word]
-            else:
-                for word, psi in estimate.items():
-                    joint *= psi if word in review else 1 - psi
-            joints.append(joint)
-        best = max(joints)
-        return -1 if best == 0 else joints.index(best)
+        best, (best_numerator, best_denominator) = 0, joint(0, review)
+        for k in range(1, len(classes)):
+            numerator, denominator = joint(k, review)
+            if numerator * best_denominator > best_numerator * denominator:
+                best, best_numerator, best_denominator = k, numerator, denominator
+        return -1 if best_numerator == 0 else best
 
     return decide
 
