@@ -3,7 +3,7 @@
     python scripts/hostile_corpus.py /tmp/hostile.jsonl
     python scripts/hostile_corpus.py /tmp/bomb.jsonl.gz --gzip-bomb
     python scripts/memory_pages.py /tmp/hostile.jsonl [--bomb /tmp/bomb.jsonl.gz] [--mode local|hosted|both]
-        [--only WORD]
+        [--only WORD] [--jobs N]
 
 The corpus is stored once per mode (straight into a temporary SQLite database, without counting it). Then each
 page runs in a new Python process that creates the app, reads the corpus from the database, opens the same page
@@ -15,6 +15,7 @@ the gzip bomb) are measured the same way. Linux only; no psutil.
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import io
 import json
 import subprocess
@@ -201,6 +202,7 @@ def main(argv=None) -> int:
     parser.add_argument("--mode", choices=("local", "hosted", "both"), default="both")
     parser.add_argument("--only", default="", help="measure only the pages whose name contains this")
     parser.add_argument("--upload-corpus", action="store_true", help="also measure uploading the corpus itself")
+    parser.add_argument("--jobs", type=int, default=1, help="pages measured at once, each in its own process")
     parser.add_argument("--max-work-mb", type=float, help="WEBNB_MAX_WORK_MB (default: the mode's own)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--instance", help=argparse.SUPPRESS)
@@ -228,14 +230,16 @@ def main(argv=None) -> int:
             if args.bomb is not None:
                 rows.append(("upload gzip bomb", ["--upload", str(args.bomb)]))
                 rows.append(("inspect gzip bomb", ["--upload", str(args.bomb), "--inspect"]))
-            for name, extra in rows:
-                if args.only not in name:
-                    continue
-                cap = [] if args.max_work_mb is None else ["--max-work-mb", str(args.max_work_mb)]
-                result = _run_child(["--instance", str(instance), "--mode", mode, *cap, *extra])
-                worst = max(worst, result["growth_mb"]) if result["growth_mb"] == result["growth_mb"] else worst
-                print(f"{mode:7} {name:34} {result['status']!s:>6} {result['growth_mb']:10.1f} "
-                      f"{result['seconds']:8.2f}  {result['message']}", flush=True)
+            cap = [] if args.max_work_mb is None else ["--max-work-mb", str(args.max_work_mb)]
+            chosen = [(name, ["--instance", str(instance), "--mode", mode, *cap, *extra])
+                      for name, extra in rows if args.only in name]
+            # Each page's figure is its own process's peak, so pages measured side by side do not change each other's.
+            with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+                results = pool.map(_run_child, [command for _, command in chosen])
+                for (name, _), result in zip(chosen, results, strict=True):
+                    worst = max(worst, result["growth_mb"]) if result["growth_mb"] == result["growth_mb"] else worst
+                    print(f"{mode:7} {name:34} {result['status']!s:>6} {result['growth_mb']:10.1f} "
+                          f"{result['seconds']:8.2f}  {result['message']}", flush=True)
     print(f"largest growth: {worst:.1f} MB")
     return 0
 

@@ -329,7 +329,7 @@ def test_pages_on_a_scaled_hostile_corpus_stay_under_the_cap_or_refuse(tmp_path)
     cap = 60
     done = subprocess.run(
         [sys.executable, str(REPO_ROOT / "scripts" / "memory_pages.py"), str(corpus), "--mode", "hosted",
-         "--max-work-mb", str(cap), "--only", "e"],  # corpus, parameters, compare, evaluation, sweep, sample…
+         "--max-work-mb", str(cap), "--only", "e", "--jobs", "2"],  # parameters, compare, evaluation, sweep, sample…
         capture_output=True, text=True, cwd=REPO_ROOT, timeout=600,
     )
     assert done.returncode == 0, done.stderr
