@@ -124,7 +124,8 @@ def test_the_published_lectures_pass_axe_in_both_high_contrast_themes(page, serv
     first = f"{server_url}/corpora/{corpus}?{urlencode({**settings, 'presenter': '1', 'theme': theme})}"
     problems = []
     for slide, _ in walk_deck(page, first, "text", timeout=240_000):
-        problems += axe_problems(page, theme, f"{slide.page.key}/{slide.key}")
+        # Every rule in the light theme; in the dark one, what a theme can change (its colours).
+        problems += axe_problems(page, theme, f"{slide.page.key}/{slide.key}", structure=theme == "light")
     assert problems == [], "\n".join(problems)
 
 
