@@ -80,6 +80,24 @@ def test_a_rotated_key_signs_and_the_old_one_stays_published_until_withdrawn(app
     assert [key["kid"] for key in client.get("/lti/jwks.json").json["keys"]] == [new]
 
 
+def test_a_key_whose_kid_begins_with_a_dash_is_withdrawn_as_any_other(app, webnb, client):
+    """A kid is a base64url thumbprint, so about one in 64 begins with "-": argparse must not take it for an option."""
+    webnb(app, "lti", "add-platform", *MOODLE)
+    registry = app.extensions["webnb_lti"].registry
+    (signing,) = [kid for kid, _ in registry.keys()]
+    dashed = "-" + signing[1:]
+    registry.add_key(dashed, registry.keys()[0][1])
+    assert webnb(app, "lti", "rotate-key")[0] == 0  # the dashed key is now an older one, still published
+    newest = registry.keys()[0][0]
+    assert sorted(kid for kid, _ in registry.keys()) == sorted([newest, dashed, signing])
+    code, out, err = webnb(app, "lti", "withdraw-key", dashed)
+    assert code == 0, err
+    assert sorted(kid for kid, _ in registry.keys()) == sorted([newest, signing])
+    with pytest.raises(SystemExit) as asked_for_help:  # "--help" still asks for help
+        webnb(app, "lti", "withdraw-key", "--help")
+    assert asked_for_help.value.code == 0
+
+
 @pytest.mark.parametrize("option", ["--login-url", "--token-url", "--keyset-url", "--base-url"])
 def test_add_platform_refuses_an_address_that_is_not_http(app, webnb, option):
     argv = [*MOODLE, *BASE]

@@ -1293,7 +1293,8 @@ def _log(value: float) -> str:
 
 def _joined_values(argv: list[str]) -> list[str]:
     """``--value -1e3`` as ``--value=-1e3``: argparse takes "-1e3" for an unknown option, knowing only numbers such
-    as -5 and -0.5, so a negative value in exponent notation would not reach the table."""
+    as -5 and -0.5, so a negative value in exponent notation would not reach the table. Likewise a kid beginning
+    with "-" after ``withdraw-key``."""
     joined, arguments = [], iter(argv)
     for argument in arguments:
         if argument == "--value":
@@ -1302,6 +1303,14 @@ def _joined_values(argv: list[str]) -> list[str]:
                 joined.append(f"--value={following}")
                 continue
             joined.extend([argument] if following is None else [argument, following])
+            continue
+        if argument == "withdraw-key":
+            # A key's kid is a base64url thumbprint and may begin with "-", which argparse takes for an option.
+            following = next(arguments, None)
+            joined.append(argument)
+            if following is not None:
+                joined.extend(["--", following] if following.startswith("-") and following not in ("-h", "--help", "--")
+                              else [following])
             continue
         joined.append(argument)
     return joined
