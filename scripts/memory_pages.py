@@ -3,7 +3,7 @@
     python scripts/hostile_corpus.py /tmp/hostile.jsonl
     python scripts/hostile_corpus.py /tmp/bomb.jsonl.gz --gzip-bomb
     python scripts/memory_pages.py /tmp/hostile.jsonl [--bomb /tmp/bomb.jsonl.gz] [--mode local|hosted|both]
-        [--only WORD] [--jobs N]
+        [--only WORD ...] [--jobs N]
 
 The corpus is stored once per mode (straight into a temporary SQLite database, without counting it). Then each
 page runs in a new Python process that creates the app, reads the corpus from the database, opens the same page
@@ -200,7 +200,8 @@ def main(argv=None) -> int:
     parser.add_argument("corpus", nargs="?", type=Path)
     parser.add_argument("--bomb", type=Path, help="a gzip bomb to upload (scripts/hostile_corpus.py --gzip-bomb)")
     parser.add_argument("--mode", choices=("local", "hosted", "both"), default="both")
-    parser.add_argument("--only", default="", help="measure only the pages whose name contains this")
+    parser.add_argument("--only", action="append", default=[],
+                        help="measure only the pages whose name contains this (given again: or that)")
     parser.add_argument("--upload-corpus", action="store_true", help="also measure uploading the corpus itself")
     parser.add_argument("--jobs", type=int, default=1, help="pages measured at once, each in its own process")
     parser.add_argument("--max-work-mb", type=float, help="WEBNB_MAX_WORK_MB (default: the mode's own)")
@@ -232,7 +233,7 @@ def main(argv=None) -> int:
                 rows.append(("inspect gzip bomb", ["--upload", str(args.bomb), "--inspect"]))
             cap = [] if args.max_work_mb is None else ["--max-work-mb", str(args.max_work_mb)]
             chosen = [(name, ["--instance", str(instance), "--mode", mode, *cap, *extra])
-                      for name, extra in rows if args.only in name]
+                      for name, extra in rows if not args.only or any(word in name for word in args.only)]
             # Each page's figure is its own process's peak, so pages measured side by side do not change each other's.
             with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
                 results = pool.map(_run_child, [command for _, command in chosen])
