@@ -112,3 +112,22 @@ def test_an_unknown_theme_or_zoom_says_so_and_keeps_the_default(client):
 def test_a_table_of_numbers_takes_the_theme_too(client):
     html = client.get("/corpora/iris/gaussian/inference?presenter=1&theme=light").get_data(as_text=True)
     assert 'class="presenter slide theme-light"' in html
+
+
+def test_the_dark_theme_changes_colours_only_so_its_slides_are_laid_out_as_the_light_ones():
+    """The browser tests check the layout (fit, zoom, scrolling) of the high-contrast slides in the light theme only,
+    and axe's structure rules in one theme: true as long as what the dark theme sets apart from the light one is
+    colour alone (its variables and color-scheme) and every other rule names both themes."""
+    root = Path(__file__).parents[1]
+    dark_rules = []
+    for sheet in sorted((root / "static").glob("*.css")):
+        for selector, body in re.findall(r"([^{}]+)\{([^{}]*)\}", sheet.read_text(encoding="utf-8")):
+            if "theme-dark" in selector:
+                properties = {name for name, _ in re.findall(r"([\w-]+)\s*:\s*([^;]+);?", body)}
+                dark_rules.append((sheet.name, selector.strip(), properties))
+    assert dark_rules
+    for sheet, selector, properties in dark_rules:
+        if "theme-light" not in selector:
+            assert all(name.startswith("--") or name == "color-scheme" for name in properties), (sheet, selector)
+    templates_and_scripts = [*(root / "templates").rglob("*.html"), *(root / "static").glob("*.js")]
+    assert not [path for path in templates_and_scripts if "theme-dark" in path.read_text(encoding="utf-8")]
