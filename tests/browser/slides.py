@@ -120,6 +120,11 @@ def open_folded(page, summary) -> None:
     page.keyboard.press("Enter")
 
 
+def look_classes(theme: str, zoom: str) -> str:
+    """The body's classes on a slide in ``theme`` at ``zoom`` ("" for the normal theme, 100 %)."""
+    return " ".join(["presenter slide", *([f"theme-{theme}"] if theme else []), *([f"zoom-{zoom}"] if zoom else [])])
+
+
 def walk_deck(page, first_url: str, kind: str, shot=None, name: str = "", timeout: float = 20_000):
     """Open ``first_url`` (the walk's first slide) and press → until the last slide; yield (slide, measures) at each,
     once the deck bar names it (within ``timeout`` ms: a large corpus counts its words in the background first)."""
@@ -156,26 +161,39 @@ CONTRAST = {"": ["color-contrast"], "light": ["color-contrast", "color-contrast-
 # The rules whose answer depends on colours besides contrast: a theme changes colours and nothing else
 # (static/charts.css), so in a second theme on the same slides these and the contrast rules are all that can change.
 COLOUR_RULES = ["link-in-text-block"]
+# Draws the slide in another theme as the app writes it: the theme's class on the body, nothing else (the themes
+# differ in colours only, tests/test_colours.py; a slide's markup names no theme but in the body's class and the
+# hidden links of the deck's keys).
+WEAR_THEME = """theme => {
+    document.body.classList.remove(...[...document.body.classList].filter(name => name.startsWith('theme-')));
+    if (theme) document.body.classList.add('theme-' + theme);
+}"""
 
 
-def axe_problems(page, theme: str, where: str, *, structure: bool = True) -> list[str]:
-    """What axe finds on the slide in ``theme`` (serious and critical problems, and any contrast below the theme's
-    bar), as shown and then with its folded full tables open: they are one key away on the projector.
+def axe_problems(page, where: str, themes=tuple(pages.THEMES)) -> list[str]:
+    """What axe finds on the slide (or page) in each of ``themes``: serious and critical problems, and any contrast
+    below the theme's bar; as shown and then with its folded full tables open (one key away on the projector).
 
-    One axe run per state of the slide, every rule with the theme's contrast rules enabled; ``structure=False``
-    runs only the rules a theme can change (contrast and colour), for a theme whose slides are also checked whole
-    in another."""
-    if theme:
-        expect(page.locator("body")).to_have_class(f"presenter slide theme-{theme}")
-    if structure:
-        options = {"rules": {rule: {"enabled": True} for rule in CONTRAST[theme]}}
-    else:
-        options = {"runOnly": {"type": "rule", "values": CONTRAST[theme] + COLOUR_RULES}}
+    The slide is checked whole (every rule) in the first theme, the one the app drew it in, and in each further
+    theme only for what a theme can change (the contrast and colour rules), redrawn in that theme in place
+    (WEAR_THEME): one walk of the slides checks them in every theme."""
+    drawn = themes[0]
+    worn = [name for name in page.evaluate("[...document.body.classList]") if name.startswith("theme-")]
+    assert worn == ([f"theme-{drawn}"] if drawn else []), (where, worn)
     problems = []
     for opened in (False, True):
         if opened and not page.evaluate(OPEN_FOLDED):
             continue
-        found = [v for v in axe_violations(page, EVERY_IMPACT, options=options)
-                 if v["impact"] in SERIOUS or v["id"] in CONTRAST[theme]]
-        problems += [f"{where}{' (opened)' if opened else ''}: {v['id']} {v['targets'][:3]}" for v in found]
+        state = f"{where}{' (opened)' if opened else ''}"
+        for theme in themes:
+            if theme == drawn:
+                options = {"rules": {rule: {"enabled": True} for rule in CONTRAST[theme]}}
+            else:
+                options = {"runOnly": {"type": "rule", "values": CONTRAST[theme] + COLOUR_RULES}}
+            page.evaluate(WEAR_THEME, theme)
+            found = [v for v in axe_violations(page, EVERY_IMPACT, options=options)
+                     if v["impact"] in SERIOUS or v["id"] in CONTRAST[theme]]
+            label = f"{state} ({theme} theme)" if theme else state
+            problems += [f"{label}: {v['id']} {v['targets'][:3]}" for v in found]
+        page.evaluate(WEAR_THEME, drawn)
     return problems

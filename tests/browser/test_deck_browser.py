@@ -1,6 +1,7 @@
 """The lecture as one deck (issue 24, parts 1 and 2): in presenter mode every lesson page is a few slides, → goes
 from slide to slide and from page to page in the lesson's order (webnb/lesson/pages.py), ← back, Home and End to the
-ends, p or the exit control out; every slide fits a 1024 × 768 projector in type legible from the back of the room."""
+ends, p or the exit control out; every slide fits a 1024 × 768 projector in type legible from the back of the room
+and passes axe in every theme (issue 24, part 7)."""
 from __future__ import annotations
 
 from urllib.parse import urlencode, urlsplit
@@ -10,7 +11,7 @@ from conftest import slow_but_the_first
 from playwright.sync_api import expect
 
 from browser.conftest import htmx_settled, query_of, response_to, url_with
-from browser.slides import press, slide_problems, walk_deck
+from browser.slides import WEAR_THEME, axe_problems, look_classes, press, slide_problems, walk_deck
 from webnb.lesson import pages
 
 pytestmark = pytest.mark.browser
@@ -43,10 +44,22 @@ def walk_by_keyboard(page, server_url: str, lesson: str, shot=None, **more):
 
 
 @pytest.mark.parametrize("lesson", list(LESSONS))
-def test_the_whole_lecture_is_one_walk_of_slides_that_fit_the_projector(page, server_url, shot, lesson):
-    problems = []
+def test_the_whole_lecture_is_one_walk_of_slides_that_fit_the_projector_and_pass_axe_in_every_theme(
+        page, server_url, shot, lesson):
+    """Each slide fits and passes axe: every rule in the normal theme (contrast ≥ 4.5 : 1), and in both
+    high-contrast themes what a theme can change (≥ 7 : 1, axe's enhanced contrast rule; slides.axe_problems)."""
+    problems, slides = [], 0
     for slide, size in walk_by_keyboard(page, server_url, lesson, shot):
-        problems += [f"{slide.page.key}/{slide.key}: {problem}" for problem in slide_problems(size)]
+        slides += 1
+        where = f"{slide.page.key}/{slide.key}"
+        problems += [f"{where}: {problem}" for problem in slide_problems(size)]
+        if slide.page.key in ("inference", "evaluation", "sweep") and slide.key in ("zeros", "scores", "sweep"):
+            for theme in ("light", "dark"):
+                page.evaluate(WEAR_THEME, theme)
+                shot(page, f"theme-{lesson}-{theme}-{slide.page.key}-{slide.key}", full_page=False)
+            page.evaluate(WEAR_THEME, "")
+        problems += axe_problems(page, where)  # last: it opens the slide's folded tables
+    assert slides == len(pages.walk(LESSONS[lesson][2]))
     assert problems == [], "\n".join(problems)
 
 
@@ -66,6 +79,7 @@ def test_zoom_enlarges_every_slide_as_far_as_it_fits_and_never_makes_it_scroll(p
     for slide, size in walk_by_keyboard(page, server_url, lesson, None, zoom=zoom, theme=theme):
         problems += [f"{slide.page.key}/{slide.key}: {problem}" for problem in slide_problems(size)]
         in_use.append(float(page.locator("main").get_attribute("data-zoom-in-use")))
+        assert page.evaluate("document.body.className") == look_classes(theme, zoom), slide  # carried by the walk
     assert problems == [], "\n".join(problems)
     assert all(1 <= used <= int(zoom) / 100 for used in in_use)
     # Zoom does enlarge: most slides are larger than at 100 % (match reviews at 125 %: 16 of 25 at the full 125 %).
